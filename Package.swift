@@ -1,0 +1,53 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "onboard",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "onboard", targets: ["onboard"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // C: only Postgres sees libpq.
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+
+        .target(name: "Postgres", dependencies: ["CPostgres"], swiftSettings: swiftSettings),
+        .target(name: "EmbeddedPostgres", swiftSettings: swiftSettings),
+        .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
+        .target(
+            name: "App",
+            dependencies: [
+                "Postgres", "Migrations", "EmbeddedPostgres",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "onboard",
+            dependencies: [
+                "App", "Migrations", "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["App", "EmbeddedPostgres", "Migrations", "Postgres"],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,219 @@
+import CPostgres
+import Glibc
+
+/// One libpq connection. Blocking: every call waits for the server, so use it from a thread that
+/// may block (a worker thread), and from one thread at a time — the `Pool` guarantees that.
+///
+/// Statements run with the extended protocol and bound parameters only. With `prepared: true`
+/// a statement is prepared once per connection under a generated name and re-used, which halves
+/// PostgreSQL's CPU per statement (postgres-notes §3); the cache is keyed by statement text,
+/// so callers keep values out of the text.
+public final class Connection: @unchecked Sendable {  // confined: one thread at a time (Pool)
+    private let handle: OpaquePointer
+    private var preparedNames: [String: String] = [:]
+    private var nextStatementNumber = 0
+    /// Upper bound on prepared statements kept per connection before they are all dropped.
+    public static let maxPreparedStatements = 256
+    /// Off when the server is behind a transaction-pooling PgBouncer that can't keep them.
+    public let allowsPreparedStatements: Bool
+
+    public init(conninfo: String, allowsPreparedStatements: Bool = true) throws {
+        guard let handle = PQconnectdb(conninfo) else {
+            throw PostgresError(kind: .connection, message: "out of memory allocating a connection")
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let error = PostgresError.connection(handle, "could not connect")
+            PQfinish(handle)
+            throw error
+        }
+        self.handle = handle
+        self.allowsPreparedStatements = allowsPreparedStatements
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)  // notices are not errors; keep stderr clean
+        try execute("SET client_encoding TO 'UTF8'; SET TimeZone TO 'UTC'")
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// False once the connection is lost; the pool then replaces it.
+    public var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Checks, without a round trip, that the server has not closed the connection while it sat
+    /// idle (a terminated backend sends its error and EOF, which make the socket readable).
+    public func isAliveWhileIdle() -> Bool {
+        guard isHealthy else { return false }
+        // libpq notices EOF only on a read that returns nothing, after it has consumed the
+        // backend's last message, so keep reading while the socket stays readable.
+        for _ in 0..<4 {
+            var pollDescriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            guard poll(&pollDescriptor, 1, 0) > 0 else { return isHealthy }
+            guard PQconsumeInput(handle) == 1, isHealthy else { return false }
+        }
+        return isHealthy
+    }
+
+    /// True when no transaction is open (or left aborted) on the connection.
+    public var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
+
+    /// The backend process id (`pg_backend_pid()`), e.g. to terminate it in a test.
+    public var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Runs SQL text through the simple protocol: several statements allowed, no parameters.
+    /// For migrations and fixed maintenance commands only.
+    public func execute(_ simpleSQL: String) throws {
+        var failure: PostgresError?
+        guard PQsendQuery(handle, simpleSQL) == 1 else { throw PostgresError.connection(handle, "could not send query") }
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            if failure == nil, status == PGRES_FATAL_ERROR || status == PGRES_BAD_RESPONSE {
+                failure = PostgresError(result: result)
+            }
+            PQclear(result)
+        }
+        if let failure { throw failure }
+        if !isHealthy { throw PostgresError.connection(handle, "connection lost") }
+    }
+
+    /// Runs one statement with bound parameters.
+    public func query(_ sql: SQL, prepared: Bool = false) throws -> QueryResult {
+        try pipeline([sql], prepared: prepared)[0]
+    }
+
+    /// Sends every statement, then one Sync, and reads all results: one round trip. Everything
+    /// before the Sync is one implicit transaction (unless a statement opens its own), so an error
+    /// in any statement rolls back the ones before it and skips the ones after.
+    public func pipeline(_ statements: [SQL], prepared: Bool = true) throws -> [QueryResult] {
+        let usePrepared = prepared && allowsPreparedStatements
+        if usePrepared && preparedNames.count + statements.count > Self.maxPreparedStatements {
+            try execute("DEALLOCATE ALL")
+            preparedNames.removeAll()
+        }
+        guard PQenterPipelineMode(handle) == 1 else { throw PostgresError.connection(handle, "could not enter pipeline mode") }
+        defer { PQexitPipelineMode(handle) }
+
+        // What was sent for each statement: a new prepared name (to be confirmed) or not.
+        var newlyPrepared: [String?] = []
+        for statement in statements {
+            var newName: String? = nil
+            let ok: Bool = withParameters(statement.binds) { count, values in
+                if usePrepared {
+                    let name: String
+                    if let known = preparedNames[statement.text] {
+                        name = known
+                    } else {
+                        nextStatementNumber += 1
+                        name = "onboard_\(nextStatementNumber)"
+                        newName = name
+                        guard PQsendPrepare(handle, name, statement.text, count, nil) == 1 else { return false }
+                    }
+                    return PQsendQueryPrepared(handle, name, count, values, nil, nil, 0) == 1
+                }
+                return PQsendQueryParams(handle, statement.text, count, nil, values, nil, nil, 0) == 1
+            }
+            guard ok else { throw PostgresError.connection(handle, "could not send statement") }
+            newlyPrepared.append(newName)
+        }
+        guard PQpipelineSync(handle) == 1 else { throw PostgresError.connection(handle, "could not send sync") }
+
+        var results: [QueryResult] = []
+        results.reserveCapacity(statements.count)
+        var failure: PostgresError?
+        for (index, statement) in statements.enumerated() {
+            if let name = newlyPrepared[index] {
+                let prepareFailure = readOne(into: nil)
+                if prepareFailure == nil { preparedNames[statement.text] = name }
+                failure = failure ?? prepareFailure
+            }
+            var result: QueryResult?
+            let queryFailure = readOne(into: &result)
+            failure = failure ?? queryFailure
+            if let result { results.append(result) }
+        }
+        // Drain up to and including the Sync marker (NULLs separate results; a lost
+        // connection yields NULL forever, hence the bound).
+        var nullsInARow = 0
+        while nullsInARow < 3 {
+            guard let result = PQgetResult(handle) else {
+                if !isHealthy { break }
+                nullsInARow += 1
+                continue
+            }
+            nullsInARow = 0
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if !isHealthy, failure == nil || failure?.kind != .server {
+            throw PostgresError.connection(handle, "connection lost")
+        }
+        if let failure { throw failure }
+        return results
+    }
+
+    /// Reads one statement's result and the NULL after it; returns its error, if any.
+    private func readOne(into slot: UnsafeMutablePointer<QueryResult?>?) -> PostgresError? {
+        var failure: PostgresError?
+        guard let result = PQgetResult(handle) else {
+            return PostgresError.connection(handle, "connection lost")
+        }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            slot?.pointee = QueryResult(result: result)
+        case PGRES_PIPELINE_ABORTED:
+            failure = PostgresError(kind: .server, message: "statement skipped: an earlier statement in the pipeline failed", sqlState: "25P02")
+        default:
+            failure = PostgresError(result: result)
+        }
+        PQclear(result)
+        // Each statement's results end with a NULL.
+        while let extra = PQgetResult(handle) { PQclear(extra) }
+        return failure
+    }
+
+    private func readOne(into slot: inout QueryResult?) -> PostgresError? {
+        withUnsafeMutablePointer(to: &slot) { readOne(into: $0) }
+    }
+
+    // MARK: LISTEN / NOTIFY
+
+    /// Subscribes this connection to a channel (`LISTEN "channel"`).
+    public func listen(_ channel: String) throws {
+        try execute("LISTEN \(quoteIdentifier(channel))")
+    }
+
+    /// Waits up to `timeout` seconds for notifications; returns (channel, payload) pairs.
+    public func waitForNotifications(timeout: Double) throws -> [(channel: String, payload: String)] {
+        var received = drainNotifications()
+        if !received.isEmpty { return received }
+        var pollDescriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        let ready = poll(&pollDescriptor, 1, Int32(timeout * 1000))
+        if ready > 0 {
+            guard PQconsumeInput(handle) == 1 else { throw PostgresError.connection(handle, "connection lost") }
+            received = drainNotifications()
+        }
+        if !isHealthy { throw PostgresError.connection(handle, "connection lost") }
+        return received
+    }
+
+    private func drainNotifications() -> [(channel: String, payload: String)] {
+        var received: [(channel: String, payload: String)] = []
+        while let notification = PQnotifies(handle) {
+            received.append((String(cString: notification.pointee.relname), String(cString: notification.pointee.extra)))
+            PQfreemem(notification)
+        }
+        return received
+    }
+}
+
+/// Hands libpq the parameter values as C strings that live for the duration of `body`.
+private func withParameters<R>(_ binds: [String?], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    if binds.isEmpty { return body(0, nil) }
+    var pointers: [UnsafeMutablePointer<CChar>?] = binds.map { $0.map { strdup($0) } ?? nil }
+    defer { for pointer in pointers { free(pointer) } }
+    return pointers.withUnsafeMutableBufferPointer { buffer in
+        buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+            body(Int32(binds.count), $0)
+        }
+    }
+}

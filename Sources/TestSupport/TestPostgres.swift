@@ -1,0 +1,77 @@
+import EmbeddedPostgres
+import Foundation
+import Glibc
+import Migrations
+import Postgres
+import Synchronization
+
+/// The test suite's PostgreSQL: one embedded cluster per test process (the same code `serve`
+/// uses), a template database migrated once per process, and a fresh copy of it per test suite.
+public enum TestPostgres {
+    /// The package root, found from this file's path.
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static var migrationsDirectory: URL { packageRoot.appendingPathComponent("migrations", isDirectory: true) }
+
+    static let templateName = "onboard_test_template"
+    private static let counter = Mutex(0)
+    /// CREATE DATABASE … TEMPLATE must not overlap another session using the template.
+    private static let createLock = Mutex(())
+
+    private static let started: Result<EmbeddedPostgres, any Error> = Result {
+        var options = EmbeddedPostgres.Options()
+        options.durable = false
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("onboard-test-cluster-\(geteuid())")
+        let cluster = try EmbeddedPostgres(dataDirectory: folder, options: options)
+        try cluster.start()
+        stopAtExit(cluster)
+        try prepareTemplate(cluster)
+        return cluster
+    }
+
+    /// The running test cluster (started on first use).
+    public static func cluster() throws -> EmbeddedPostgres { try started.get() }
+
+    /// A connection to the cluster's `postgres` database as the superuser.
+    public static func adminConnection() throws -> Connection {
+        try Connection(conninfo: cluster().url(database: "postgres"))
+    }
+
+    /// A new database with every migration applied (copied from the template); returns its URL.
+    public static func makeDatabase(migrated: Bool = true) throws -> String {
+        let cluster = try cluster()
+        let number = counter.withLock { value -> Int in value += 1; return value }
+        let name = "onboard_t_\(getpid())_\(number)"
+        let admin = try adminConnection()
+        try createLock.withLock { _ in
+            if migrated {
+                try admin.execute("CREATE DATABASE \(quoteIdentifier(name)) TEMPLATE \(quoteIdentifier(templateName))")
+            } else {
+                try admin.execute("CREATE DATABASE \(quoteIdentifier(name))")
+            }
+        }
+        return cluster.url(database: name)
+    }
+
+    /// Drops the test databases of earlier runs, then builds the migrated template.
+    private static func prepareTemplate(_ cluster: EmbeddedPostgres) throws {
+        let admin = try Connection(conninfo: cluster.url(database: "postgres"))
+        let stale = try admin.query("SELECT datname FROM pg_database WHERE datname LIKE 'onboard_t\\_%' OR datname = \(templateName)")
+        for row in 0..<stale.count {
+            try admin.execute("DROP DATABASE IF EXISTS \(quoteIdentifier(stale[row, 0]!)) WITH (FORCE)")
+        }
+        try admin.execute("CREATE DATABASE \(quoteIdentifier(templateName))")
+        let template = try Connection(conninfo: cluster.url(database: templateName))
+        try Migrator(directory: migrationsDirectory).up(template)
+    }
+}
+
+nonisolated(unsafe) private var clusterToStop: EmbeddedPostgres?  // written once, before atexit runs
+
+private func stopAtExit(_ cluster: EmbeddedPostgres) {
+    clusterToStop = cluster
+    atexit {
+        try? clusterToStop?.stop()
+    }
+}
