@@ -92,8 +92,10 @@ public final class EmbeddedPostgres: Sendable {
                                      "--encoding=UTF8", "--locale=C", "--no-instructions"])
         }
         if isRunning() { return }
-        // Not running, so any pid file is stale (a crash, or a pid reused by another process).
+        // Nothing answers on the socket, so the pid and socket lock files are stale (a crash, or
+        // a pid since reused by another process, which would make PostgreSQL refuse to start).
         try? fileManager.removeItem(at: clusterDirectory.appendingPathComponent("postmaster.pid"))
+        try? fileManager.removeItem(at: socketDirectory.appendingPathComponent(".s.PGSQL.\(port).lock"))
         var serverOptions = ["-k", socketDirectory.path, "-p", String(port),
                              "-c", "listen_addresses=\(options.tcpPort == nil ? "" : "127.0.0.1")",
                              "-c", "TimeZone=UTC", "-c", "max_connections=200"]
@@ -108,15 +110,17 @@ public final class EmbeddedPostgres: Sendable {
                                  "-w", "-t", "60", "-o", quoted.joined(separator: " "), "start"])
     }
 
-    /// True when a postmaster is running on this cluster.
+    /// True when this cluster's server accepts connections on its socket. (`pg_ctl status` only
+    /// checks that the pid in `postmaster.pid` is alive, which a stale file can fake.)
     public func isRunning() -> Bool {
         guard FileManager.default.fileExists(atPath: clusterDirectory.appendingPathComponent("PG_VERSION").path) else { return false }
-        return (try? pgCommand("pg_ctl", ["-D", clusterDirectory.path, "status"])) != nil
+        return (try? pgCommand("pg_isready", ["-q", "-h", socketDirectory.path, "-p", String(port), "-t", "5"])) != nil
     }
 
     /// Stops the server (fast shutdown: open transactions are rolled back, data is safe).
     public func stop() throws {
-        guard isRunning() else { return }
+        guard FileManager.default.fileExists(atPath: clusterDirectory.appendingPathComponent("postmaster.pid").path),
+              (try? pgCommand("pg_ctl", ["-D", clusterDirectory.path, "status"])) != nil else { return }
         try pgCommand("pg_ctl", ["-D", clusterDirectory.path, "-w", "-t", "60", "-m", "fast", "stop"])
     }
 

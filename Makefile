@@ -1,0 +1,13 @@
+.PHONY: run test deps build
+
+run:
+	scripts/run
+
+test:
+	scripts/test
+
+deps:
+	scripts/install-deps.sh
+
+build:
+	swift build

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing onboard needs on Debian 12, only when missing.
+# Needs root (or sudo) for apt-get; the Swift toolchain itself is assumed present.
+set -euo pipefail
+
+packages=(libpq-dev libssl-dev libcrypt-dev postgresql pkg-config python3-venv curl jq)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# Debian's postgresql package starts a cluster of its own on port 5432; onboard never uses it.
+command -v swift >/dev/null || { echo "the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
