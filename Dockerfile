@@ -1,0 +1,26 @@
+# Multi-stage build: the official Swift image builds, a slim Debian image runs.
+FROM swift:6.1-bookworm AS build
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq-dev libssl-dev libcrypt-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --product onboard --static-swift-stdlib \
+ && install -D .build/release/onboard /out/bin/onboard
+COPY migrations /out/migrations
+
+FROM debian:bookworm-slim
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq5 libssl3 libcrypt1 ca-certificates curl \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --home /app onboard
+COPY --from=build /out /app
+WORKDIR /app
+USER onboard
+ENV ONBOARD_HOST=0.0.0.0 ONBOARD_PORT=54321 ONBOARD_MIGRATIONS_DIR=/app/migrations
+EXPOSE 54321
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD curl -fsS http://127.0.0.1:54321/health || exit 1
+ENTRYPOINT ["/app/bin/onboard"]
+CMD ["serve"]
