@@ -1,0 +1,9 @@
+#ifndef ONBOARD_COPENSSL_SHIM_H
+#define ONBOARD_COPENSSL_SHIM_H
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <crypt.h>
+#endif

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Why a token was refused. The texts are PostgREST's, which clients show.
+public enum JWTError: Error, Equatable, Sendable {
+    case malformed(String)
+    case badSignature
+    case unsupportedAlgorithm(String)
+    case expired
+    case notYetValid
+    case issuedInFuture
+    case wrongAudience
+
+    public var message: String {
+        switch self {
+        case .malformed(let why): return why
+        case .badSignature: return "JWT cryptographic operation failed"
+        case .unsupportedAlgorithm(let alg): return "Wrong or unsupported encoding algorithm: \(alg)"
+        case .expired: return "JWT expired"
+        case .notYetValid: return "JWT not yet valid"
+        case .issuedInFuture: return "JWT issued at future"
+        case .wrongAudience: return "JWT not in audience"
+        }
+    }
+}
+
+/// HS256 JSON Web Tokens (RFC 7519) with the configured secret.
+public enum JWT {
+    /// Clock skew tolerated on exp/nbf/iat, in seconds.
+    public static let leeway: Double = 30
+
+    /// Signs a claims object (its JSON text) with HS256.
+    public static func signHS256(claimsJSON: String, secret: [UInt8]) -> String {
+        let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+        let payload = Base64URL.encode(Array(claimsJSON.utf8))
+        let signingInput = header + "." + payload
+        return signingInput + "." + Base64URL.encode(Crypto.hmacSHA256(key: secret, data: Array(signingInput.utf8)))
+    }
+
+    /// Signs claims given as a dictionary (serialised with sorted keys).
+    public static func signHS256(claims: [String: Any], secret: [UInt8]) -> String {
+        signHS256(claimsJSON: serialize(claims), secret: secret)
+    }
+
+    /// Verifies an HS256 token and its time claims; returns the claims' JSON text and object.
+    /// `alg` must be exactly HS256: `none` and every other algorithm are refused.
+    public static func verifyHS256(_ token: String, secret: [UInt8], now: Date = Date(), audience: String? = nil) throws(JWTError) -> (json: String, claims: [String: Any]) {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw .malformed("Expected 3 parts in JWT; got \(parts.count)") }
+        guard let headerBytes = Base64URL.decode(parts[0]),
+              let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any] else {
+            throw .malformed("Error in $: Failed reading: not a valid json value at JWT header")
+        }
+        guard let alg = header["alg"] as? String else { throw .malformed("JWT header has no alg") }
+        guard alg == "HS256" else { throw .unsupportedAlgorithm(alg) }
+        guard let signature = Base64URL.decode(parts[2]) else { throw .badSignature }
+        let expected = Crypto.hmacSHA256(key: secret, data: Array(token.utf8[..<parts[2].startIndex.samePosition(in: token.utf8)!].dropLast()))
+        guard Crypto.constantTimeEquals(signature, expected) else { throw .badSignature }
+        guard let payloadBytes = Base64URL.decode(parts[1]),
+              let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any] else {
+            throw .malformed("The JWT claims are not a JSON object")
+        }
+        let time = now.timeIntervalSince1970
+        if let exp = number(claims["exp"]), time > exp + leeway { throw .expired }
+        if let nbf = number(claims["nbf"]), time + leeway < nbf { throw .notYetValid }
+        if let iat = number(claims["iat"]), time + leeway < iat { throw .issuedInFuture }
+        if let audience {
+            let aud = claims["aud"]
+            let ok = (aud as? String) == audience || ((aud as? [Any])?.contains { ($0 as? String) == audience } ?? false) || aud == nil
+            guard ok else { throw .wrongAudience }
+        }
+        return (String(decoding: payloadBytes, as: UTF8.self), claims)
+    }
+
+    static func number(_ value: Any?) -> Double? {
+        if let value = value as? Double { return value }
+        if let value = value as? Int { return Double(value) }
+        return nil
+    }
+
+    /// JSON text of an object, keys sorted (deterministic tokens).
+    public static func serialize(_ object: Any) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
