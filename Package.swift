@@ -24,6 +24,9 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CPostgres"], swiftSettings: swiftSettings),
         .target(name: "EmbeddedPostgres", swiftSettings: swiftSettings),
         .target(name: "JWT", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        // C: epoll, which Glibc's module does not export.
+        .systemLibrary(name: "CSystemLinux"),
+        .target(name: "HTTP", dependencies: ["CSystemLinux", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .target(
             name: "App",
@@ -44,10 +47,11 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["App", "EmbeddedPostgres", "Migrations", "Postgres"],
+            dependencies: ["App", "EmbeddedPostgres", "Migrations", "Postgres", "HTTP"],
             swiftSettings: swiftSettings
         ),
 
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JWTTests", dependencies: ["JWT"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),

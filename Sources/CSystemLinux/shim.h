@@ -1,0 +1,4 @@
+#ifndef ONBOARD_CSYSTEMLINUX_SHIM_H
+#define ONBOARD_CSYSTEMLINUX_SHIM_H
+#include <sys/epoll.h>
+#endif

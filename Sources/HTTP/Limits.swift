@@ -1,0 +1,42 @@
+/// Every limit of the HTTP layer, with its default. Each one that a client can hit has the
+/// status a browser or proxy expects.
+public struct ServerLimits: Sendable {
+    /// Request line longer than this → 414.
+    public var maxRequestLine = 8 * 1024
+    /// Header section larger than this → 431.
+    public var maxHeaderBytes = 16 * 1024
+    /// More header fields than this → 431.
+    public var maxHeaderCount = 100
+    /// Body larger than this → 413, answered as soon as the headers say so.
+    public var maxBodyBytes = 1024 * 1024
+    /// Seconds to receive a whole request once its first byte arrived (slowloris) → 408 + close.
+    public var requestTimeout: Double = 10
+    /// Seconds an idle keep-alive connection is kept.
+    public var idleTimeout: Double = 60
+    /// Open connections beyond this get a fast 503 and are closed.
+    public var maxConnections = 10_000
+    /// Threads that run handlers (they may block on the database).
+    public var workerThreads = 16
+    /// Seconds graceful shutdown waits for in-flight requests.
+    public var shutdownGrace: Double = 10
+
+    public init() {}
+}
+
+/// Cross-origin access for browsers (supabase-js).
+public struct CORSConfig: Sendable {
+    /// `["*"]` allows any origin.
+    public var allowedOrigins: [String]
+
+    public init(allowedOrigins: [String] = ["*"]) {
+        self.allowedOrigins = allowedOrigins
+    }
+
+    func allows(_ origin: String) -> Bool {
+        allowedOrigins.contains("*") || allowedOrigins.contains(origin)
+    }
+
+    static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
+    static let defaultAllowedHeaders = "apikey, authorization, content-type, accept, accept-profile, content-profile, prefer, range, range-unit, x-client-info, x-supabase-api-version, x-retry-count, x-request-id"
+    static let exposedHeaders = "Content-Range, Content-Location, Location, Preference-Applied, Range-Unit, X-Supabase-Api-Version, X-Request-Id, x-sb-error-code, Proxy-Status"
+}

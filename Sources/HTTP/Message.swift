@@ -1,0 +1,196 @@
+/// Header fields in arrival order, repeated names kept, looked up case-insensitively
+/// (clients send `apiKey`, `Apikey` and `apikey`).
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init(_ pairs: [(String, String)] = []) {
+        fields = pairs.map { (name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The first value of `name`.
+    public subscript(_ name: String) -> String? {
+        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+    }
+
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    }
+
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field named `name`, then adds one.
+    public mutating func replace(_ name: String, _ value: String) {
+        remove(name)
+        add(name, value)
+    }
+
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+    }
+
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+}
+
+extension String {
+    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lx = x >= 0x41 && x <= 0x5a ? x | 0x20 : x
+            let ly = y >= 0x41 && y <= 0x5a ? y | 0x20 : y
+            if lx != ly { return false }
+        }
+        return true
+    }
+}
+
+/// One parsed request.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The raw request-target, e.g. `/rest/v1/children?select=%2A`.
+    public var target: String
+    /// The percent-decoded path, without the query.
+    public var path: String
+    /// The raw query string without `?` ("" if none).
+    public var rawQuery: String
+    /// Form-decoded query pairs in order: `+` is a space, `%2B` a plus.
+    public var query: [(name: String, value: String)]
+    /// 1 for HTTP/1.1, 0 for HTTP/1.0.
+    public var versionMinor: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// Filled by the router from `:name` segments.
+    public var pathParameters: [String: String] = [:]
+    /// `X-Request-Id`, echoed or generated.
+    public var id: String = ""
+    public var remoteAddress: String = ""
+
+    public init(method: String, target: String, versionMinor: Int = 1, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.method = method
+        self.target = target
+        self.versionMinor = versionMinor
+        self.headers = headers
+        self.body = body
+        let question = target.firstIndex(of: "?")
+        let rawPath = question.map { String(target[..<$0]) } ?? target
+        rawQuery = question.map { String(target[target.index(after: $0)...]) } ?? ""
+        path = percentDecode(rawPath, plusIsSpace: false) ?? rawPath
+        query = parseQuery(rawQuery)
+    }
+
+    public func queryValues(_ name: String) -> [String] {
+        query.filter { $0.name == name }.map(\.value)
+    }
+
+    public func queryValue(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+    }
+
+    /// The body as UTF-8 text.
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// One response. `Content-Length`, `Date`, `Server` and `X-Request-Id` are added when it is written.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON response (`Content-Type: application/json; charset=utf-8`).
+    public static func json(_ status: Int, _ json: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        var headers = headers
+        if !headers.contains("Content-Type") { headers.add("Content-Type", "application/json; charset=utf-8") }
+        return HTTPResponse(status: status, headers: headers, body: Array(json.utf8))
+    }
+
+    /// The JSON error body this layer uses for its own errors: PostgREST's four keys.
+    public static func error(_ status: Int, _ message: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        json(status, #"{"code":null,"details":null,"hint":null,"message":\#(jsonString(message))}"#, headers: headers)
+    }
+}
+
+/// A JSON string literal for `text` (quotes, backslashes and control characters escaped).
+public func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+/// Percent-decodes UTF-8 text; nil for a bad escape or invalid UTF-8.
+func percentDecode(_ text: String, plusIsSpace: Bool) -> String? {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count)
+    var iterator = text.utf8.makeIterator()
+    while let byte = iterator.next() {
+        if byte == UInt8(ascii: "%") {
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        } else if plusIsSpace && byte == UInt8(ascii: "+") {
+            bytes.append(UInt8(ascii: " "))
+        } else {
+            bytes.append(byte)
+        }
+    }
+    let text = String(decoding: bytes, as: UTF8.self)
+    return text.utf8.elementsEqual(bytes) ? text : nil
+}
+
+private func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+}
+
+/// `application/x-www-form-urlencoded` decoding, as httpx encodes queries.
+func parseQuery(_ raw: String) -> [(name: String, value: String)] {
+    guard !raw.isEmpty else { return [] }
+    return raw.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = String(parts[0])
+        let value = parts.count > 1 ? String(parts[1]) : ""
+        return (percentDecode(name, plusIsSpace: true) ?? name, percentDecode(value, plusIsSpace: true) ?? value)
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    public var trimmedOWS: String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,86 @@
+import Logging
+
+/// Errors that know how they look on the wire. The router renders them; anything else a handler
+/// throws becomes a bare 500 and one log line.
+public protocol HTTPResponseError: Error {
+    func response(for request: HTTPRequest) -> HTTPResponse
+}
+
+/// A request handler. It runs on a worker thread and may block (e.g. on libpq).
+public typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+public protocol Middleware: Sendable {
+    func handle(_ request: HTTPRequest, next: Handler) throws -> HTTPResponse
+}
+
+/// Method + path pattern → handler. Patterns are literal segments, `:name` parameters and a
+/// trailing `*` that matches the rest.
+public struct Router: Sendable {
+    struct Route: Sendable {
+        let method: String
+        let segments: [Substring]
+        let handler: Handler
+    }
+
+    private var routes: [Route] = []
+    private var middleware: [any Middleware] = []
+    public var logger: Logger
+
+    public init(logger: Logger = Logger(label: "onboard.http")) {
+        self.logger = logger
+    }
+
+    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+        routes.append(Route(method: method, segments: pattern.split(separator: "/"), handler: handler))
+    }
+
+    public mutating func use(_ middleware: any Middleware) {
+        self.middleware.append(middleware)
+    }
+
+    /// Finds the route, runs the middleware chain and the handler, and renders errors.
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        var allowed: [String] = []
+        for route in routes {
+            guard let parameters = match(route.segments, segments) else { continue }
+            guard route.method == request.method || (route.method == "GET" && request.method == "HEAD") else {
+                allowed.append(route.method)
+                continue
+            }
+            var routed = request
+            routed.pathParameters = parameters
+            let chain = middleware.reversed().reduce(route.handler) { next, layer in
+                { request in try layer.handle(request, next: next) }
+            }
+            do {
+                return try chain(routed)
+            } catch let error as any HTTPResponseError {
+                return error.response(for: routed)
+            } catch {
+                logger.error("unhandled error", metadata: ["request.id": "\(request.id)", "error": "\(error)"])
+                return .error(500, "Internal Server Error")
+            }
+        }
+        if !allowed.isEmpty {
+            var headers = HTTPHeaders()
+            headers.add("Allow", Set(allowed + (allowed.contains("GET") ? ["HEAD"] : [])).sorted().joined(separator: ", "))
+            return .error(405, "Method Not Allowed", headers: headers)
+        }
+        return .error(404, "Not Found")
+    }
+
+    private func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {
+        var parameters: [String: String] = [:]
+        for (index, segment) in pattern.enumerated() {
+            if segment == "*" { return parameters }
+            guard index < path.count else { return nil }
+            if segment.hasPrefix(":") {
+                parameters[String(segment.dropFirst())] = String(path[index])
+            } else if segment != path[index] {
+                return nil
+            }
+        }
+        return pattern.count == path.count ? parameters : nil
+    }
+}

@@ -1,0 +1,504 @@
+import CSystemLinux
+import Dispatch
+import Glibc
+import Logging
+import Synchronization
+
+/// The HTTP/1.1 server: non-blocking sockets, one epoll thread for accepting, reading and
+/// finishing slow writes, and a fixed pool of worker threads that run the (blocking) handler and
+/// write the response. Threads are bounded whatever the load: 1 + `workerThreads`.
+///
+/// Each connection is armed with EPOLLONESHOT, so exactly one thread owns it at any moment: the
+/// epoll thread while it waits for bytes, a worker while a request is handled. One request is in
+/// flight per connection; pipelined requests are answered in order because the next one is
+/// parsed only after the previous response is written (as NIO's pipeline handler does).
+public final class HTTPServer: Sendable {
+    public let host: String
+    public let limits: ServerLimits
+    let cors: CORSConfig
+    let logger: Logger
+    let responder: @Sendable (HTTPRequest) -> HTTPResponse
+    let parser: HTTPParser
+    private let state = Mutex(State())
+    private let workQueue = WorkQueue()
+    private let inFlight = Atomic<Int>(0)
+
+    struct State {
+        var listener: Int32 = -1
+        var epoll: Int32 = -1
+        var port = 0
+        var connections: [Int32: Connection] = [:]
+        /// Connections waiting for bytes, with the time they may wait until.
+        var deadlines: [Int32: Double] = [:]
+        var stopping = false
+        var stopped = false
+        var threads: [pthread_t] = []
+    }
+
+    public init(host: String = "127.0.0.1", port: Int = 54321, limits: ServerLimits = ServerLimits(), cors: CORSConfig = CORSConfig(),
+                logger: Logger = Logger(label: "onboard.http"), responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        self.host = host
+        self.limits = limits
+        self.cors = cors
+        self.logger = logger
+        self.responder = responder
+        self.parser = HTTPParser(limits: limits)
+        state.withLock { $0.port = port }
+    }
+
+    /// The bound port (the ephemeral one when started with port 0).
+    public var port: Int { state.withLock { $0.port } }
+
+    public var connectionCount: Int { state.withLock { $0.connections.count } }
+
+    /// Binds, listens and starts the threads. Throws if the address can't be bound.
+    public func start() throws {
+        let requestedPort = port
+        let listener = try Socket.listen(host: host, port: requestedPort)
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { close(listener.fd); throw SocketError.system("epoll_create1", errno) }
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: listener.fd))
+        epoll_ctl(epoll, EPOLL_CTL_ADD, listener.fd, &event)
+        state.withLock {
+            $0.listener = listener.fd
+            $0.epoll = epoll
+            $0.port = listener.port
+        }
+        var threads: [pthread_t] = [startThread(name: "http-io") { [self] in self.ioLoop() }]
+        for index in 0..<max(1, limits.workerThreads) {
+            threads.append(startThread(name: "http-worker-\(index)") { [self] in self.workerLoop() })
+        }
+        state.withLock { $0.threads = threads }
+        logger.info("listening", metadata: ["address": "\(host):\(listener.port)"])
+    }
+
+    /// Stops accepting, lets in-flight requests finish (up to `limits.shutdownGrace` seconds),
+    /// closes every connection and joins the threads.
+    public func shutdown() {
+        let (listener, alreadyStopping) = state.withLock { state -> (Int32, Bool) in
+            defer { state.stopping = true }
+            return (state.listener, state.stopping)
+        }
+        guard !alreadyStopping else { return }
+        if listener >= 0 {
+            state.withLock { epoll_ctl($0.epoll, EPOLL_CTL_DEL, listener, nil) }
+            close(listener)
+        }
+        let deadline = monotonicNow() + limits.shutdownGrace
+        while inFlight.load(ordering: .acquiring) > 0 && monotonicNow() < deadline {
+            usleep(10_000)
+        }
+        let threads = state.withLock { state -> [pthread_t] in
+            state.stopped = true
+            return state.threads
+        }
+        for _ in 0..<max(1, limits.workerThreads) { workQueue.push(nil) }
+        for thread in threads { pthread_join(thread, nil) }
+        let remaining = state.withLock { state -> [Connection] in
+            defer { state.connections.removeAll(); state.deadlines.removeAll() }
+            return Array(state.connections.values)
+        }
+        for connection in remaining { close(connection.fd) }
+        state.withLock { close($0.epoll) }
+        logger.info("stopped")
+    }
+
+    // MARK: the epoll thread
+
+    private func ioLoop() {
+        let (epoll, listener) = state.withLock { ($0.epoll, $0.listener) }
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        var lastScan = monotonicNow()
+        while true {
+            let count = epoll_wait(epoll, &events, Int32(events.count), 200)
+            if state.withLock({ $0.stopped }) { return }
+            if count > 0 {
+                for index in 0..<Int(count) {
+                    let fd = events[index].data.fd
+                    if fd == listener {
+                        acceptConnections(listener)
+                    } else if let connection = state.withLock({ $0.connections[fd] }) {
+                        handleEvent(connection, events: events[index].events)
+                    }
+                }
+            }
+            let now = monotonicNow()
+            if now - lastScan >= 0.25 {
+                lastScan = now
+                expireConnections(now: now)
+            }
+        }
+    }
+
+    private func acceptConnections(_ listener: Int32) {
+        while true {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    accept(listener, $0, &length)
+                }
+            }
+            guard fd >= 0 else { return }  // EAGAIN: accepted everything pending
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let connection = Connection(fd: fd, remoteAddress: Socket.describe(&address))
+            let admitted = state.withLock { state -> Bool in
+                guard !state.stopping, state.connections.count < limits.maxConnections else { return false }
+                state.connections[fd] = connection
+                return true
+            }
+            guard admitted else {
+                // Over the limit (or shutting down): a fast, honest answer instead of a hang.
+                let response = serialize(HTTPResponse.error(503, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
+                _ = response.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(fd)
+                continue
+            }
+            armForReading(connection)
+        }
+    }
+
+    private func handleEvent(_ connection: Connection, events: UInt32) {
+        if !connection.pendingOutput.isEmpty {
+            flushPending(connection)
+            return
+        }
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        var sawEOF = false
+        while true {
+            let count = recv(connection.fd, &chunk, chunk.count, 0)
+            if count > 0 {
+                if connection.buffer.isEmpty { connection.requestStarted = monotonicNow() }
+                connection.buffer.append(contentsOf: chunk[0..<count])
+                if connection.buffer.count > limits.maxHeaderBytes + limits.maxRequestLine + limits.maxBodyBytes + 65536 { break }
+                if count < chunk.count { break }
+            } else if count == 0 {
+                sawEOF = true
+                break
+            } else {
+                if errno == EINTR { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK { sawEOF = true }
+                break
+            }
+        }
+        if sawEOF && connection.buffer.isEmpty {
+            closeConnection(connection)
+            return
+        }
+        connection.peerClosed = sawEOF
+        advance(connection)
+    }
+
+    /// Parses what the connection has buffered and decides what happens next. Called by the
+    /// thread that owns the connection.
+    private func advance(_ connection: Connection) {
+        switch parser.parse(connection.buffer) {
+        case .needMore(let headersComplete, let expectsContinue):
+            if connection.peerClosed {
+                closeConnection(connection)
+                return
+            }
+            if headersComplete && expectsContinue && !connection.sentContinue {
+                connection.sentContinue = true
+                let interim = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                _ = interim.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            armForReading(connection)
+        case .request(var request, let consumed):
+            connection.buffer.removeFirst(consumed)
+            connection.sentContinue = false
+            request.remoteAddress = connection.remoteAddress
+            workQueue.push(Work(connection: connection, request: request))
+        case .failed(let error):
+            var response = HTTPResponse.error(error.status, error.message)
+            if error.status == 501 { response = .error(501, "Not Implemented") }
+            logger.info("rejected request", metadata: ["status": "\(error.status)", "reason": "\(error.message)", "remote": "\(connection.remoteAddress)"])
+            connection.buffer.removeAll()
+            write(serialize(response, head: false, keepAlive: false, requestID: nil), to: connection, keepAlive: false)
+        }
+    }
+
+    private func armForReading(_ connection: Connection) {
+        let timeout = connection.buffer.isEmpty ? limits.idleTimeout : limits.requestTimeout
+        let startedAt = connection.buffer.isEmpty ? monotonicNow() : connection.requestStarted
+        let epoll = state.withLock { state -> Int32 in
+            state.deadlines[connection.fd] = startedAt + timeout
+            return state.epoll
+        }
+        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue, data: epoll_data_t(fd: connection.fd))
+        if epoll_ctl(epoll, EPOLL_CTL_MOD, connection.fd, &event) != 0 {
+            epoll_ctl(epoll, EPOLL_CTL_ADD, connection.fd, &event)
+        }
+    }
+
+    private func armForWriting(_ connection: Connection) {
+        let epoll = state.withLock { state -> Int32 in
+            state.deadlines[connection.fd] = monotonicNow() + limits.idleTimeout
+            return state.epoll
+        }
+        var event = epoll_event(events: EPOLLOUT.rawValue | EPOLLONESHOT.rawValue, data: epoll_data_t(fd: connection.fd))
+        epoll_ctl(epoll, EPOLL_CTL_MOD, connection.fd, &event)
+    }
+
+    /// Closes connections whose wait ran out: a half-received request gets 408, an idle
+    /// keep-alive connection is just closed. Runs on the epoll thread, which owns every armed
+    /// connection between its epoll_wait calls.
+    private func expireConnections(now: Double) {
+        let expired = state.withLock { state -> [Connection] in
+            let fds = state.deadlines.filter { $0.value <= now }.map(\.key)
+            return fds.compactMap { fd in
+                state.deadlines[fd] = nil
+                return state.connections[fd]
+            }
+        }
+        for connection in expired {
+            if !connection.pendingOutput.isEmpty || connection.buffer.isEmpty {
+                closeConnection(connection)
+            } else {
+                let response = serialize(.error(408, "Request Timeout"), head: false, keepAlive: false, requestID: nil)
+                _ = response.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                closeConnection(connection)
+            }
+        }
+    }
+
+    private func closeConnection(_ connection: Connection) {
+        state.withLock { state in
+            state.connections[connection.fd] = nil
+            state.deadlines[connection.fd] = nil
+        }
+        close(connection.fd)
+    }
+
+    // MARK: workers
+
+    private func workerLoop() {
+        while let work = workQueue.pop() {
+            inFlight.add(1, ordering: .acquiringAndReleasing)
+            let keepAlive = work.request.keepsAlive && !state.withLock({ $0.stopping })
+            let started = monotonicNow()
+            let response = respond(to: work.request)
+            let bytes = serialize(response, head: work.request.method == "HEAD", keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
+            inFlight.add(-1, ordering: .acquiringAndReleasing)
+            if logger.logLevel <= .info {
+                logger.info("request", metadata: [
+                    "method": "\(work.request.method)", "path": "\(work.request.path)", "status": "\(response.status)",
+                    "bytes": "\(response.body.count)", "ms": "\(Int((monotonicNow() - started) * 1000))", "request.id": "\(work.request.id)",
+                ])
+            }
+            write(bytes, to: work.connection, keepAlive: keepAlive)
+        }
+    }
+
+    /// Sends as much as the socket takes; the rest goes out from the epoll thread.
+    private func write(_ bytes: [UInt8], to connection: Connection, keepAlive: Bool) {
+        connection.closeAfterWrite = !keepAlive
+        connection.pendingOutput = bytes
+        connection.pendingOffset = 0
+        flushPending(connection)
+    }
+
+    private func flushPending(_ connection: Connection) {
+        while connection.pendingOffset < connection.pendingOutput.count {
+            let sent = connection.pendingOutput.withUnsafeBytes { raw in
+                send(connection.fd, raw.baseAddress! + connection.pendingOffset, raw.count - connection.pendingOffset, Int32(MSG_NOSIGNAL))
+            }
+            if sent > 0 {
+                connection.pendingOffset += sent
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                armForWriting(connection)
+                return
+            } else {
+                closeConnection(connection)
+                return
+            }
+        }
+        connection.pendingOutput = []
+        connection.pendingOffset = 0
+        if connection.closeAfterWrite {
+            // Let the client read the answer before the close (no RST on unread input).
+            Glibc.shutdown(connection.fd, Int32(SHUT_WR))
+            closeConnection(connection)
+        } else {
+            advance(connection)
+        }
+    }
+
+    // MARK: responses
+
+    /// The handler plus what every response gets: request id, CORS, preflight answers.
+    func respond(to incoming: HTTPRequest) -> HTTPResponse {
+        var request = incoming
+        request.id = Self.requestID(from: request.headers["X-Request-Id"])
+        let origin = request.headers["Origin"]
+        var response: HTTPResponse
+        if request.method == "OPTIONS" {
+            response = HTTPResponse(status: 204)
+            response.headers.add("Allow", CORSConfig.allowedMethods)
+            if let origin, cors.allows(origin) {
+                response.headers.add("Access-Control-Allow-Methods", CORSConfig.allowedMethods)
+                response.headers.add("Access-Control-Allow-Headers", request.headers["Access-Control-Request-Headers"] ?? CORSConfig.defaultAllowedHeaders)
+                response.headers.add("Access-Control-Max-Age", "86400")
+            }
+        } else {
+            response = responder(request)
+        }
+        if let origin, cors.allows(origin) {
+            response.headers.replace("Access-Control-Allow-Origin", cors.allowedOrigins.contains("*") ? "*" : origin)
+            if !cors.allowedOrigins.contains("*") { response.headers.add("Vary", "Origin") }
+            response.headers.replace("Access-Control-Expose-Headers", CORSConfig.exposedHeaders)
+        }
+        response.headers.replace("X-Request-Id", request.id)
+        return response
+    }
+
+    /// The client's X-Request-Id when it is short printable ASCII, else a new random one.
+    static func requestID(from header: String?) -> String {
+        if let header, !header.isEmpty, header.utf8.count <= 128, header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
+            return header
+        }
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    func serialize(_ response: HTTPResponse, head: Bool, keepAlive: Bool, requestID: String?) -> [UInt8] {
+        var out = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
+        for field in response.headers where !field.name.equalsIgnoringASCIICase("Content-Length") && !field.name.equalsIgnoringASCIICase("Connection") {
+            out += field.name
+            out += ": "
+            out += field.value
+            out += "\r\n"
+        }
+        let bodiless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
+        if !bodiless { out += "Content-Length: \(response.body.count)\r\n" }
+        out += "Date: \(HTTPDate.now())\r\nServer: onboard\r\n"
+        out += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
+        var bytes = Array(out.utf8)
+        if !head && !bodiless { bytes.append(contentsOf: response.body) }
+        return bytes
+    }
+}
+
+extension HTTPRequest {
+    /// RFC 9112 §9.3: HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 only when asked.
+    var keepsAlive: Bool {
+        let tokens = headers.values("Connection").flatMap { $0.lowercased().split(separator: ",").map { $0.trimmedOWS } }
+        if tokens.contains("close") { return false }
+        return versionMinor >= 1 || tokens.contains("keep-alive")
+    }
+}
+
+/// One client connection. Owned by one thread at a time (see `HTTPServer`), hence unchecked.
+final class Connection: @unchecked Sendable {
+    let fd: Int32
+    let remoteAddress: String
+    var buffer: [UInt8] = []
+    var pendingOutput: [UInt8] = []
+    var pendingOffset = 0
+    var closeAfterWrite = false
+    var sentContinue = false
+    var peerClosed = false
+    var requestStarted: Double = 0
+
+    init(fd: Int32, remoteAddress: String) {
+        self.fd = fd
+        self.remoteAddress = remoteAddress
+    }
+}
+
+struct Work: Sendable {
+    let connection: Connection
+    let request: HTTPRequest
+}
+
+/// A blocking FIFO for the workers; `nil` tells a worker to stop.
+final class WorkQueue: Sendable {
+    private let items = Mutex<[Work?]>([])
+    private let available = DispatchSemaphore(value: 0)
+
+    func push(_ work: Work?) {
+        items.withLock { $0.append(work) }
+        available.signal()
+    }
+
+    func pop() -> Work? {
+        available.wait()
+        return items.withLock { $0.removeFirst() }
+    }
+}
+
+func monotonicNow() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Starts a detached-from-Swift-concurrency OS thread.
+func startThread(name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t {
+    final class Box: @unchecked Sendable { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+    var thread = pthread_t()
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    pthread_create(&thread, nil, { pointer in
+        let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
+        box.body()
+        return nil
+    }, box)
+    return thread
+}
+
+/// The IMF-fixdate for the Date header, formatted once per second.
+enum HTTPDate {
+    private static let cache = Mutex<(second: Int, text: String)>((-1, ""))
+
+    static func now() -> String {
+        var seconds = time(nil)
+        return cache.withLock { cache in
+            if cache.second == seconds { return cache.text }
+            var parts = tm()
+            gmtime_r(&seconds, &parts)
+            var buffer = [CChar](repeating: 0, count: 64)
+            strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+            cache = (seconds, String(cString: buffer))
+            return cache.text
+        }
+    }
+}
+
+func reasonPhrase(_ status: Int) -> String {
+    switch status {
+    case 100: return "Continue"
+    case 200: return "OK"
+    case 201: return "Created"
+    case 204: return "No Content"
+    case 206: return "Partial Content"
+    case 301: return "Moved Permanently"
+    case 304: return "Not Modified"
+    case 400: return "Bad Request"
+    case 401: return "Unauthorized"
+    case 403: return "Forbidden"
+    case 404: return "Not Found"
+    case 405: return "Method Not Allowed"
+    case 406: return "Not Acceptable"
+    case 408: return "Request Timeout"
+    case 409: return "Conflict"
+    case 413: return "Content Too Large"
+    case 414: return "URI Too Long"
+    case 415: return "Unsupported Media Type"
+    case 416: return "Range Not Satisfiable"
+    case 422: return "Unprocessable Content"
+    case 429: return "Too Many Requests"
+    case 431: return "Request Header Fields Too Large"
+    case 500: return "Internal Server Error"
+    case 501: return "Not Implemented"
+    case 503: return "Service Unavailable"
+    case 505: return "HTTP Version Not Supported"
+    default: return "Status \(status)"
+    }
+}
