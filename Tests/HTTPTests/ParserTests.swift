@@ -1,0 +1,158 @@
+import HTTP
+import Testing
+
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+@Suite("HTTP parser")
+struct ParserTests {
+    let parser = HTTPParser()
+
+    func request(_ text: String) throws -> (HTTPRequest, Int) {
+        guard case .request(let request, let consumed) = parser.parse(bytes(text)) else {
+            Issue.record("expected a request from \(text.debugDescription), got \(parser.parse(bytes(text)))")
+            throw CancellationError()
+        }
+        return (request, consumed)
+    }
+
+    @Test func simpleGet() throws {
+        let (request, consumed) = try request("GET /rest/v1/children?select=%2A&name=eq.Mary+Ann%2B1 HTTP/1.1\r\nHost: x\r\napiKey: k\r\nX-Multi: a\r\nx-multi: b\r\n\r\n")
+        #expect(request.method == "GET")
+        #expect(request.path == "/rest/v1/children")
+        #expect(request.rawQuery == "select=%2A&name=eq.Mary+Ann%2B1")
+        #expect(request.queryValue("select") == "*")
+        #expect(request.queryValue("name") == "eq.Mary Ann+1")
+        #expect(request.headers["APIKEY"] == "k")
+        #expect(request.headers.values("X-Multi") == ["a", "b"])
+        #expect(consumed == bytes("GET /rest/v1/children?select=%2A&name=eq.Mary+Ann%2B1 HTTP/1.1\r\nHost: x\r\napiKey: k\r\nX-Multi: a\r\nx-multi: b\r\n\r\n").count)
+    }
+
+    @Test func percentDecodedPathAndUTF8() throws {
+        let (request, _) = try request("GET /caf%C3%A9/a%20b HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(request.path == "/café/a b")
+    }
+
+    @Test func contentLengthBody() throws {
+        let (request, _) = try request("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+        #expect(request.bodyText == "hello")
+    }
+
+    @Test func chunkedBodyWithExtensionsAndTrailers() throws {
+        let (request, consumed) = try request("POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nTrailer: yes\r\n\r\nGET")
+        #expect(request.bodyText == "hello world")
+        #expect(consumed == bytes("POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nTrailer: yes\r\n\r\n").count)
+    }
+
+    @Test func http10WithoutHost() throws {
+        let (request, _) = try request("GET / HTTP/1.0\r\n\r\n")
+        #expect(request.versionMinor == 0)
+    }
+
+    @Test(arguments: [
+        ("GET / HTTP/1.1\r\n\r\n", 400),                                                    // no Host
+        ("GET /\r\nHost: x\r\n\r\n", 400),                                                  // no version
+        ("GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+        ("GET / FOO/1.1\r\nHost: x\r\n\r\n", 400),
+        ("G@T / HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        ("BREW / HTTP/1.1\r\nHost: x\r\n\r\n", 501),
+        ("GET  / HTTP/1.1\r\nHost: x\r\n\r\n", 400),                                        // double space
+        ("GET http://x/ HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: x\r\nBad Name: v\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: x\r\nA: b\r\n folded\r\n\r\n", 400),                        // obs-fold
+        ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1e3\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n", 413),
+        ("GET / HTTP/1.1\nHost: x\n\n", 400),                                                // bare LF
+    ])
+    func rejects(_ text: String, status: Int) {
+        guard case .failed(let error) = parser.parse(bytes(text)) else {
+            Issue.record("expected \(status) for \(text.debugDescription), got \(parser.parse(bytes(text)))")
+            return
+        }
+        #expect(error.status == status)
+    }
+
+    @Test func limitsGive414And431() {
+        let longLine = "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: x\r\n\r\n"
+        guard case .failed(let uri) = parser.parse(bytes(longLine)) else { Issue.record("no 414"); return }
+        #expect(uri.status == 414)
+        let manyHeaders = "GET / HTTP/1.1\r\nHost: x\r\n" + (0..<101).map { "H\($0): v\r\n" }.joined() + "\r\n"
+        guard case .failed(let count) = parser.parse(bytes(manyHeaders)) else { Issue.record("no 431"); return }
+        #expect(count.status == 431)
+        let bigHeader = "GET / HTTP/1.1\r\nHost: x\r\nBig: " + String(repeating: "b", count: 17000) + "\r\n\r\n"
+        guard case .failed(let size) = parser.parse(bytes(bigHeader)) else { Issue.record("no 431"); return }
+        #expect(size.status == 431)
+        // Still incomplete but already over the limit: no need to wait for the rest.
+        guard case .failed(let partial) = parser.parse(bytes("GET /" + String(repeating: "a", count: 9000))) else { Issue.record("no early 414"); return }
+        #expect(partial.status == 414)
+    }
+
+    /// Every split of the input gives the same request once all bytes are in.
+    @Test(arguments: [
+        "POST /a?b=c HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world",
+        "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;e=1\r\nhello\r\n6\r\n world\r\n0\r\nT: 1\r\n\r\n",
+    ])
+    func splitAtEveryByteBoundary(_ text: String) throws {
+        let all = bytes(text)
+        for cut in 0..<all.count {
+            switch parser.parse(Array(all[..<cut])) {
+            case .needMore: break
+            default: Issue.record("prefix of \(cut) bytes did not ask for more")
+            }
+            guard case .request(let request, let consumed) = parser.parse(all) else { Issue.record("no request"); return }
+            #expect(request.bodyText == "hello world")
+            #expect(consumed == all.count)
+        }
+    }
+
+    @Test func expectContinueIsReportedOnceHeadersArrive() {
+        let head = "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n"
+        guard case .needMore(let complete, let expects) = parser.parse(bytes(head)) else { Issue.record("no needMore"); return }
+        #expect(complete && expects)
+    }
+}
+
+@Suite("Router")
+struct RouterTests {
+    struct Teapot: HTTPResponseError {
+        func response(for request: HTTPRequest) -> HTTPResponse { .error(418, "teapot") }
+    }
+    struct Boom: Error {}
+
+    @Test func routesParametersErrorsAnd404And405() {
+        var router = Router()
+        router.add("GET", "/rest/v1/:table", { request in .json(200, "\"\(request.pathParameters["table"]!)\"") })
+        router.add("POST", "/rpc/:name", { _ in throw Teapot() })
+        router.add("GET", "/boom", { _ in throw Boom() })
+        router.add("GET", "/files/*", { _ in .json(200, "\"tail\"") })
+        #expect(router.respond(to: HTTPRequest(method: "GET", target: "/rest/v1/children")).body == bytes("\"children\""))
+        #expect(router.respond(to: HTTPRequest(method: "HEAD", target: "/rest/v1/children")).status == 200)
+        #expect(router.respond(to: HTTPRequest(method: "POST", target: "/rpc/x")).status == 418)
+        #expect(router.respond(to: HTTPRequest(method: "GET", target: "/boom")).status == 500)
+        #expect(router.respond(to: HTTPRequest(method: "GET", target: "/files/a/b")).status == 200)
+        #expect(router.respond(to: HTTPRequest(method: "GET", target: "/nope")).status == 404)
+        let wrongMethod = router.respond(to: HTTPRequest(method: "DELETE", target: "/rpc/x"))
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.headers["Allow"] == "POST")
+    }
+
+    @Test func middlewareWrapsHandlers() {
+        struct Stamp: Middleware {
+            func handle(_ request: HTTPRequest, next: Handler) throws -> HTTPResponse {
+                var response = try next(request)
+                response.headers.add("X-Stamp", "1")
+                return response
+            }
+        }
+        var router = Router()
+        router.use(Stamp())
+        router.add("GET", "/", { _ in .json(200, "{}") })
+        #expect(router.respond(to: HTTPRequest(method: "GET", target: "/")).headers["x-stamp"] == "1")
+    }
+}
