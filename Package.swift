@@ -28,6 +28,7 @@ let package = Package(
         .systemLibrary(name: "CSystemLinux"),
         .target(name: "HTTP", dependencies: ["CSystemLinux", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
+        .target(name: "REST", dependencies: ["HTTP", "Postgres", "JWT"], swiftSettings: swiftSettings),
         .target(
             name: "App",
             dependencies: [
@@ -52,6 +53,7 @@ let package = Package(
         ),
 
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "RESTTests", dependencies: ["REST", "HTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "JWTTests", dependencies: ["JWT"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
