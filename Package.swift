@@ -29,10 +29,11 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CSystemLinux", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .target(name: "REST", dependencies: ["HTTP", "Postgres", "JWT"], swiftSettings: swiftSettings),
+        .target(name: "Auth", dependencies: ["HTTP", "Postgres", "JWT"], swiftSettings: swiftSettings),
         .target(
             name: "App",
             dependencies: [
-                "Postgres", "Migrations", "EmbeddedPostgres",
+                "Postgres", "Migrations", "EmbeddedPostgres", "HTTP", "JWT", "REST", "Auth",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -40,7 +41,7 @@ let package = Package(
         .executableTarget(
             name: "onboard",
             dependencies: [
-                "App", "Migrations", "Postgres",
+                "App", "Migrations", "Postgres", "JWT", "HTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,0 +1,110 @@
+import Foundation
+import HTTP
+import JWT
+import Logging
+import Migrations
+import Postgres
+import REST
+import Auth
+import Synchronization
+
+/// The one place that composes the layers: database, migrations, pool, schema cache, routes and
+/// the HTTP server.
+public final class Application: Sendable {
+    public let config: ServerConfig
+    public let server: HTTPServer
+    public let pool: Pool
+    public let database: PreparedDatabase
+    let schema: SchemaCacheStore
+    let logger: Logger
+    private let stopping = Atomic<Bool>(false)
+
+    /// Prepares the database (embedded or URL), applies pending migrations, loads the schema
+    /// cache and starts listening.
+    public static func start(_ config: ServerConfig, logger: Logger) throws -> Application {
+        let database = try DatabaseBootstrap.prepare(config.database, logger: logger)
+        do {
+            let admin = try Connection(conninfo: database.url)
+            let applied = try Migrator(directory: config.migrationsDirectory).up(admin) { logger.info("\($0)") }
+            if !applied.isEmpty { logger.info("migrations applied", metadata: ["count": "\(applied.count)"]) }
+            let schema = SchemaCacheStore(try SchemaCache.load(admin))
+            let pool = Pool(conninfo: database.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
+            let application = Application(config: config, database: database, pool: pool, schema: schema, logger: logger)
+            try application.server.start()
+            application.listenForSchemaReloads()
+            return application
+        } catch {
+            try? database.stopCluster()
+            throw error
+        }
+    }
+
+    init(config: ServerConfig, database: PreparedDatabase, pool: Pool, schema: SchemaCacheStore, logger: Logger) {
+        self.config = config
+        self.database = database
+        self.pool = pool
+        self.schema = schema
+        self.logger = logger
+        var restConfig = RESTConfig()
+        restConfig.enforceOwnership = config.enforceOwnership
+        let rest = RESTService(pool: pool, schema: schema, config: restConfig)
+        var authConfig = AuthConfig(keys: config.keys)
+        authConfig.jwtExpiry = config.jwtExpiry
+        authConfig.issuer = "http://\(config.host):\(config.port)/auth/v1"
+        authConfig.bcryptCost = config.auth.bcryptCost
+        authConfig.minimumPasswordLength = config.auth.minimumPasswordLength
+        authConfig.rateLimit = config.auth.rateLimit
+        authConfig.rateLimitWindow = config.auth.rateLimitWindow
+        authConfig.refreshReuseInterval = config.auth.refreshReuseInterval
+        if config.auth.googleJWKS != nil {
+            authConfig.providers["google"] = IDTokenProvider(issuers: ["https://accounts.google.com", "accounts.google.com"], clientIDs: config.auth.googleClientIDs)
+        }
+        if config.auth.appleJWKS != nil {
+            authConfig.providers["apple"] = IDTokenProvider(issuers: ["https://appleid.apple.com"], clientIDs: config.auth.appleClientIDs)
+        }
+        let auth = AuthService(pool: pool, config: authConfig)
+        let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, logger: logger)
+        server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, logger: logger,
+                            responder: { router.respond(to: $0) })
+    }
+
+    public var port: Int { server.port }
+
+    /// Graceful stop: the HTTP server first (in-flight requests finish), then the pool, then
+    /// the embedded PostgreSQL if this process started it.
+    public func shutdown() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        server.shutdown()
+        pool.close()
+        do {
+            try database.stopCluster()
+        } catch {
+            logger.error("could not stop the embedded PostgreSQL", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// PostgREST's `NOTIFY pgrst, 'reload schema'`: a dedicated connection (never one of the
+    /// pool's) listens and swaps the schema cache.
+    private func listenForSchemaReloads() {
+        let url = database.url
+        Thread.detachNewThread { [self] in
+            var connection: Connection?
+            while !stopping.load(ordering: .acquiring) {
+                do {
+                    if connection == nil {
+                        connection = try Connection(conninfo: url)
+                        try connection!.listen("pgrst")
+                    }
+                    for notification in try connection!.waitForNotifications(timeout: 0.5)
+                    where notification.payload.isEmpty || notification.payload == "reload schema" {
+                        schema.replace(try SchemaCache.load(connection!))
+                        logger.info("schema cache reloaded")
+                    }
+                } catch {
+                    connection = nil
+                    if !stopping.load(ordering: .acquiring) { Thread.sleep(forTimeInterval: 1) }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import HTTP
+import JWT
+import Logging
+import Postgres
+import REST
+import Auth
+
+enum Routes {
+    static func make(config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, logger: Logger) -> Router {
+        var router = Router(logger: logger)
+        router.add("GET", "/health") { _ in
+            do {
+                _ = try pool.withConnection { try $0.query("SELECT 1") }
+                return .json(200, #"{"status":"ok","database":"ok"}"#)
+            } catch {
+                return .json(503, #"{"status":"unavailable","database":\#(jsonString("\(error)"))}"#)
+            }
+        }
+
+        // PostgREST: /rest/v1/…, and the bare table paths the apps also use.
+        let restHandler: Handler = { request in
+            let resource: String
+            if request.path == "/rest/v1" || request.path.hasPrefix("/rest/v1/") {
+                resource = String(request.path.dropFirst("/rest/v1".count))
+            } else {
+                resource = request.path
+            }
+            let caller: Caller
+            do {
+                caller = try Credentials.resolve(apikey: apiKey(request), bearer: Credentials.bearerToken(request.headers["Authorization"]), keys: config.keys)
+            } catch let error as CredentialError {
+                throw restError(error)
+            }
+            return rest.respond(to: request, resource: resource, caller: caller)
+        }
+        for method in ["GET", "POST", "PATCH", "PUT", "DELETE"] {
+            router.add(method, "/rest/v1", restHandler)
+            router.add(method, "/rest/v1/*", restHandler)
+            router.add(method, "/user_profiles", restHandler)
+            router.add(method, "/children", restHandler)
+        }
+
+        // GoTrue: /auth/v1/…. The bearer on /signup and /token is ignored (clients send stale
+        // ones); the apikey must still be one of ours.
+        let authHandler: Handler = { request in
+            if request.headers["apikey"] != nil || request.queryValue("apikey") != nil {
+                let key = apiKey(request) ?? ""
+                guard key == config.keys.anonKey || key == config.keys.serviceRoleKey else {
+                    return .json(401, #"{"message":"Invalid API key"}"#)
+                }
+            }
+            return auth.respond(to: request, route: String(request.path.dropFirst("/auth/v1".count)))
+        }
+        for method in ["GET", "POST", "PUT", "DELETE"] {
+            router.add(method, "/auth/v1/*", authHandler)
+        }
+        return router
+    }
+
+    /// The `apikey` header (any case) or query parameter, as Supabase's gateway accepts it.
+    static func apiKey(_ request: HTTPRequest) -> String? {
+        request.headers["apikey"] ?? request.queryValue("apikey")
+    }
+
+    static func restError(_ error: CredentialError) -> RESTError {
+        switch error {
+        case .noAPIKey: return .noAPIKey
+        case .invalidAPIKey: return .invalidAPIKey
+        case .token(let jwt): return .jwt(jwt)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import HTTP
+import JWT
+
+/// Everything `serve` needs, resolved once from flags, environment and defaults.
+public struct ServerConfig: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 54321
+    public var database: DatabaseLocation = .embedded(folder: ".onboard/postgres")
+    public var migrationsDirectory: URL = URL(fileURLWithPath: "migrations")
+    public var keys: KeyConfig
+    /// Access-token lifetime in seconds (GoTrue's JWT_EXP).
+    public var jwtExpiry = 3600
+    public var poolSize = 10
+    public var limits = ServerLimits()
+    public var cors = CORSConfig()
+    /// The ownership middleware (tests switch it off to show RLS alone holds).
+    public var enforceOwnership = true
+    /// Named prepared statements; off behind PgBouncer in transaction mode.
+    public var preparedStatements = true
+    public var auth = AuthSettings()
+
+    public init(keys: KeyConfig) {
+        self.keys = keys
+    }
+}
+
+/// Auth-specific settings (GoTrue's names in the README).
+public struct AuthSettings: Sendable {
+    public var siteURL = "http://127.0.0.1:3000"
+    public var bcryptCost = Password.defaultCost
+    public var minimumPasswordLength = 6
+    /// Requests per window per IP (and per e-mail) on /token and /signup.
+    public var rateLimit = 30
+    public var rateLimitWindow: Double = 60
+    /// Seconds a rotated refresh token may still be used (GoTrue's reuse interval).
+    public var refreshReuseInterval: Double = 10
+    public var googleClientIDs: [String] = []
+    public var googleJWKS: String?
+    public var appleClientIDs: [String] = []
+    public var appleJWKS: String?
+    public init() {}
+}

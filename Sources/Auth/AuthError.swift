@@ -1,0 +1,101 @@
+import HTTP
+
+/// Every way an Auth request fails, rendered as GoTrue renders it: with
+/// `X-Supabase-Api-Version: 2024-01-01` on the request, `{"code","message"}` plus the echoed
+/// version and `x-sb-error-code`; without it, the legacy `{"code":<status>,"error_code","msg"}`.
+public enum AuthError: Error, HTTPResponseError, Equatable {
+    case validationFailed(String)
+    case weakPassword(String, reasons: [String])
+    case userAlreadyExists
+    case emailExists
+    case invalidCredentials
+    case refreshTokenNotFound
+    case refreshTokenAlreadyUsed
+    case noAuthorization
+    case badJWT(String)
+    case sessionNotFound
+    case userNotFound
+    case notAdmin
+    case rateLimited
+    case providerDisabled(String)
+    /// OAuth-style `{"error":"invalid request","error_description":"Bad ID token"}` (no code).
+    case badIDToken
+    case notFound
+    case unexpected(String)
+
+    var status: Int {
+        switch self {
+        case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken: return 400
+        case .weakPassword, .userAlreadyExists, .emailExists: return 422
+        case .noAuthorization: return 401
+        case .badJWT, .sessionNotFound, .notAdmin: return 403
+        case .userNotFound, .notFound: return 404
+        case .rateLimited: return 429
+        case .unexpected: return 500
+        }
+    }
+
+    var code: String {
+        switch self {
+        case .validationFailed: return "validation_failed"
+        case .weakPassword: return "weak_password"
+        case .userAlreadyExists: return "user_already_exists"
+        case .emailExists: return "email_exists"
+        case .invalidCredentials: return "invalid_credentials"
+        case .refreshTokenNotFound: return "refresh_token_not_found"
+        case .refreshTokenAlreadyUsed: return "refresh_token_already_used"
+        case .noAuthorization: return "no_authorization"
+        case .badJWT: return "bad_jwt"
+        case .sessionNotFound: return "session_not_found"
+        case .userNotFound: return "user_not_found"
+        case .notAdmin: return "not_admin"
+        case .rateLimited: return "over_request_rate_limit"
+        case .providerDisabled: return "provider_disabled"
+        case .badIDToken: return "bad_oauth_callback"
+        case .notFound: return "not_found"
+        case .unexpected: return "unexpected_failure"
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .validationFailed(let message): return message
+        case .weakPassword(let message, _): return message
+        case .userAlreadyExists: return "User already registered"
+        case .emailExists: return "A user with this email address has already been registered"
+        case .invalidCredentials: return "Invalid login credentials"
+        case .refreshTokenNotFound: return "Invalid Refresh Token: Refresh Token Not Found"
+        case .refreshTokenAlreadyUsed: return "Invalid Refresh Token: Already Used"
+        case .noAuthorization: return "This endpoint requires a Bearer token"
+        case .badJWT(let why): return "invalid JWT: unable to parse or verify signature, \(why)"
+        case .sessionNotFound: return "Session from session_id claim in JWT does not exist"
+        case .userNotFound: return "User not found"
+        case .notAdmin: return "User not allowed"
+        case .rateLimited: return "Request rate limit reached"
+        case .providerDisabled(let provider): return "Provider (issuer \"\(provider)\") is not enabled"
+        case .badIDToken: return "Bad ID token"
+        case .notFound: return "Not found"
+        case .unexpected: return "Unexpected failure, please check server logs for more information"
+        }
+    }
+
+    public func response(for request: HTTPRequest) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if case .badIDToken = self {
+            return .json(400, #"{"error":"invalid request","error_description":"Bad ID token"}"#)
+        }
+        var body: String
+        if let version = request.headers["X-Supabase-Api-Version"], version >= "2024-01-01" {
+            headers.add("X-Supabase-Api-Version", "2024-01-01")
+            body = #"{"code":\#(jsonString(code)),"message":\#(jsonString(message))"#
+        } else {
+            body = #"{"code":\#(status),"error_code":\#(jsonString(code)),"msg":\#(jsonString(message))"#
+        }
+        if case .weakPassword(_, let reasons) = self {
+            body += #","weak_password":{"reasons":[\#(reasons.map(jsonString).joined(separator: ","))]}"#
+        }
+        body += "}"
+        headers.add("x-sb-error-code", code)
+        return .json(status, body, headers: headers)
+    }
+}
