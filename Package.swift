@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CSystemLinux", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .target(name: "REST", dependencies: ["HTTP", "Postgres", "JWT"], swiftSettings: swiftSettings),
-        .target(name: "Auth", dependencies: ["HTTP", "Postgres", "JWT"], swiftSettings: swiftSettings),
+        .target(name: "Auth", dependencies: ["HTTP", "Postgres", "JWT", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(
             name: "App",
             dependencies: [

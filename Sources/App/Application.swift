@@ -62,7 +62,7 @@ public final class Application: Sendable {
         if config.auth.appleJWKS != nil {
             authConfig.providers["apple"] = IDTokenProvider(issuers: ["https://appleid.apple.com"], clientIDs: config.auth.appleClientIDs)
         }
-        let auth = AuthService(pool: pool, config: authConfig)
+        let auth = AuthService(pool: pool, config: authConfig, logger: logger)
         let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, logger: logger)
         server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, logger: logger,
                             responder: { router.respond(to: $0) })

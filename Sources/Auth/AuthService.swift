@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Logging
 import JWT
 import Postgres
 import Synchronization
@@ -28,10 +29,12 @@ public final class AuthService: Sendable {
     let pool: Pool
     let config: AuthConfig
     let limiter: RateLimiter
+    let logger: Logger
 
-    public init(pool: Pool, config: AuthConfig) {
+    public init(pool: Pool, config: AuthConfig, logger: Logger = Logger(label: "onboard.auth")) {
         self.pool = pool
         self.config = config
+        self.logger = logger
         self.limiter = RateLimiter(limit: config.rateLimit, window: config.rateLimitWindow)
     }
 
@@ -42,9 +45,9 @@ public final class AuthService: Sendable {
             response = try dispatch(request, route: route)
         } catch let error as AuthError {
             response = error.response(for: request)
-        } catch let error as PostgresError {
-            response = AuthError.unexpected(error.description).response(for: request)
         } catch {
+            // The cause goes to the log once, never to the client.
+            logger.error("auth request failed", metadata: ["request.id": "\(request.id)", "path": "\(request.path)", "error": "\(error)"])
             response = AuthError.unexpected("\(error)").response(for: request)
         }
         if request.headers["X-Supabase-Api-Version"] != nil { response.headers.replace("X-Supabase-Api-Version", "2024-01-01") }
@@ -259,7 +262,7 @@ public final class AuthService: Sendable {
         let state = try pool.withConnection { connection in
             try connection.query("""
                 SELECT EXISTS (SELECT 1 FROM auth.users WHERE id = \(userID)::uuid) AS user_exists,
-                       \(sessionID) IS NULL OR EXISTS (SELECT 1 FROM auth.sessions WHERE id = \(sessionID)::uuid AND user_id = \(userID)::uuid) AS session_exists
+                       \(sessionID)::uuid IS NULL OR EXISTS (SELECT 1 FROM auth.sessions WHERE id = \(sessionID)::uuid AND user_id = \(userID)::uuid) AS session_exists
                 """)
         }
         guard state[0, "user_exists"] == "t" else { throw AuthError.userNotFound }

@@ -286,7 +286,7 @@ public final class HTTPServer: Sendable {
             if logger.logLevel <= .info {
                 logger.info("request", metadata: [
                     "method": "\(work.request.method)", "path": "\(work.request.path)", "status": "\(response.status)",
-                    "bytes": "\(response.body.count)", "ms": "\(Int((monotonicNow() - started) * 1000))", "request.id": "\(work.request.id)",
+                    "bytes": "\(response.body.count)", "ms": "\(Int((monotonicNow() - started) * 1000))", "request.id": "\(response.headers["X-Request-Id"] ?? "")",
                 ])
             }
             write(bytes, to: work.connection, keepAlive: keepAlive)
