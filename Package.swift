@@ -49,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["App", "EmbeddedPostgres", "Migrations", "Postgres", "HTTP"],
+            dependencies: ["App", "EmbeddedPostgres", "Migrations", "Postgres", "HTTP", "JWT", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
 
@@ -58,6 +58,7 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "JWT"], swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

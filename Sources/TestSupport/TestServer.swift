@@ -1,0 +1,58 @@
+import App
+import Foundation
+import HTTP
+import JWT
+import Logging
+
+/// The real application (HTTP server, REST, Auth) on an ephemeral port over a fresh migrated
+/// database, for integration tests.
+public final class TestServer: Sendable {
+    public static let secret = "integration-test-secret-of-at-least-32-chars"
+    public let application: Application
+    public let databaseURL: String
+    public let anonKey: String
+    public let serviceKey: String
+
+    public init(configure: (inout ServerConfig) -> Void = { _ in }) throws {
+        databaseURL = try TestPostgres.makeDatabase()
+        let now = Int(Date().timeIntervalSince1970)
+        anonKey = JWT.signHS256(claims: ["role": "anon", "iss": "supabase", "iat": now, "exp": now + 3600], secret: Array(Self.secret.utf8))
+        serviceKey = JWT.signHS256(claims: ["role": "service_role", "iss": "supabase", "iat": now, "exp": now + 3600], secret: Array(Self.secret.utf8))
+        var config = ServerConfig(keys: KeyConfig(jwtSecret: Self.secret, anonKey: anonKey, serviceRoleKey: serviceKey))
+        config.port = 0
+        config.database = .url(databaseURL)
+        config.migrationsDirectory = TestPostgres.migrationsDirectory
+        config.poolSize = 4
+        config.limits.workerThreads = 8
+        config.auth.bcryptCost = 4
+        config.auth.rateLimit = 10_000
+        configure(&config)
+        var logger = Logger(label: "onboard.test")
+        logger.logLevel = .warning
+        application = try Application.start(config, logger: logger)
+    }
+
+    deinit { application.shutdown() }
+
+    public var port: Int { application.port }
+
+    /// A new client on its own connection.
+    public func client() -> TestHTTPClient { TestHTTPClient(port: port) }
+
+    /// Headers as supabase-py sends them, with `token` as bearer (the anon key by default).
+    public func headers(_ token: String? = nil, _ extra: [(String, String)] = []) -> [(String, String)] {
+        [("apikey", anonKey), ("Authorization", "Bearer \(token ?? anonKey)"), ("Content-Type", "application/json"),
+         ("X-Supabase-Api-Version", "2024-01-01")] + extra
+    }
+
+    /// Signs a new user up; returns (id, access token, refresh token).
+    public func signUp(email: String? = nil, password: String = "Secret-pass-1", data: String = "{}") throws -> (id: String, token: String, refresh: String) {
+        let address = email ?? "user-\(UUID().uuidString.prefix(12).lowercased())@example.com"
+        let response = try client().request("POST", "/auth/v1/signup", headers: headers(), body: #"{"email":"\#(address)","password":"\#(password)","data":\#(data)}"#)
+        guard response.status == 200, let session = response.jsonObject, let token = session["access_token"] as? String,
+              let refresh = session["refresh_token"] as? String, let user = session["user"] as? [String: Any], let id = user["id"] as? String else {
+            throw TestHTTPError.protocolError("sign-up failed: \(response.status) \(response.text)")
+        }
+        return (id, token, refresh)
+    }
+}
