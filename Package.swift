@@ -54,7 +54,8 @@ let package = Package(
         ),
 
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "RESTTests", dependencies: ["REST", "HTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "RESTTests", dependencies: ["REST", "HTTP", "JWT", "Postgres"], swiftSettings: swiftSettings),
+        .testTarget(name: "RESTIntegrationTests", dependencies: ["REST", "Postgres", "JWT", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JWTTests", dependencies: ["JWT"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),

@@ -3,30 +3,43 @@
 -- pre-existing public.children table.
 
 -- ---------------------------------------------------------------- roles
--- Roles are cluster-wide: create them only once (many databases may share a cluster).
+-- Roles are cluster-wide: create them only once (many databases may share a cluster). Two
+-- databases may be migrated at the same moment (the migrator's advisory lock is per database),
+-- so a role or membership that the other run creates meanwhile is not an error: CREATE waits for
+-- the other transaction and then fails with unique_violation, which is caught here.
 DO $$
 BEGIN
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'anon') THEN
+  BEGIN
     CREATE ROLE anon NOLOGIN NOINHERIT;
-  END IF;
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'authenticated') THEN
+  EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+  END;
+  BEGIN
     CREATE ROLE authenticated NOLOGIN NOINHERIT;
-  END IF;
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'service_role') THEN
+  EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+  END;
+  BEGIN
     CREATE ROLE service_role NOLOGIN NOINHERIT BYPASSRLS;
+  EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+  END;
+  IF NOT (SELECT rolbypassrls FROM pg_roles WHERE rolname = 'service_role') THEN
+    -- Made elsewhere without it: the service key must see every row, as on Supabase.
+    ALTER ROLE service_role BYPASSRLS;
   END IF;
   -- The role a server may log in as (PostgREST's "authenticator"): nothing by itself, it
   -- switches to anon/authenticated/service_role per request with SET LOCAL ROLE.
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'authenticator') THEN
+  BEGIN
     CREATE ROLE authenticator LOGIN NOINHERIT;
-  END IF;
-END
-$$;
-GRANT anon, authenticated, service_role TO authenticator;
--- Whatever role runs the migrations (and the server) may switch to the API roles too.
-DO $$
-BEGIN
-  EXECUTE format('GRANT anon, authenticated, service_role TO %I', current_user);
+  EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+  END;
+  -- Whatever role runs the migrations (and the server) may switch to the API roles too.
+  BEGIN
+    GRANT anon, authenticated, service_role TO authenticator;
+  EXCEPTION WHEN unique_violation THEN NULL;
+  END;
+  BEGIN
+    EXECUTE format('GRANT anon, authenticated, service_role TO %I', current_user);
+  EXCEPTION WHEN unique_violation THEN NULL;
+  END;
 END
 $$;
 
@@ -140,19 +153,33 @@ AS $$
   )::text
 $$;
 
+-- Supabase's older helper, still used by some policies.
+CREATE FUNCTION auth.email() RETURNS text
+LANGUAGE sql STABLE
+AS $$
+  SELECT coalesce(
+    nullif(current_setting('request.jwt.claim.email', true), ''),
+    (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'email')
+  )::text
+$$;
+
 -- The API roles may call the helpers but never read or write auth's tables.
 REVOKE ALL ON SCHEMA auth FROM PUBLIC;
 GRANT USAGE ON SCHEMA auth TO anon, authenticated, service_role;
 REVOKE ALL ON ALL TABLES IN SCHEMA auth FROM anon, authenticated;
-GRANT EXECUTE ON FUNCTION auth.jwt(), auth.uid(), auth.role() TO anon, authenticated, service_role;
+GRANT EXECUTE ON FUNCTION auth.jwt(), auth.uid(), auth.role(), auth.email() TO anon, authenticated, service_role;
 GRANT ALL ON ALL TABLES IN SCHEMA auth TO service_role;
 GRANT ALL ON ALL SEQUENCES IN SCHEMA auth TO service_role;
 
 -- ---------------------------------------------------------------- public: Supabase defaults
 -- The API roles may use public; table privileges are granted and RLS decides the rows.
+-- Unlike Supabase's `GRANT ALL`, anon/authenticated get only the four DML privileges: TRUNCATE
+-- ignores row security, and REFERENCES/TRIGGER are of no use to an API role.
 GRANT USAGE ON SCHEMA public TO anon, authenticated, service_role;
-ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES TO anon, authenticated, service_role;
-ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON SEQUENCES TO anon, authenticated, service_role;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO anon, authenticated;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES TO service_role;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO anon, authenticated;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON SEQUENCES TO service_role;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT EXECUTE ON FUNCTIONS TO anon, authenticated, service_role;
 
 CREATE FUNCTION public.update_updated_at_column() RETURNS trigger

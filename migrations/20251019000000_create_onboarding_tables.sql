@@ -1,12 +1,24 @@
--- The Eko seed's onboarding migration (supabase/migrations/20251019000000_create_onboarding_tables.sql),
--- kept as close to the original as is safe. Deviations, each marked "DEVIATION" below:
---   * children gets RLS too (the seed left every child readable and writable by every user);
---   * get_user_with_profile answers only for the caller, whatever p_user_id says, and anon may
---     not call it (the seed's SECURITY DEFINER version returned any user's e-mail to anyone);
---   * SECURITY DEFINER functions pin search_path and schema-qualify every name;
---   * current_child_id must be a child of the same user (composite foreign key);
---   * the owner columns (user_profiles.id, children.user_id) cannot be changed by an UPDATE;
---   * the UPDATE policy of user_profiles gets an explicit WITH CHECK (the seed had one; kept).
+-- The Eko seed's onboarding migration (supabase/migrations/20251019000000_create_onboarding_tables.sql,
+-- seed 000, Phase 1 Step 1.1), kept as close to the original as is safe. Every change is marked
+-- "DEVIATION" where it is made:
+--   1. Names are schema-qualified (public.user_profiles, public.children, ...): the migrator does
+--      not promise a search_path.
+--   2. current_child_id must be a child of the SAME user: instead of `REFERENCES children(id)`,
+--      a composite key (current_child_id, id) -> children (id, user_id) with
+--      ON DELETE SET NULL (current_child_id) (PostgreSQL 15), which needs UNIQUE (id, user_id)
+--      on children. Same constraint name PostgreSQL gives the seed's key.
+--   3. create_user_profile() (SECURITY DEFINER) gets SET search_path = '' and is executable by
+--      nobody directly.
+--   4. RLS on children (the seed had none: every child readable and writable by every user):
+--      select/insert/update/delete all `auth.uid() = user_id`, the update with WITH CHECK.
+--   5. Owner columns (user_profiles.id, children.user_id) cannot be changed by any UPDATE, not
+--      even the service role's (trigger, SQLSTATE 42501).
+--   6. Table privileges are granted explicitly (Supabase's default privileges do it there).
+--   7. get_user_with_profile keeps its signature and output columns but answers only for the
+--      caller (another p_user_id gives no rows), is not executable by PUBLIC or anon, pins
+--      search_path, is STABLE, and casts email to text (auth.users.email is varchar(255) as in
+--      GoTrue; the seed's RETURN QUERY fails there with "structure of query does not match
+--      function result type"). Its COMMENT says "the caller's".
 
 -- ============================================================================
 -- 1. user_profiles
@@ -98,7 +110,8 @@ BEGIN
     RETURN NEW;
 END;
 $$;
-REVOKE ALL ON FUNCTION public.create_user_profile() FROM PUBLIC, anon, authenticated;
+-- A trigger function: nobody calls it directly.
+REVOKE ALL ON FUNCTION public.create_user_profile() FROM PUBLIC, anon, authenticated, service_role;
 
 DROP TRIGGER IF EXISTS on_auth_user_created ON auth.users;
 CREATE TRIGGER on_auth_user_created
@@ -149,6 +162,7 @@ CREATE POLICY "Users can delete own children"
 ON public.children FOR DELETE
 USING (auth.uid() = user_id);
 
+-- DEVIATION: explicit grants (on Supabase, default privileges give these); RLS decides the rows.
 GRANT SELECT, INSERT, UPDATE, DELETE ON public.user_profiles, public.children TO anon, authenticated, service_role;
 
 -- DEVIATION: the owner columns never change. RLS's WITH CHECK already stops a user from moving a
@@ -158,7 +172,7 @@ CREATE FUNCTION public.keep_row_owner() RETURNS trigger
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    -- TG_ARGV[0] names the owner column; compare the rows' values of it as text.
+    -- TG_ARGV[0] names the owner column; compare OLD's and NEW's values of it.
     IF to_jsonb(NEW) -> TG_ARGV[0] IS DISTINCT FROM to_jsonb(OLD) -> TG_ARGV[0] THEN
         RAISE EXCEPTION 'the owner of a row in % cannot be changed', TG_TABLE_NAME
             USING ERRCODE = '42501', HINT = 'Create a new row for the other user instead.';

@@ -33,9 +33,19 @@ CREATE TRIGGER user_profiles_stamp_completed_at
 -- 2. complete_onboarding(): the caller's onboarding, checked and completed atomically
 -- ============================================================================
 
--- Runs as the caller (SECURITY INVOKER), so RLS limits it to the caller's own rows. Errors are
--- SQLSTATE P0001 (PostgREST answers 400) with a message an app can show and the failing rule
--- in DETAIL; nothing changes on error. Calling it again once complete changes nothing.
+-- Runs as the caller (SECURITY INVOKER), so RLS limits it to the caller's own rows; the search
+-- path is pinned anyway and every name is qualified.
+--
+-- Error convention (what a client can show and branch on): a rule that fails raises SQLSTATE
+-- P0001 (PostgREST and our REST layer answer 400 with {"code","message","details","hint"}):
+--   message  a sentence for the user, naming the child;
+--   details  a stable machine code: 'no_children' | 'goals_count' | 'topics_count';
+--   hint     what to do, with the child's id.
+-- No signed-in user: 42501 (401 for anon, 403 otherwise). Nothing changes on error (the
+-- function's work is one statement's transaction). Calling it again once COMPLETE returns the
+-- profile unchanged, whatever the children look like now (a retried request is a success).
+-- The profile row is locked FOR UPDATE and the children FOR SHARE, so a concurrent completion
+-- waits, and the children checked cannot be changed or deleted before this commits.
 CREATE FUNCTION public.complete_onboarding() RETURNS public.user_profiles
 LANGUAGE plpgsql VOLATILE
 SET search_path = ''
@@ -50,26 +60,31 @@ BEGIN
     END IF;
     SELECT * INTO profile FROM public.user_profiles WHERE id = caller FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'no profile for this user' USING ERRCODE = 'P0001';
+        RAISE EXCEPTION 'This account has no profile'
+            USING ERRCODE = 'P0001', DETAIL = 'no_profile',
+                  HINT = 'Run `onboard backfill-profiles` for accounts created before the onboarding migration.';
     END IF;
     IF profile.onboarding_state = 'COMPLETE' THEN
         RETURN profile;
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM public.children WHERE user_id = caller) THEN
+    PERFORM 1 FROM public.children WHERE user_id = caller FOR SHARE;
+    IF NOT FOUND THEN
         RAISE EXCEPTION 'Add at least one child before completing onboarding'
-            USING ERRCODE = 'P0001', DETAIL = 'no_children', HINT = 'Insert a row into children first.';
+            USING ERRCODE = 'P0001', DETAIL = 'no_children', HINT = 'Add a child first.';
     END IF;
     FOR child IN
-        SELECT name, coalesce(cardinality(goals), 0) AS goal_count, coalesce(cardinality(topics), 0) AS topic_count
+        SELECT id, name, coalesce(cardinality(goals), 0) AS goal_count, coalesce(cardinality(topics), 0) AS topic_count
         FROM public.children WHERE user_id = caller ORDER BY created_at, id
     LOOP
         IF child.goal_count NOT BETWEEN 1 AND 3 THEN
-            RAISE EXCEPTION 'Choose 1 to 3 goals for %', child.name
-                USING ERRCODE = 'P0001', DETAIL = format('goals: child %s has %s', child.name, child.goal_count);
+            RAISE EXCEPTION 'Choose 1 to 3 goals for % (% chosen)', child.name, child.goal_count
+                USING ERRCODE = 'P0001', DETAIL = 'goals_count',
+                      HINT = format('Give child %s between 1 and 3 goals.', child.id);
         END IF;
         IF child.topic_count < 3 THEN
-            RAISE EXCEPTION 'Choose at least 3 topics for %', child.name
-                USING ERRCODE = 'P0001', DETAIL = format('topics: child %s has %s', child.name, child.topic_count);
+            RAISE EXCEPTION 'Choose at least 3 topics for % (% chosen)', child.name, child.topic_count
+                USING ERRCODE = 'P0001', DETAIL = 'topics_count',
+                      HINT = format('Give child %s at least 3 topics.', child.id);
         END IF;
     END LOOP;
     UPDATE public.user_profiles
@@ -86,7 +101,9 @@ GRANT EXECUTE ON FUNCTION public.complete_onboarding() TO authenticated, service
 -- 3. delete_account(): the caller deletes their own account and everything they own
 -- ============================================================================
 
--- SECURITY DEFINER because the API roles cannot touch auth.users; it deletes only the caller.
+-- SECURITY DEFINER because the API roles cannot touch auth.users; it deletes only the caller
+-- (auth.uid()), and the foreign keys' ON DELETE CASCADE remove the profile, children, identities,
+-- sessions and refresh tokens. A retry after success deletes nothing and succeeds.
 CREATE FUNCTION public.delete_account() RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = ''
@@ -100,5 +117,6 @@ BEGIN
     DELETE FROM auth.users WHERE id = caller;
 END
 $$;
-REVOKE ALL ON FUNCTION public.delete_account() FROM PUBLIC, anon;
+-- Not for anon, and not for the service role (it has no user of its own; the admin API deletes users).
+REVOKE ALL ON FUNCTION public.delete_account() FROM PUBLIC, anon, service_role;
 GRANT EXECUTE ON FUNCTION public.delete_account() TO authenticated;

@@ -1,47 +1,108 @@
 import Foundation
 
-/// The OpenAPI (Swagger 2.0, as PostgREST serves it) description of what is exposed.
+/// The OpenAPI (Swagger 2.0) description PostgREST serves at the root (its Response/OpenAPI.hs),
+/// built from the schema cache: one path per table (GET/POST/PATCH/DELETE, PUT when it has a
+/// primary key) and per function (POST, and GET unless volatile), one definition per table.
 enum OpenAPI {
     static func document(_ cache: SchemaCache) -> String {
-        var paths: [String: Any] = ["/": ["get": ["summary": "OpenAPI description (this document)", "responses": ["200": ["description": "OK"]]]]]
+        var paths: [String: Any] = [
+            "/": ["get": ["tags": ["Introspection"], "summary": "OpenAPI description (this document)",
+                          "produces": ["application/openapi+json", "application/json"],
+                          "responses": ["200": ["description": "OK"]]]],
+        ]
         var definitions: [String: Any] = [:]
+        var parameters: [String: Any] = commonParameters
         for table in cache.tables.values.sorted(by: { $0.name < $1.name }) {
             var properties: [String: Any] = [:]
+            var filters: [[String: String]] = []
             for column in table.columns {
                 var property: [String: Any] = ["format": column.type, "type": jsonType(column.type)]
-                if column.type.hasSuffix("[]") { property["items"] = ["type": "string"] }
+                if column.type.hasSuffix("[]") { property["items"] = ["type": jsonType(String(column.type.dropLast(2)))] }
+                if let expression = column.defaultExpression { property["default"] = expression }
                 if table.primaryKey.contains(column.name) { property["description"] = "Note:\nThis is a Primary Key.<pk/>" }
                 properties[column.name] = property
+                let key = "rowFilter.\(table.name).\(column.name)"
+                parameters[key] = ["name": column.name, "in": "query", "required": false, "type": "string", "format": column.type]
+                filters.append(["$ref": "#/parameters/\(key)"])
             }
-            definitions[table.name] = ["type": "object", "properties": properties,
-                                       "required": table.columns.filter { !$0.nullable && !$0.hasDefault }.map(\.name)]
-            let ok = ["200": ["description": "OK"]]
-            paths["/\(table.name)"] = [
-                "get": ["tags": [table.name], "responses": ok],
-                "post": ["tags": [table.name], "responses": ["201": ["description": "Created"]]],
-                "patch": ["tags": [table.name], "responses": ["204": ["description": "No Content"]]],
-                "delete": ["tags": [table.name], "responses": ["204": ["description": "No Content"]]],
+            var definition: [String: Any] = ["type": "object", "properties": properties,
+                                             "required": table.columns.filter { !$0.nullable && !$0.hasDefault }.map(\.name)]
+            if let description = table.description { definition["description"] = description }
+            definitions[table.name] = definition
+            let refs = { (names: [String]) in names.map { ["$ref": "#/parameters/\($0)"] } }
+            let body: [String: Any] = ["$ref": "#/parameters/body.\(table.name)"]
+            parameters["body.\(table.name)"] = ["name": table.name, "in": "body", "required": false, "description": table.name,
+                                               "schema": ["$ref": "#/definitions/\(table.name)"]]
+            var operations: [String: Any] = [
+                "get": ["tags": [table.name], "parameters": filters + refs(["select", "order", "range", "rangeUnit", "offset", "limit", "preferCount"]),
+                        "responses": ["200": ["description": "OK", "schema": ["type": "array", "items": ["$ref": "#/definitions/\(table.name)"]]],
+                                      "206": ["description": "Partial Content"]]],
+                "patch": ["tags": [table.name], "parameters": filters + [body] + refs(["preferReturn"]),
+                          "responses": ["204": ["description": "No Content"]]],
+                "delete": ["tags": [table.name], "parameters": filters + refs(["preferReturn"]),
+                           "responses": ["204": ["description": "No Content"]]],
             ]
+            if table.insertable {
+                operations["post"] = ["tags": [table.name], "parameters": [body] + refs(["select", "preferPost"]),
+                                      "responses": ["201": ["description": "Created"]]]
+                if !table.primaryKey.isEmpty {
+                    operations["put"] = ["tags": [table.name], "parameters": filters + [body] + refs(["preferReturn"]),
+                                         "responses": ["200": ["description": "OK"], "201": ["description": "Created"], "204": ["description": "No Content"]]]
+                }
+            }
+            paths["/\(table.name)"] = operations
         }
         for function in cache.functions.values.sorted(by: { $0.name < $1.name }) {
-            let properties = Dictionary(function.arguments.map { ($0.name, ["format": $0.type, "type": jsonType($0.type)] as [String: Any]) }, uniquingKeysWith: { a, _ in a })
-            paths["/rpc/\(function.name)"] = [
-                "post": ["tags": ["(rpc) \(function.name)"], "produces": ["application/json"],
+            var properties: [String: Any] = [:]
+            for argument in function.arguments {
+                var property: [String: Any] = ["format": argument.type, "type": jsonType(argument.type)]
+                if argument.type.hasSuffix("[]") { property["items"] = ["type": jsonType(String(argument.type.dropLast(2)))] }
+                properties[argument.name] = property
+            }
+            let required = function.arguments.filter { !$0.hasDefault }.map(\.name)
+            let ok = ["200": ["description": "OK"]]
+            var operations: [String: Any] = [
+                "post": ["tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
                          "parameters": [["in": "body", "name": "args", "required": true,
-                                         "schema": ["type": "object", "properties": properties,
-                                                    "required": function.arguments.filter { !$0.hasDefault }.map(\.name)]]],
-                         "responses": ["200": ["description": "OK"]]],
+                                         "schema": ["type": "object", "properties": properties, "required": required]],
+                                        ["$ref": "#/parameters/preferParams"]],
+                         "responses": ok],
             ]
+            if function.volatility != .volatile {
+                operations["get"] = ["tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
+                                     "parameters": function.arguments.map { argument -> [String: Any] in
+                                         ["name": argument.name, "in": "query", "required": !argument.hasDefault, "type": jsonType(argument.type), "format": argument.type]
+                                     },
+                                     "responses": ok]
+            }
+            paths["/rpc/\(function.name)"] = operations
         }
         let document: [String: Any] = [
             "swagger": "2.0",
-            "info": ["title": "onboard REST API", "description": "PostgREST-compatible API of the public schema", "version": "1"],
-            "basePath": "/rest/v1", "schemes": ["http"], "consumes": ["application/json"], "produces": ["application/json"],
-            "paths": paths, "definitions": definitions,
+            "info": ["title": "standard public schema", "description": "", "version": "onboard"],
+            "basePath": "/", "schemes": ["http"],
+            "consumes": ["application/json", "application/vnd.pgrst.object+json;nulls=stripped", "application/vnd.pgrst.object+json", "text/csv"],
+            "produces": ["application/json", "application/vnd.pgrst.object+json;nulls=stripped", "application/vnd.pgrst.object+json", "text/csv"],
+            "paths": paths, "definitions": definitions, "parameters": parameters,
         ]
-        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
+
+    /// PostgREST's shared query and header parameters.
+    static var commonParameters: [String: Any] { [
+        "select": ["name": "select", "in": "query", "required": false, "type": "string", "description": "Filtering Columns"],
+        "order": ["name": "order", "in": "query", "required": false, "type": "string", "description": "Ordering"],
+        "range": ["name": "Range", "in": "header", "required": false, "type": "string", "description": "Limiting and Pagination"],
+        "rangeUnit": ["name": "Range-Unit", "in": "header", "required": false, "type": "string", "default": "items", "description": "Limiting and Pagination"],
+        "offset": ["name": "offset", "in": "query", "required": false, "type": "string", "description": "Limiting and Pagination"],
+        "limit": ["name": "limit", "in": "query", "required": false, "type": "string", "description": "Limiting and Pagination"],
+        "preferCount": ["name": "Prefer", "in": "header", "required": false, "type": "string", "enum": ["count=none"], "description": "Preference"],
+        "preferReturn": ["name": "Prefer", "in": "header", "required": false, "type": "string", "enum": ["return=representation", "return=minimal", "return=none"], "description": "Preference"],
+        "preferPost": ["name": "Prefer", "in": "header", "required": false, "type": "string",
+                       "enum": ["return=representation", "return=minimal", "return=none", "resolution=ignore-duplicates", "resolution=merge-duplicates"], "description": "Preference"],
+        "preferParams": ["name": "Prefer", "in": "header", "required": false, "type": "string", "enum": ["params=single-object"], "description": "Preference"],
+    ] }
 
     static func jsonType(_ type: String) -> String {
         if type.hasSuffix("[]") { return "array" }

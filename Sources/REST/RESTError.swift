@@ -2,31 +2,54 @@ import HTTP
 import JWT
 import Postgres
 
-/// Every way a REST request fails, rendered in one place as PostgREST renders it:
-/// `{"code","details","hint","message"}` with the status from PostgREST's tables (Error.hs).
+/// Every way a REST request fails, rendered in one place as PostgREST renders it
+/// (`src/PostgREST/Error.hs`): body `{"code","details","hint","message"}` (all four keys, `code`
+/// a string), the status from PostgREST's tables, and `Proxy-Status: PostgREST; error=CODE`.
 public enum RESTError: Error, HTTPResponseError, Equatable {
+    public enum RangeProblem: Sendable, Equatable {
+        case lowerGreaterThanUpper
+        case outOfBounds(offset: Int, total: Int)
+    }
+
+    // PGRST1xx: the request.
     /// PGRST100: the query string doesn't parse.
     case parse(message: String, details: String?)
+    /// PGRST101: a method RPC doesn't take.
+    case invalidRPCMethod(String)
     /// PGRST102: the body isn't valid JSON (or the wrong shape).
     case invalidBody(String)
-    /// PGRST106 / 406: a schema other than public was asked for.
+    /// PGRST103: a range that can't be satisfied.
+    case invalidRange(RangeProblem)
+    /// PGRST105: PUT filters must be exactly the primary key with `eq`.
+    case invalidFilters
+    /// PGRST106: a schema other than `public`.
     case invalidSchema(String)
-    /// PGRST107 / 415-ish: Accept can't be satisfied (406).
+    /// PGRST107: `Accept` can't be satisfied.
     case notAcceptable(String)
+    /// PGRST114
+    case putLimitNotAllowed
+    /// PGRST115
+    case putMatchingPK
     /// PGRST116: the object Accept with 0 or several rows.
     case singularity(rows: Int)
-    /// PGRST202: no such function.
-    case unknownFunction(String)
+    /// PGRST117
+    case unsupportedMethod(String)
+    /// PGRST122: unknown preferences with `handling=strict`.
+    case invalidPreferences([String])
+    /// PGRST124: `Prefer: max-affected` exceeded with `handling=strict`.
+    case tooManyAffected(Int)
+    /// PGRST125
+    case invalidResourcePath
+    // PGRST2xx: the schema cache.
+    /// PGRST202: no such function (or not with these arguments).
+    case unknownFunction(name: String, arguments: [String], hint: String?)
     /// PGRST204: a body column the table lacks.
     case unknownBodyColumn(column: String, table: String)
     /// PGRST205: no such table.
-    case unknownTable(String)
+    case unknownTable(String, hint: String?)
     /// 42703: a column in select/filter/order the table lacks.
     case unknownColumn(column: String, table: String)
-    /// PGRST124: `Prefer: max-affected` exceeded with `handling=strict`.
-    case tooManyAffected(Int, max: Int)
-    /// PGRST103: a range that can't be satisfied.
-    case invalidRange(String)
+    // Credentials (PGRST3xx, and Supabase's gateway).
     /// The gateway's answer without an apikey.
     case noAPIKey
     case invalidAPIKey
@@ -34,14 +57,17 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case jwt(JWTError)
     /// 42501 raised by the ownership middleware before any SQL runs.
     case ownership(table: String, authenticated: Bool)
-    /// A PostgreSQL error, mapped by SQLSTATE.
+    /// A PostgreSQL error, mapped by SQLSTATE (`authenticated`: the role isn't anon).
     case database(PostgresError, authenticated: Bool)
 
-    var status: Int {
+    public var status: Int {
         switch self {
-        case .parse, .invalidBody, .unknownBodyColumn, .unknownColumn, .tooManyAffected: return 400
+        case .parse, .invalidBody, .unknownBodyColumn, .unknownColumn, .tooManyAffected, .invalidPreferences,
+             .putLimitNotAllowed, .putMatchingPK:
+            return 400
+        case .invalidRPCMethod, .invalidFilters, .unsupportedMethod: return 405
         case .invalidSchema, .notAcceptable, .singularity: return 406
-        case .unknownFunction, .unknownTable: return 404
+        case .unknownFunction, .unknownTable, .invalidResourcePath: return 404
         case .invalidRange: return 416
         case .noAPIKey, .invalidAPIKey, .jwt: return 401
         case .ownership(_, let authenticated): return authenticated ? 403 : 401
@@ -49,69 +75,128 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         }
     }
 
-    /// PostgREST's SQLSTATE → HTTP status table (src/PostgREST/Error.hs), in its order.
-    static func status(for error: PostgresError, authenticated: Bool) -> Int {
-        guard let code = error.sqlState else { return 503 }  // no server answer: connection trouble
-        let klass = code.prefix(2)
-        if klass == "PT", let status = Int(code.dropFirst(2)), (100...599).contains(status) { return status }
+    /// PostgREST's SQLSTATE → HTTP status table (Error.hs `mapSQLtoHTTP`), in its order. This is
+    /// the only such table in the code base.
+    public static func status(for error: PostgresError, authenticated: Bool) -> Int {
+        guard error.kind == .server, let code = error.sqlState else {
+            // No server answer: connection trouble or a pool timeout.
+            return error.sqlState == "08000" ? 504 : 503
+        }
+        let chars = Array(code)
+        guard chars.count == 5 else { return 500 }
+        let klass = String(chars[0...1])
         switch code {
         case "23503", "23505": return 409
         case "25006": return 405
+        case "21000": return 500
+        case "22023": return error.message.hasPrefix("role") && error.message.hasSuffix("does not exist") ? 401 : 400
         case "53400": return 500
         case "57P01": return 503
         case "P0001": return 400
-        case "42883", "42P01": return 404
+        case "42883": return 404
+        case "42P01": return 404
         case "42P17": return 500
         case "42501": return authenticated ? 403 : 401
         default: break
         }
         switch klass {
-        case "08", "53": return 503
-        case "0L", "0P", "28": return 403
-        case "09", "25", "2D", "38", "39", "3B", "40", "54", "55", "57", "58", "F0", "HV", "P0", "XX": return 500
+        case "08": return 503
+        case "09": return 500
+        case "0L", "0P": return 403
+        case "25": return 500
+        case "28": return 403
+        case "2D", "38", "39", "3B", "40": return 500
+        case "53": return 503
+        case "54", "55", "57", "58", "F0", "HV", "P0", "XX": return 500
+        case "PT":
+            if let status = Int(String(chars[2...4])), (100...599).contains(status) { return status }
+            return 500
         default: return 400
         }
     }
 
-    var body: (code: String?, message: String, details: String?, hint: String?) {
+    /// The four body fields.
+    public var fields: (code: String?, message: String, details: String?, hint: String?) {
         switch self {
         case .parse(let message, let details): return ("PGRST100", message, details, nil)
+        case .invalidRPCMethod(let method): return ("PGRST101", "Cannot use the \(method) method on RPC", nil, nil)
         case .invalidBody(let message): return ("PGRST102", message, nil, nil)
+        case .invalidRange(let problem):
+            switch problem {
+            case .lowerGreaterThanUpper:
+                return ("PGRST103", "Requested range not satisfiable", "The lower boundary must be lower than or equal to the upper boundary in the Range header.", nil)
+            case .outOfBounds(let offset, let total):
+                return ("PGRST103", "Requested range not satisfiable", "An offset of \(offset) was requested, but there are only \(total) rows.", nil)
+            }
+        case .invalidFilters: return ("PGRST105", "Filters must include all and only primary key columns with 'eq' operators", nil, nil)
         case .invalidSchema(let schema): return ("PGRST106", "Invalid schema: \(schema)", nil, "Only the following schemas are exposed: public")
         case .notAcceptable(let accept): return ("PGRST107", "None of these media types are available: \(accept)", nil, nil)
+        case .putLimitNotAllowed: return ("PGRST114", "limit/offset querystring parameters are not allowed for PUT", nil, nil)
+        case .putMatchingPK: return ("PGRST115", "Payload values do not match URL in primary key column(s)", nil, nil)
         case .singularity(let rows):
             return ("PGRST116", "Cannot coerce the result to a single JSON object", "The result contains \(rows) rows", nil)
-        case .unknownFunction(let name):
-            return ("PGRST202", "Could not find the function public.\(name) in the schema cache", nil, nil)
+        case .unsupportedMethod(let method): return ("PGRST117", "Unsupported HTTP method: \(method)", nil, nil)
+        case .invalidPreferences(let prefs):
+            return ("PGRST122", "Invalid preferences given with handling=strict", "Invalid preferences: \(prefs.joined(separator: ", "))", nil)
+        case .tooManyAffected(let count):
+            return ("PGRST124", "Query result exceeds max-affected preference constraint", "The query affects \(count) rows", nil)
+        case .invalidResourcePath: return ("PGRST125", "Invalid path specified in request URL", nil, nil)
+        case .unknownFunction(let name, let arguments, let hint):
+            let parameters = arguments.isEmpty ? " without parameters" : "(\(arguments.joined(separator: ", ")))"
+            let searched = arguments.isEmpty
+                ? " without parameters"
+                : " with parameter\(arguments.count > 1 ? "s" : "") \(arguments.joined(separator: ", "))"
+            return ("PGRST202", "Could not find the function public.\(name)\(parameters) in the schema cache",
+                    "Searched for the function public.\(name)\(searched) or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
+                    hint.map { "Perhaps you meant to call the function public.\($0)" })
         case .unknownBodyColumn(let column, let table):
             return ("PGRST204", "Could not find the '\(column)' column of '\(table)' in the schema cache", nil, nil)
-        case .unknownTable(let table):
-            return ("PGRST205", "Could not find the table 'public.\(table)' in the schema cache", nil, nil)
+        case .unknownTable(let table, let hint):
+            return ("PGRST205", "Could not find the table 'public.\(table)' in the schema cache", nil,
+                    hint.map { "Perhaps you meant the table 'public.\($0)'" })
         case .unknownColumn(let column, let table): return ("42703", "column \(table).\(column) does not exist", nil, nil)
-        case .tooManyAffected(let count, let max):
-            return ("PGRST124", "Query result exceeds max-affected preference constraint", "The query affects \(count) rows", "max-affected is \(max)")
-        case .invalidRange(let message): return ("PGRST103", "Requested range not satisfiable", message, nil)
         case .noAPIKey: return (nil, "No API key found in request", nil, "No `apikey` request header or url param was found.")
         case .invalidAPIKey: return (nil, "Invalid API key", nil, "Double check your Supabase `anon` or `service_role` API key.")
         case .jwt(let error): return (error == .expired ? "PGRST303" : "PGRST301", error.message, nil, nil)
         case .ownership(let table, _):
             return ("42501", "new row violates row-level security policy for table \"\(table)\"", nil, nil)
         case .database(let error, _):
-            if error.sqlState == nil { return ("PGRST000", "Database client error. Retrying the connection.", error.message, nil) }
-            return (error.sqlState, error.message, error.detail, error.hint)
+            guard error.kind == .server, let state = error.sqlState else {
+                if error.sqlState == "08000" { return ("PGRST003", "Timed out acquiring connection from connection pool.", nil, nil) }
+                return ("PGRST000", "Database client error. Retrying the connection.", error.message, nil)
+            }
+            return (state, error.message, error.detail, error.hint)
         }
     }
 
-    public func response(for request: HTTPRequest) -> HTTPResponse {
-        let (code, message, details, hint) = body
-        func field(_ value: String?) -> String { value.map(jsonString) ?? "null" }
-        let json = #"{"code":\#(field(code)),"details":\#(field(details)),"hint":\#(field(hint)),"message":\#(jsonString(message))}"#
+    /// The JSON body: always the four keys, nulls allowed, `code` a string.
+    public var body: String {
+        let (code, message, details, hint) = fields
+        func field(_ value: String?) -> String { value.map(jsonEscaped) ?? "null" }
+        return #"{"code":\#(field(code)),"details":\#(field(details)),"hint":\#(field(hint)),"message":\#(jsonEscaped(message))}"#
+    }
+
+    public var headers: HTTPHeaders {
         var headers = HTTPHeaders()
-        if let code { headers.add("Proxy-Status", "PostgREST; error=\(code)") }
-        if case .jwt(let error) = self {
-            let description = error == .expired ? "JWT expired" : error.message
-            headers.add("WWW-Authenticate", #"Bearer error="invalid_token", error_description="\#(description)""#)
+        headers.add("Content-Type", "application/json; charset=utf-8")
+        if let code = fields.code { headers.add("Proxy-Status", "PostgREST; error=\(code)") }
+        switch self {
+        case .jwt(let error):
+            headers.add("WWW-Authenticate", #"Bearer error="invalid_token", error_description="\#(error == .expired ? "JWT expired" : error.message)""#)
+        case .noAPIKey, .invalidAPIKey:
+            break
+        default:
+            if status == 401 { headers.add("WWW-Authenticate", "Bearer") }
         }
-        return .json(status, json, headers: headers)
+        return headers
+    }
+
+    public func response(for request: HTTPRequest) -> HTTPResponse {
+        // HEAD answers carry no body; the client reads the code from Proxy-Status.
+        HTTPResponse(status: status, headers: headers, body: request.method == "HEAD" ? [] : Array(body.utf8))
+    }
+
+    public static func == (lhs: RESTError, rhs: RESTError) -> Bool {
+        lhs.status == rhs.status && lhs.body == rhs.body
     }
 }

@@ -1,17 +1,25 @@
-import Foundation
 import Postgres
 import Synchronization
 
-/// What PostgREST calls the schema cache: the exposed tables, their columns and the functions,
-/// read from the catalog at start-up and again on `NOTIFY pgrst, 'reload schema'`. Every
-/// identifier that reaches SQL comes from here.
+/// What PostgREST calls the schema cache: the exposed tables, their columns and the functions of
+/// the `public` schema, read from the catalog at start-up and again on `NOTIFY pgrst, 'reload
+/// schema'`. Every identifier that reaches SQL comes from here.
 public struct SchemaCache: Sendable {
     public struct Column: Sendable, Equatable {
         public let name: String
         /// `format_type` of the column, e.g. `uuid`, `text[]`, `timestamp with time zone`.
         public let type: String
         public let nullable: Bool
-        public let hasDefault: Bool
+        /// The default expression from the catalog (`pg_get_expr`), for `Prefer: missing=default`.
+        public let defaultExpression: String?
+        public var hasDefault: Bool { defaultExpression != nil }
+
+        public init(name: String, type: String, nullable: Bool = true, defaultExpression: String? = nil) {
+            self.name = name
+            self.type = type
+            self.nullable = nullable
+            self.defaultExpression = defaultExpression
+        }
     }
 
     public struct Table: Sendable {
@@ -19,24 +27,71 @@ public struct SchemaCache: Sendable {
         public let columns: [Column]
         public let primaryKey: [String]
         public let insertable: Bool
+        public let description: String?
+        private let index: [String: Int]
+        /// Quoted identifiers, computed once (quoting on every request was a fifth of the CPU).
+        let quotedName: String
+        let quotedColumns: [String: String]
+        /// `"t"."a", "t"."b", …` and `pgrst_source."a", …`: the `*` select lists.
+        let starSelect: String
+        let starReturned: String
 
-        public func column(_ name: String) -> Column? { columns.first { $0.name == name } }
+        public init(name: String, columns: [Column], primaryKey: [String], insertable: Bool = true, description: String? = nil) {
+            self.name = name
+            self.columns = columns
+            self.primaryKey = primaryKey
+            self.insertable = insertable
+            self.description = description
+            var index: [String: Int] = [:]
+            for (position, column) in columns.enumerated() where index[column.name] == nil { index[column.name] = position }
+            self.index = index
+            let quotedName = quoteIdentifier(name)
+            var quoted: [String: String] = [:]
+            for column in columns { quoted[column.name] = quoteIdentifier(column.name) }
+            self.quotedName = quotedName
+            self.quotedColumns = quoted
+            starSelect = columns.map { quotedName + "." + quoted[$0.name]! }.joined(separator: ", ")
+            starReturned = columns.map { "pgrst_source." + quoted[$0.name]! }.joined(separator: ", ")
+        }
+
+        public func column(_ name: String) -> Column? { index[name].map { columns[$0] } }
     }
 
     public struct Function: Sendable {
-        public struct Argument: Sendable {
+        public struct Argument: Sendable, Equatable {
             public let name: String
             public let type: String
             public let hasDefault: Bool
+            public init(name: String, type: String, hasDefault: Bool = false) {
+                self.name = name
+                self.type = type
+                self.hasDefault = hasDefault
+            }
         }
+        public enum Volatility: String, Sendable { case immutable = "i", stable = "s", volatile = "v" }
+
         public let name: String
+        /// The input arguments (IN, INOUT, VARIADIC), in order.
         public let arguments: [Argument]
         public let returnType: String
         public let returnsSet: Bool
-        /// Returns a row type (a table's or `RETURNS TABLE`), so results are objects.
+        /// Returns rows (a table's type, `RETURNS TABLE`, OUT parameters): results are objects.
         public let returnsComposite: Bool
         public let returnsVoid: Bool
-        public let volatile: Bool
+        public let volatility: Volatility
+
+        public init(name: String, arguments: [Argument], returnType: String, returnsSet: Bool, returnsComposite: Bool,
+                    returnsVoid: Bool = false, volatility: Volatility = .volatile) {
+            self.name = name
+            self.arguments = arguments
+            self.returnType = returnType
+            self.returnsSet = returnsSet
+            self.returnsComposite = returnsComposite
+            self.returnsVoid = returnsVoid
+            self.volatility = volatility
+        }
+
+        public func argument(_ name: String) -> Argument? { arguments.first { $0.name == name } }
     }
 
     public let tables: [String: Table]
@@ -47,63 +102,128 @@ public struct SchemaCache: Sendable {
         self.functions = Dictionary(functions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Reads the `public` schema's tables, views and functions.
+    /// The closest exposed table name, for PGRST205's hint (PostgREST uses a fuzzy set).
+    public func closestTable(to name: String) -> String? {
+        closest(name, among: Array(tables.keys))
+    }
+
+    public func closestFunction(to name: String) -> String? {
+        closest(name, among: Array(functions.keys))
+    }
+
+    private func closest(_ name: String, among candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, editDistance($0.lowercased(), name.lowercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }) else { return nil }
+        // Only a plausible typo: at most a third of the longer name differs.
+        return best.1 <= max(2, max(best.0.count, name.count) / 3) ? best.0 : nil
+    }
+
+    // MARK: loading
+
+    /// The catalog query for columns of the public schema's tables and views.
+    static let columnsQuery: SQL = """
+        SELECT c.relname AS table_name, a.attname AS column_name,
+               format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable,
+               pg_get_expr(d.adbin, d.adrelid) AS default_expression, c.relkind::text AS kind,
+               coalesce(a.attnum = ANY (i.indkey), false) AS in_pk,
+               obj_description(c.oid, 'pg_class') AS description
+        FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+        LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+        LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+        ORDER BY c.relname, a.attnum
+        """
+
+    /// The catalog query for the public schema's callable functions (no triggers, no extensions').
+    static let functionsQuery: SQL = """
+        SELECT p.proname AS name, p.proretset AS returns_set, p.provolatile::text AS volatility,
+               format_type(p.prorettype, NULL) AS return_type,
+               (t.typtype = 'c' OR coalesce(p.proargmodes::text[] && ARRAY['t', 'o', 'b'], false)) AS returns_composite,
+               p.prorettype = 'void'::regtype AS returns_void, p.pronargdefaults AS default_count,
+               coalesce((
+                 SELECT json_agg(json_build_array(coalesce(a.name, ''), format_type(a.type, NULL)) ORDER BY a.ord)
+                 FROM unnest(coalesce(p.proallargtypes, p.proargtypes::oid[]),
+                             coalesce(p.proargmodes, array_fill('i'::"char", ARRAY[cardinality(coalesce(p.proallargtypes, p.proargtypes::oid[]))])),
+                             coalesce(p.proargnames, array_fill(''::text, ARRAY[cardinality(coalesce(p.proallargtypes, p.proargtypes::oid[]))])))
+                      WITH ORDINALITY AS a(type, mode, name, ord)
+                 WHERE a.mode IN ('i', 'b', 'v')
+               ), '[]')::text AS arguments
+        FROM pg_proc p
+        JOIN pg_namespace n ON n.oid = p.pronamespace
+        JOIN pg_type t ON t.oid = p.prorettype
+        WHERE n.nspname = 'public' AND p.prokind = 'f'
+          AND p.prorettype <> 'trigger'::regtype
+          AND NOT EXISTS (SELECT 1 FROM pg_depend dep WHERE dep.objid = p.oid AND dep.deptype = 'e')
+        ORDER BY p.proname, p.pronargs
+        """
+
+    /// Reads the `public` schema's tables, views and functions through `connection`.
     public static func load(_ connection: Connection) throws -> SchemaCache {
-        let columns = try connection.query("""
-            SELECT c.relname AS table_name, a.attname AS column_name,
-                   format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable,
-                   a.atthasdef AS has_default, c.relkind::text AS kind,
-                   coalesce(a.attnum = ANY (i.indkey), false) AS in_pk
-            FROM pg_class c
-            JOIN pg_namespace n ON n.oid = c.relnamespace
-            JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-            LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
-            WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
-            ORDER BY c.relname, a.attnum
-            """)
-        var tables: [String: (columns: [Column], pk: [String], kind: String)] = [:]
-        for row in 0..<columns.count {
-            let table = columns[row, "table_name"]!
-            let column = Column(name: columns[row, "column_name"]!, type: columns[row, "type"]!,
-                                nullable: columns[row, "nullable"] == "t", hasDefault: columns[row, "has_default"] == "t")
-            tables[table, default: ([], [], columns[row, "kind"]!)].columns.append(column)
-            if columns[row, "in_pk"] == "t" { tables[table]!.pk.append(column.name) }
-        }
-        let functions = try connection.query("""
-            SELECT p.proname AS name, p.proretset AS returns_set, p.provolatile::text AS volatility,
-                   format_type(p.prorettype, NULL) AS return_type,
-                   (t.typtype = 'c' OR p.proargmodes::text[] && ARRAY['t', 'o']) AS returns_composite,
-                   p.prorettype = 'void'::regtype AS returns_void, p.pronargdefaults AS default_count,
-                   coalesce(array_to_json(p.proargnames[1:p.pronargs]), '[]')::text AS arg_names,
-                   coalesce((SELECT json_agg(format_type(x, NULL) ORDER BY o) FROM unnest(p.proargtypes) WITH ORDINALITY AS u(x, o)), '[]')::text AS arg_types
-            FROM pg_proc p
-            JOIN pg_namespace n ON n.oid = p.pronamespace
-            JOIN pg_type t ON t.oid = p.prorettype
-            WHERE n.nspname = 'public' AND p.prokind = 'f'
-              AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
-              AND p.prorettype <> 'trigger'::regtype
-            ORDER BY p.proname, p.pronargs
-            """)
-        var parsedFunctions: [Function] = []
-        for row in 0..<functions.count {
-            let names = (try? JSONSerialization.jsonObject(with: Data(functions[row, "arg_names"]!.utf8))) as? [String] ?? []
-            let types = (try? JSONSerialization.jsonObject(with: Data(functions[row, "arg_types"]!.utf8))) as? [String] ?? []
-            let defaults = Int(functions[row, "default_count"] ?? "0") ?? 0
-            let arguments = types.enumerated().map { index, type in
-                Function.Argument(name: index < names.count ? names[index] : "", type: type, hasDefault: index >= types.count - defaults)
+        let columns = try connection.query(columnsQuery)
+        let functions = try connection.query(functionsQuery)
+        return build(columns: columns.rows, functions: functions.rows)
+    }
+
+    /// Builds the cache from the two catalog queries' rows (column name → text value).
+    static func build(columns: [[String: String?]], functions: [[String: String?]]) -> SchemaCache {
+        struct Pending { var columns: [Column] = []; var pk: [String] = []; var kind = "r"; var description: String? }
+        var order: [String] = []
+        var pending: [String: Pending] = [:]
+        for row in columns {
+            guard let table = row["table_name"] ?? nil, let name = row["column_name"] ?? nil, let type = row["type"] ?? nil else { continue }
+            if pending[table] == nil {
+                order.append(table)
+                pending[table] = Pending(kind: (row["kind"] ?? nil) ?? "r", description: row["description"] ?? nil)
             }
-            parsedFunctions.append(Function(
-                name: functions[row, "name"]!, arguments: arguments, returnType: functions[row, "return_type"]!,
-                returnsSet: functions[row, "returns_set"] == "t", returnsComposite: functions[row, "returns_composite"] == "t",
-                returnsVoid: functions[row, "returns_void"] == "t", volatile: functions[row, "volatility"] == "v"))
+            pending[table]!.columns.append(Column(name: name, type: type, nullable: (row["nullable"] ?? nil) == "t",
+                                                  defaultExpression: row["default_expression"] ?? nil))
+            if (row["in_pk"] ?? nil) == "t" { pending[table]!.pk.append(name) }
         }
-        return SchemaCache(
-            tables: tables.map { Table(name: $0.key, columns: $0.value.columns, primaryKey: $0.value.pk, insertable: $0.value.kind != "m") },
-            functions: parsedFunctions)
+        let tables = order.map { name in
+            let p = pending[name]!
+            return Table(name: name, columns: p.columns, primaryKey: p.pk, insertable: p.kind != "m", description: p.description)
+        }
+        var parsed: [Function] = []
+        for row in functions {
+            guard let name = row["name"] ?? nil else { continue }
+            var arguments: [Function.Argument] = []
+            if let text = row["arguments"] ?? nil, case .array(let items)? = JSONValue.parse(Array(text.utf8)) {
+                let defaults = Int((row["default_count"] ?? nil) ?? "0") ?? 0
+                for (position, item) in items.enumerated() {
+                    guard case .array(let pair) = item, pair.count == 2, case .string(let argName) = pair[0], case .string(let type) = pair[1] else { continue }
+                    arguments.append(Function.Argument(name: argName, type: type, hasDefault: position >= items.count - defaults))
+                }
+            }
+            parsed.append(Function(
+                name: name, arguments: arguments, returnType: (row["return_type"] ?? nil) ?? "void",
+                returnsSet: (row["returns_set"] ?? nil) == "t", returnsComposite: (row["returns_composite"] ?? nil) == "t",
+                returnsVoid: (row["returns_void"] ?? nil) == "t",
+                volatility: Function.Volatility(rawValue: (row["volatility"] ?? nil) ?? "v") ?? .volatile))
+        }
+        return SchemaCache(tables: tables, functions: parsed)
     }
 }
 
-/// The current schema cache, swapped whole on reload.
+/// Levenshtein distance (small strings: table and function names).
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}
+
+/// The current schema cache, swapped whole on reload (readers take a snapshot under the lock).
 public final class SchemaCacheStore: Sendable {
     private let current: Mutex<SchemaCache>
 
@@ -115,5 +235,10 @@ public final class SchemaCacheStore: Sendable {
 
     public func replace(_ cache: SchemaCache) {
         current.withLock { $0 = cache }
+    }
+
+    /// Reloads from the catalog (what `NOTIFY pgrst, 'reload schema'` triggers).
+    public func reload(using connection: Connection) throws {
+        replace(try SchemaCache.load(connection))
     }
 }

@@ -1,0 +1,646 @@
+import JWT
+import Postgres
+
+/// A request checked against the schema cache and turned into SQL (PostgREST's `Plan` and
+/// `Query` stages). Pure: the executor runs `statement`, the renderer reads its one result row
+/// (`total`, `page_total`, `body`, `inserted`), and Swift never decodes the rows themselves.
+struct ActionPlan: Sendable {
+    enum Kind: Sendable, Equatable {
+        case read
+        case insert(upsert: Bool)
+        case update
+        case delete
+        case singleUpsert
+        case call(returnsVoid: Bool)
+        case describe
+    }
+
+    var kind: Kind
+    var request: ApiRequest
+    /// The main statement; nil when nothing has to run (OpenAPI).
+    var statement: SQL?
+    /// GET/HEAD: the transaction is made read-only.
+    var readOnly: Bool
+    /// The result decides whether to commit (object Accept on a write, max-affected strict):
+    /// the statement runs inside BEGIN, and COMMIT or ROLLBACK follows.
+    var mustDecide: Bool
+    /// `Prefer: tx=rollback`.
+    var rollback: Bool
+    /// The table or function name, for messages.
+    var resource: String
+    /// Whether an insert had a conflict target (for `Preference-Applied: resolution=…`).
+    var hasConflictTarget = false
+}
+
+struct Planner {
+    let cache: SchemaCache
+    let policy: OwnershipPolicy
+    let ownershipEnabled: Bool
+
+    func plan(_ request: ApiRequest, caller: Caller) throws(RESTError) -> ActionPlan {
+        switch request.target {
+        case .root:
+            return ActionPlan(kind: .describe, request: request, statement: nil, readOnly: true, mustDecide: false, rollback: false, resource: "")
+        case .function(let name):
+            guard let function = cache.functions[name] else {
+                throw .unknownFunction(name: name, arguments: argumentNames(request), hint: cache.closestFunction(to: name))
+            }
+            return try planCall(function, request)
+        case .table(let name):
+            guard let table = cache.tables[name] else { throw .unknownTable(name, hint: cache.closestTable(to: name)) }
+            let decision = try Ownership.decide(request, table: name, policy: policy, enabled: ownershipEnabled, caller: caller)
+            return try planTable(table, request, ownership: decision)
+        }
+    }
+
+    private func argumentNames(_ request: ApiRequest) -> [String] {
+        if let payload = request.payload { return payload.keys }
+        return request.functionArguments.map(\.name)
+    }
+
+    // MARK: tables
+
+    func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision) throws(RESTError) -> ActionPlan {
+        let builder = QueryBuilder(table: table)
+        var conditions = request.conditions
+        var owner: (column: String, user: String)? = nil
+        var denyAll = false
+        switch ownership {
+        case .unrestricted: break
+        case .nothing: denyAll = true
+        case .owner(let column, let user):
+            owner = (column, user)
+            // Skip the duplicate when the client already filters on exactly its own id.
+            if !conditions.contains(where: { Self.isSameOwnerFilter($0, column: column, user: user) }) {
+                conditions.append(.filter(Filter(column: column, op: .eq, operand: .value(user))))
+            }
+        }
+        // Validate every name before any SQL is written.
+        try builder.validate(conditions)
+        for term in request.order where table.column(term.column) == nil { throw .unknownColumn(column: term.column, table: table.name) }
+        for item in request.select where item.column != "*" && table.column(item.column) == nil {
+            throw .unknownColumn(column: item.column, table: table.name)
+        }
+        let media = request.media
+        let mutation = !request.isRead
+        var plan = ActionPlan(kind: .read, request: request, statement: nil, readOnly: !mutation,
+                              mustDecide: mutation && (request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict)),
+                              rollback: request.preferences.transaction == .rollback, resource: table.name)
+        // The statement is written front to back with binds numbered as they come: no fragment
+        // is renumbered or copied (this stage was most of REST's CPU per request).
+        var sql = SQLBuilder()
+        sql.raw("WITH pgrst_source AS (")
+        switch request.action {
+        case .read:
+            sql.raw("SELECT ")
+            builder.writeSelectList(request.select, qualifier: nil, into: &sql)
+            sql.raw(" FROM ")
+            builder.writeQualified(into: &sql)
+            builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+            builder.writeOrder(request.order, into: &sql)
+            if let limit = request.limit { sql.raw(" LIMIT "); sql.bind(String(limit)) }
+            if request.offset > 0 { sql.raw(" OFFSET "); sql.bind(String(request.offset)) }
+            sql.raw(") ")
+            Self.writeAggregate(media: media, into: &sql, total: { sql in
+                if request.preferences.wantsCount {
+                    sql.raw("(SELECT pg_catalog.count(*) FROM ")
+                    builder.writeQualified(into: &sql)
+                    builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+                    sql.raw(")")
+                } else {
+                    sql.raw("NULL::bigint")
+                }
+            }, inserted: nil, from: { $0.raw("pgrst_source") })
+
+        case .insert, .singleUpsert:
+            guard table.insertable else { throw .unsupportedMethod("POST") }
+            guard let payload = request.payload else { throw .invalidBody("Empty or invalid json") }
+            // Sorted: the statement text (and its prepared statement) must not depend on key order.
+            let keys = (request.columns ?? payload.keys).sorted()
+            for key in keys where table.column(key) == nil {
+                throw .unknownBodyColumn(column: key, table: table.name)
+            }
+            let isPut = request.action == .singleUpsert
+            var conflict: [String]? = nil
+            if isPut {
+                try checkPut(table, request, payload: payload)
+                conflict = table.primaryKey
+            } else if request.preferences.resolution != nil {
+                conflict = request.onConflict ?? table.primaryKey
+            }
+            if let conflict {
+                for key in conflict where table.column(key) == nil { throw .unknownColumn(column: key, table: table.name) }
+            }
+            let merge = isPut || request.preferences.resolution == .mergeDuplicates
+            let upsert = conflict.map { !$0.isEmpty } ?? false
+            plan.kind = isPut ? .singleUpsert : .insert(upsert: upsert && merge)
+            plan.hasConflictTarget = !(request.onConflict ?? table.primaryKey).isEmpty
+            sql.raw("INSERT INTO ")
+            builder.writeQualified(into: &sql)
+            if keys.isEmpty {
+                // `{}` or `[{}, …]`: every column takes its default, once per element.
+                if payload.isArray {
+                    sql.raw(" SELECT FROM json_array_elements(")
+                    sql.bind(payload.raw)
+                    sql.raw("::json)")
+                } else {
+                    sql.raw(" DEFAULT VALUES")
+                }
+            } else {
+                sql.raw(" (")
+                builder.writeColumnList(keys, into: &sql)
+                sql.raw(") ")
+                builder.writeJSONRows(payload: payload, keys: keys, applyDefaults: request.preferences.missing == .default, into: &sql)
+            }
+            if let conflict, !conflict.isEmpty {
+                sql.raw(" ON CONFLICT (")
+                builder.writeColumnList(conflict, into: &sql)
+                sql.raw(") ")
+                if !merge || keys.isEmpty {
+                    sql.raw("DO NOTHING")
+                } else {
+                    sql.raw("DO UPDATE SET ")
+                    for (index, key) in keys.enumerated() {
+                        if index > 0 { sql.raw(", ") }
+                        let name = builder.quoted(key)
+                        sql.raw(name); sql.raw(" = EXCLUDED."); sql.raw(name)
+                    }
+                    if let owner {
+                        // An upsert may not take over another user's row.
+                        sql.raw(" WHERE ")
+                        builder.writeColumn(owner.column, into: &sql)
+                        sql.raw(" = ")
+                        sql.bind(owner.user)
+                    }
+                }
+            }
+            let countsInserted = upsert && merge
+            sql.raw(" RETURNING ")
+            builder.writeQualified(into: &sql)
+            sql.raw(".*")
+            if countsInserted { sql.raw(", (xmax::text = '0') AS pgrst_inserted") }
+            sql.raw(") ")
+            Self.writeAggregate(media: media, into: &sql, total: { $0.raw("NULL::bigint") },
+                                inserted: countsInserted ? "(SELECT pg_catalog.count(*) FILTER (WHERE pgrst_inserted) FROM pgrst_source)" : nil,
+                                from: { builder.writeReturned(request.select, into: &$0) })
+
+        case .update:
+            guard let payload = request.payload else { throw .invalidBody("Empty or invalid json") }
+            // Sorted: the statement text (and its prepared statement) must not depend on key order.
+            let keys = (request.columns ?? payload.keys).sorted()
+            for key in keys where table.column(key) == nil {
+                throw .unknownBodyColumn(column: key, table: table.name)
+            }
+            plan.kind = .update
+            if keys.isEmpty {
+                // PostgREST: nothing to set, nothing updated (and no invalid `SET` with no columns).
+                sql.raw("SELECT ")
+                builder.writeQualified(into: &sql)
+                sql.raw(".* FROM ")
+                builder.writeQualified(into: &sql)
+                sql.raw(" WHERE false")
+            } else {
+                sql.raw("UPDATE ")
+                builder.writeQualified(into: &sql)
+                sql.raw(" SET ")
+                for (index, key) in keys.enumerated() {
+                    if index > 0 { sql.raw(", ") }
+                    let name = builder.quoted(key)
+                    sql.raw(name); sql.raw(" = pgrst_body."); sql.raw(name)
+                }
+                sql.raw(" FROM json_to_record(")
+                sql.bind(payload.raw)
+                sql.raw("::json) AS pgrst_body(")
+                builder.writeTypedColumns(keys, into: &sql)
+                sql.raw(")")
+                builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+                sql.raw(" RETURNING ")
+                builder.writeQualified(into: &sql)
+                sql.raw(".*")
+            }
+            sql.raw(") ")
+            Self.writeAggregate(media: media, into: &sql, total: { $0.raw("NULL::bigint") }, inserted: nil,
+                                from: { builder.writeReturned(request.select, into: &$0) })
+
+        case .delete:
+            plan.kind = .delete
+            sql.raw("DELETE FROM ")
+            builder.writeQualified(into: &sql)
+            builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+            sql.raw(" RETURNING ")
+            builder.writeQualified(into: &sql)
+            sql.raw(".*) ")
+            Self.writeAggregate(media: media, into: &sql, total: { $0.raw("NULL::bigint") }, inserted: nil,
+                                from: { builder.writeReturned(request.select, into: &$0) })
+
+        case .call, .describe:
+            throw .unsupportedMethod("?")
+        }
+        plan.statement = sql.sql
+        return plan
+    }
+
+    static func isSameOwnerFilter(_ condition: Condition, column: String, user: String) -> Bool {
+        guard case .filter(let filter) = condition, filter.column == column, filter.op == .eq,
+              case .value(let value) = filter.operand else { return false }
+        return value.lowercased() == user
+    }
+
+    /// PUT (PostgREST's PGRST105/PGRST115): filters are exactly `pk=eq.v`, and the body agrees.
+    private func checkPut(_ table: SchemaCache.Table, _ request: ApiRequest, payload: Payload) throws(RESTError) {
+        guard !table.primaryKey.isEmpty, !payload.isArray else { throw .invalidFilters }
+        if request.limit != nil || request.offset != 0 { throw .putLimitNotAllowed }
+        var values: [String: String] = [:]
+        for condition in request.conditions {
+            guard case .filter(let filter) = condition, filter.op == .eq, case .value(let value) = filter.operand,
+                  table.primaryKey.contains(filter.column), values[filter.column] == nil else { throw .invalidFilters }
+            values[filter.column] = value
+        }
+        guard Set(values.keys) == Set(table.primaryKey) else { throw .invalidFilters }
+        for (column, value) in values {
+            guard let bodyValue = payload.rows.first?[column] else { throw .putMatchingPK }
+            let text: String
+            switch bodyValue {
+            case .string(let s): text = s
+            case .number(let n): text = n
+            case .bool(let b): text = b ? "true" : "false"
+            default: throw .putMatchingPK
+            }
+            if text != value && text.lowercased() != value.lowercased() { throw .putMatchingPK }
+        }
+    }
+
+    // MARK: functions
+
+    func planCall(_ function: SchemaCache.Function, _ request: ApiRequest) throws(RESTError) -> ActionPlan {
+        // Arguments: the POST body's keys, or the GET query's pairs.
+        var given: [(name: String, value: String?)] = []
+        if let payload = request.payload {
+            guard case .object(let members) = payload.json else { throw .invalidBody("Empty or invalid json") }
+            for member in members {
+                let type = function.argument(member.key)?.type ?? "json"
+                given.removeAll { $0.name == member.key }
+                given.append((member.key, Self.argumentText(member.value, type: type)))
+            }
+        } else {
+            for pair in request.functionArguments {
+                given.removeAll { $0.name == pair.name }
+                given.append((pair.name, pair.value))
+            }
+        }
+        let names = given.map(\.name)
+        let required = function.arguments.filter { !$0.hasDefault }.map(\.name)
+        guard names.allSatisfy({ function.argument($0) != nil }), required.allSatisfy(names.contains) else {
+            throw .unknownFunction(name: function.name, arguments: names, hint: nil)
+        }
+        // Arguments in the function's order so the statement text is stable for a request shape.
+        var argumentList: [SQL] = []
+        for argument in function.arguments {
+            guard let value = given.first(where: { $0.name == argument.name }) else { continue }
+            argumentList.append("\(ident: argument.name) := \(value.value)::\(unsafeRaw: argument.type)")  // type: from the catalog
+        }
+        let invocation: SQL = "\(unsafeRaw: quoteIdentifier("public")).\(ident: function.name)(\(SQL.join(argumentList, separator: ", ")))"
+        var readOnly = false
+        if case .call(readOnly: true, _) = request.action { readOnly = true }
+        var plan = ActionPlan(kind: .call(returnsVoid: function.returnsVoid), request: request, statement: nil, readOnly: readOnly,
+                              mustDecide: request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict),
+                              rollback: request.preferences.transaction == .rollback, resource: function.name)
+        if readOnly { plan.mustDecide = false }
+        var limits: SQL = ""
+        if let limit = request.limit { limits.append(" LIMIT \(limit)") }
+        if request.offset > 0 { limits.append(" OFFSET \(request.offset)") }
+        if function.returnsVoid {
+            plan.statement = "SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT \(invocation)) pgrst_call"
+        } else if function.returnsComposite {
+            let source: SQL = "SELECT pgrst_call.* FROM \(invocation) pgrst_call\(limits)"
+            var media = request.media
+            // A function returning one row answers an object, as PostgREST does.
+            if !function.returnsSet, media == .json { media = .singleObject(stripNulls: false) }
+            var statement: SQL = "WITH pgrst_source AS (\(source)) "
+            statement.append(Self.aggregate(media: media, total: "NULL::bigint", inserted: "NULL::bigint", from: "pgrst_source", nullForEmptyObject: !function.returnsSet))
+            plan.statement = statement
+        } else {
+            let source: SQL = "SELECT \(invocation) AS pgrst_scalar\(limits)"
+            let body: SQL
+            if function.returnsSet {
+                body = request.singleObject
+                    ? "coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, '')"
+                    : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text"
+            } else {
+                body = "coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, 'null')"
+            }
+            plan.statement = "WITH pgrst_source AS (\(source)) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, \(body) AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"
+        }
+        return plan
+    }
+
+    /// A JSON argument as the text PostgreSQL parses for the parameter's type.
+    static func argumentText(_ value: JSONValue, type: String) -> String? {
+        switch value {
+        case .null: return nil
+        case .string(let text): return text
+        case .number(let text): return text
+        case .bool(let flag): return flag ? "true" : "false"
+        case .array(let items) where type.hasSuffix("[]"):
+            return SQL.arrayLiteral(items.map { item -> String? in
+                if case .array = item { return item.serialized }
+                return argumentText(item, type: "")
+            })
+        case .array, .object: return value.serialized
+        }
+    }
+
+    // MARK: the final SELECT
+
+    /// PostgREST's outer query: `total`, `page_total`, `body` (built by PostgreSQL) and
+    /// `inserted`, over the rows of `from`.
+    static func aggregate(media: ApiRequest.Media, total: SQL, inserted: SQL, from: SQL, nullForEmptyObject: Bool = false) -> SQL {
+        var sql = SQLBuilder()
+        writeAggregate(media: media, into: &sql, total: { $0.append(total) }, inserted: nil, insertedSQL: inserted,
+                       from: { $0.append(from) }, nullForEmptyObject: nullForEmptyObject)
+        return sql.sql
+    }
+
+    static func writeAggregate(media: ApiRequest.Media, into sql: inout SQLBuilder, total: (inout SQLBuilder) -> Void,
+                               inserted: String?, insertedSQL: SQL? = nil, from: (inout SQLBuilder) -> Void,
+                               nullForEmptyObject: Bool = false) {
+        sql.raw("SELECT ")
+        total(&sql)
+        sql.raw(" AS total, pg_catalog.count(_postgrest_t) AS page_total, ")
+        switch media {
+        case .json, .openAPI:
+            sql.raw("coalesce(json_agg(_postgrest_t), '[]')::text")
+        case .singleObject(let strip):
+            let object = strip ? "json_strip_nulls(json_agg(_postgrest_t) -> 0)" : "(json_agg(_postgrest_t) -> 0)"
+            sql.raw("coalesce(\(object)::text, \(nullForEmptyObject ? "'null'" : "''"))")
+        case .csv:
+            // Header from the first row's keys, then each row's record text without its
+            // parentheses (PostgREST's asCsvF).
+            sql.raw("(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text AS k FROM (SELECT row_to_json(hh) AS r FROM ")
+            from(&sql)
+            sql.raw(" AS hh LIMIT 1) s) a) || chr(10) || coalesce(string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), chr(10)), '')")
+        }
+        sql.raw(" AS body, ")
+        if let insertedSQL { sql.append(insertedSQL) } else { sql.raw(inserted ?? "NULL::bigint") }
+        sql.raw(" AS inserted FROM ")
+        from(&sql)
+        sql.raw(" _postgrest_t")
+    }
+}
+
+/// A statement written front to back: trusted text and `$n` binds numbered as they are added.
+struct SQLBuilder {
+    private(set) var text = ""
+    private(set) var binds: [String?] = []
+
+    init() { text.reserveCapacity(1024) }
+
+    /// Trusted text: keywords, and identifiers quoted from the schema cache.
+    mutating func raw(_ trusted: String) { text += trusted }
+
+    mutating func bind(_ value: String?) {
+        binds.append(value)
+        text += "$"
+        text += String(binds.count)
+    }
+
+    /// A fragment built with the `SQL` type (renumbered after the binds so far).
+    mutating func append(_ fragment: SQL) {
+        var base = SQL(unsafeSQL: text, binds: binds)
+        base.append(fragment)
+        text = base.text
+        binds = base.binds
+    }
+
+    var sql: SQL { SQL(unsafeSQL: text, binds: binds) }
+}
+
+/// SQL fragments for one table, written into a `SQLBuilder`. Identifiers come only from the
+/// schema cache (quoted there, once); values only as binds.
+struct QueryBuilder {
+    let table: SchemaCache.Table
+
+    /// The quoted name of a column of the table (callers validated it).
+    func quoted(_ column: String) -> String { table.quotedColumns[column] ?? quoteIdentifier(column) }
+
+    /// `"public"."children"`.
+    func writeQualified(into sql: inout SQLBuilder) {
+        sql.raw("\"public\".")
+        sql.raw(table.quotedName)
+    }
+
+    /// `"children"."user_id"`.
+    func writeColumn(_ name: String, into sql: inout SQLBuilder) {
+        sql.raw(table.quotedName)
+        sql.raw(".")
+        sql.raw(quoted(name))
+    }
+
+    func writeColumnList(_ names: [String], into sql: inout SQLBuilder) {
+        for (index, name) in names.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            sql.raw(quoted(name))
+        }
+    }
+
+    /// `"a" uuid, "b" text[]` for json_to_record(set); types from the catalog.
+    func writeTypedColumns(_ names: [String], into sql: inout SQLBuilder) {
+        for (index, name) in names.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            sql.raw(quoted(name))
+            sql.raw(" ")
+            sql.raw(table.column(name)!.type)
+        }
+    }
+
+    /// The select list over the table (`qualifier` nil) or over `pgrst_source`; `*` expands to
+    /// the table's columns (precomputed).
+    func writeSelectList(_ items: [SelectItem], qualifier: String?, into sql: inout SQLBuilder) {
+        for (index, item) in items.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            if item.column == "*" {
+                sql.raw(qualifier == nil ? table.starSelect : table.starReturned)
+                continue
+            }
+            var column = qualifier ?? table.quotedName
+            column += "."
+            column += quoted(item.column)
+            if let cast = item.cast {
+                // The cast is a type name the grammar restricted to letters, digits, `_`, ` `, `[]`.
+                sql.raw("CAST(\(column) AS \(cast))")
+            } else {
+                sql.raw(column)
+            }
+            if item.alias != nil || item.cast != nil {
+                sql.raw(" AS ")
+                sql.raw(quoteIdentifier(item.alias ?? item.column))
+            }
+        }
+        if items.isEmpty { sql.raw("NULL") }
+    }
+
+    /// `(SELECT <select list> FROM pgrst_source)`: the rows a mutation returned, shaped by `select`.
+    func writeReturned(_ items: [SelectItem], into sql: inout SQLBuilder) {
+        sql.raw("(SELECT ")
+        writeSelectList(items, qualifier: "pgrst_source", into: &sql)
+        sql.raw(" FROM pgrst_source)")
+    }
+
+    /// The body's rows as a SELECT of `keys` (PostgREST's fromJsonBodyF): json_to_record(set)
+    /// with the catalog's types; with `missing=default`, a key a row lacks takes the column default.
+    func writeJSONRows(payload: Payload, keys: [String], applyDefaults: Bool, into sql: inout SQLBuilder) {
+        if applyDefaults {
+            sql.raw("SELECT ")
+            for (index, key) in keys.enumerated() {
+                if index > 0 { sql.raw(", ") }
+                if let expression = table.column(key)?.defaultExpression {
+                    // The default expression comes from the catalog (pg_get_expr), not from the request.
+                    sql.raw("CASE WHEN pgrst_elem.value -> ")
+                    sql.bind(key)
+                    sql.raw(" IS NULL THEN \(expression) ELSE pgrst_body.\(quoted(key)) END")
+                } else {
+                    sql.raw("pgrst_body.")
+                    sql.raw(quoted(key))
+                }
+            }
+            sql.raw(" FROM json_array_elements(")
+            sql.bind(payload.isArray ? payload.raw : "[" + payload.raw + "]")
+            sql.raw("::json) AS pgrst_elem, LATERAL json_to_record(pgrst_elem.value) AS pgrst_body(")
+            writeTypedColumns(keys, into: &sql)
+            sql.raw(")")
+            return
+        }
+        sql.raw("SELECT ")
+        for (index, key) in keys.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            sql.raw("pgrst_body.")
+            sql.raw(quoted(key))
+        }
+        sql.raw(payload.isArray ? " FROM json_to_recordset(" : " FROM json_to_record(")
+        sql.bind(payload.raw)
+        sql.raw("::json) AS pgrst_body(")
+        writeTypedColumns(keys, into: &sql)
+        sql.raw(")")
+    }
+
+    /// Throws 42703 for a filter on a column the table lacks.
+    func validate(_ conditions: [Condition]) throws(RESTError) {
+        for condition in conditions {
+            switch condition {
+            case .filter(let filter):
+                if table.column(filter.column) == nil { throw .unknownColumn(column: filter.column, table: table.name) }
+            case .not(let inner): try validate([inner])
+            case .and(let items), .or(let items): try validate(items)
+            }
+        }
+    }
+
+    func writeWhere(_ conditions: [Condition], denyAll: Bool, into sql: inout SQLBuilder) {
+        if conditions.isEmpty {
+            if denyAll { sql.raw(" WHERE false") }
+            return
+        }
+        sql.raw(" WHERE ")
+        for (index, condition) in conditions.enumerated() {
+            if index > 0 { sql.raw(" AND ") }
+            write(condition, into: &sql)
+        }
+        if denyAll { sql.raw(" AND false") }
+    }
+
+    func write(_ condition: Condition, into sql: inout SQLBuilder) {
+        switch condition {
+        case .not(let inner):
+            sql.raw("NOT ")
+            write(inner, into: &sql)
+        case .and(let items), .or(let items):
+            let separator: String
+            if case .and = condition { separator = " AND " } else { separator = " OR " }
+            sql.raw("(")
+            for (index, item) in items.enumerated() {
+                if index > 0 { sql.raw(separator) }
+                write(item, into: &sql)
+            }
+            sql.raw(")")
+        case .filter(let filter):
+            write(filter, into: &sql)
+        }
+    }
+
+    /// One filter (PostgREST's SqlFragment.pgFmtFilter): operands are unknown-typed binds that
+    /// PostgreSQL casts to the column's type.
+    func write(_ filter: Filter, into sql: inout SQLBuilder) {
+        writeColumn(filter.column, into: &sql)
+        switch filter.operand {
+        case .isValue(let value):
+            switch value {
+            case .null: sql.raw(" IS NULL")
+            case .notNull: sql.raw(" IS NOT NULL")
+            case .true: sql.raw(" IS TRUE")
+            case .false: sql.raw(" IS FALSE")
+            case .unknown: sql.raw(" IS UNKNOWN")
+            }
+        case .list(let items):
+            // = ANY($1), not IN ($1, $2, …): one bind, one statement text per shape, and an empty list works.
+            sql.raw(" = ANY(")
+            sql.bind(SQL.arrayLiteral(items))
+            sql.raw(")")
+        case .value(let value):
+            switch filter.op {
+            case .eq: sql.raw(" = ")
+            case .neq: sql.raw(" <> ")
+            case .gt: sql.raw(" > ")
+            case .gte: sql.raw(" >= ")
+            case .lt: sql.raw(" < ")
+            case .lte: sql.raw(" <= ")
+            // `*` stands for `%` in like patterns (URLs and `%` don't mix).
+            case .like, .ilike:
+                sql.raw(filter.op == .like ? " LIKE " : " ILIKE ")
+                sql.bind(String(value.map { $0 == "*" ? "%" : $0 }))
+                return
+            case .match: sql.raw(" ~ ")
+            case .imatch: sql.raw(" ~* ")
+            case .isdistinct: sql.raw(" IS DISTINCT FROM ")
+            case .cs: sql.raw(" @> ")
+            case .cd: sql.raw(" <@ ")
+            case .ov: sql.raw(" && ")
+            case .sl: sql.raw(" << ")
+            case .sr: sql.raw(" >> ")
+            case .nxl: sql.raw(" &< ")
+            case .nxr: sql.raw(" &> ")
+            case .adj: sql.raw(" -|- ")
+            case .fts, .plfts, .phfts, .wfts:
+                let function: String
+                switch filter.op {
+                case .fts: function = "to_tsquery"
+                case .plfts: function = "plainto_tsquery"
+                case .phfts: function = "phraseto_tsquery"
+                default: function = "websearch_to_tsquery"
+                }
+                sql.raw(" @@ \(function)(")
+                if let language = filter.language {
+                    sql.bind(language)
+                    sql.raw("::regconfig, ")
+                }
+                sql.bind(value)
+                sql.raw(")")
+                return
+            case .in, .is:
+                // Parsed as lists / IS values; a plain operand can't reach here.
+                sql.raw(" = ")
+            }
+            sql.bind(value)
+        }
+    }
+
+    func writeOrder(_ terms: [OrderTerm], into sql: inout SQLBuilder) {
+        guard !terms.isEmpty else { return }
+        sql.raw(" ORDER BY ")
+        for (index, term) in terms.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            writeColumn(term.column, into: &sql)
+            if let descending = term.descending { sql.raw(descending ? " DESC" : " ASC") }
+            if let nulls = term.nulls { sql.raw(nulls == .first ? " NULLS FIRST" : " NULLS LAST") }
+        }
+    }
+}

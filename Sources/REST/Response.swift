@@ -1,0 +1,138 @@
+import HTTP
+
+/// The main statement's one row: what PostgreSQL computed, the body already JSON (or CSV) text.
+struct MainResult: Sendable, Equatable {
+    var total: Int?
+    var pageTotal: Int
+    var body: String?
+    var inserted: Int?
+}
+
+/// PostgREST's Response.hs: statuses, `Content-Range`, `Preference-Applied`, content types. Pure.
+enum ResponseRenderer {
+    static func render(_ plan: ActionPlan, _ result: MainResult) -> HTTPResponse {
+        let request = plan.request
+        let preferences = request.preferences
+        var headers = HTTPHeaders()
+        var status = 200
+        var body: [UInt8] = []
+        let representation = preferences.returning == .representation
+        let countRequested = preferences.wantsCount
+        switch plan.kind {
+        case .describe:
+            break
+        case .read:
+            if request.singleObject && result.pageTotal != 1 {
+                return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
+            }
+            let (rangeStatus, contentRange) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
+            if rangeStatus == 416 {
+                return errorResponse(.invalidRange(.outOfBounds(offset: request.offset, total: result.total ?? 0)), head: request.isHeadOnly)
+            }
+            status = rangeStatus
+            headers.add("Content-Range", contentRange)
+            headers.add("Content-Type", contentType(request.media))
+            if !request.isHeadOnly { body = Array((result.body ?? "").utf8) }
+        case .insert, .singleUpsert:
+            // PostgREST sends no Content-Range for PUT.
+            if plan.kind != .singleUpsert {
+                headers.add("Content-Range", contentRange(lower: 1, upper: 0, total: countRequested ? result.pageTotal : nil))
+            }
+            if plan.kind == .singleUpsert {
+                status = (result.inserted ?? 0) > 0 ? 201 : 200
+                if !representation { status = 204 }
+            } else if case .insert(upsert: true) = plan.kind, preferences.resolution == .mergeDuplicates, (result.inserted ?? 0) <= 0 {
+                status = 200
+            } else {
+                status = 201
+            }
+            if representation {
+                headers.add("Content-Type", contentType(request.media))
+                body = Array((result.body ?? "").utf8)
+            }
+        case .update:
+            headers.add("Content-Range", contentRange(lower: 0, upper: result.pageTotal - 1, total: countRequested ? result.pageTotal : nil))
+            status = representation ? 200 : 204
+            if representation {
+                headers.add("Content-Type", contentType(request.media))
+                body = Array((result.body ?? "").utf8)
+            }
+        case .delete:
+            headers.add("Content-Range", contentRange(lower: 1, upper: 0, total: countRequested ? result.pageTotal : nil))
+            status = representation ? 200 : 204
+            if representation {
+                headers.add("Content-Type", contentType(request.media))
+                body = Array((result.body ?? "").utf8)
+            }
+        case .call(let returnsVoid):
+            if request.singleObject && !returnsVoid && result.pageTotal != 1 {
+                return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
+            }
+            let (rangeStatus, contentRange) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
+            headers.add("Content-Range", contentRange)
+            if returnsVoid {
+                status = 204
+            } else {
+                status = rangeStatus
+                headers.add("Content-Type", contentType(request.media))
+                if !request.isHeadOnly { body = Array((result.body ?? "null").utf8) }
+            }
+        }
+        if let applied = preferenceApplied(plan) { headers.add("Preference-Applied", applied) }
+        return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    static func errorResponse(_ error: RESTError, head: Bool) -> HTTPResponse {
+        HTTPResponse(status: error.status, headers: error.headers, body: head ? [] : Array(error.body.utf8))
+    }
+
+    static func contentType(_ media: ApiRequest.Media) -> String {
+        switch media {
+        case .json: return "application/json; charset=utf-8"
+        case .singleObject(let strip):
+            return strip ? "application/vnd.pgrst.object+json; nulls=stripped; charset=utf-8" : "application/vnd.pgrst.object+json; charset=utf-8"
+        case .csv: return "text/csv; charset=utf-8"
+        case .openAPI: return "application/openapi+json; charset=utf-8"
+        }
+    }
+
+    /// RangeQuery.hs `rangeStatusHeader`.
+    static func rangeStatusHeader(offset: Int, pageTotal: Int, total: Int?) -> (Int, String) {
+        let lower = offset
+        let upper = offset + pageTotal - 1
+        let header = contentRange(lower: lower, upper: upper, total: total)
+        guard let total else { return (200, header) }
+        if lower > total { return (416, header) }
+        if 1 + upper - lower < total { return (206, header) }
+        return (200, header)
+    }
+
+    /// RangeQuery.hs `contentRangeH`: `0-9/100`, `*/0`, `0-1/*`, `*/*`.
+    static func contentRange(lower: Int, upper: Int, total: Int?) -> String {
+        let range = total != 0 && lower <= upper ? "\(lower)-\(upper)" : "*"
+        return "\(range)/\(total.map(String.init) ?? "*")"
+    }
+
+    /// Response.hs `responsePreferences` + Preferences.hs `prefAppliedHeader`, in its order.
+    static func preferenceApplied(_ plan: ActionPlan) -> String? {
+        let p = plan.request.preferences
+        var values: [String] = []
+        var isMutation = false, isCreate = false, isUpdateOrDelete = false, isCall = false
+        switch plan.kind {
+        case .insert: isMutation = true; isCreate = true
+        case .singleUpsert: isMutation = true
+        case .update: isMutation = true; isUpdateOrDelete = true
+        case .delete: isMutation = true; isUpdateOrDelete = true
+        case .call: isCall = true
+        case .read, .describe: break
+        }
+        if isCreate, plan.hasConflictTarget, let resolution = p.resolution { values.append("resolution=\(resolution.rawValue)") }
+        if isCreate || plan.kind == .update, let missing = p.missing { values.append("missing=\(missing.rawValue)") }
+        if isMutation, let returning = p.returning { values.append("return=\(returning.rawValue)") }
+        if let count = p.count { values.append("count=\(count.rawValue)") }
+        if let tx = p.transaction { values.append("tx=\(tx.rawValue)") }
+        if let handling = p.handling { values.append("handling=\(handling.rawValue)") }
+        if isUpdateOrDelete || isCall, p.handling == .strict, let max = p.maxAffected { values.append("max-affected=\(max)") }
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,41 @@
+import Postgres
+@testable import REST
+import TestSupport
+import Testing
+
+/// The schema cache loader against the real migrated catalog.
+@Suite struct SchemaCacheLoaderTests {
+    @Test func loadsTablesColumnsAndFunctions() throws {
+        let connection = try Connection(conninfo: try TestPostgres.makeDatabase())
+        let cache = try SchemaCache.load(connection)
+        let children = try #require(cache.tables["children"])
+        #expect(children.primaryKey == ["id"])
+        #expect(children.column("goals")?.type == "text[]")
+        #expect(children.column("goals")?.defaultExpression == "'{}'::text[]")
+        #expect(children.column("birthday")?.type == "date")
+        #expect(children.column("created_at")?.type == "timestamp with time zone")
+        #expect(children.column("name")?.nullable == false)
+        #expect(children.column("user_id")?.hasDefault == false)
+        let profiles = try #require(cache.tables["user_profiles"])
+        #expect(profiles.primaryKey == ["id"])
+        #expect(profiles.column("onboarding_state")?.defaultExpression == "'NOT_STARTED'::text")
+
+        let rpc = try #require(cache.functions["get_user_with_profile"])
+        #expect(rpc.arguments == [.init(name: "p_user_id", type: "uuid", hasDefault: false)])
+        #expect(rpc.returnsSet && rpc.returnsComposite && !rpc.returnsVoid && rpc.volatility == .stable)
+        let complete = try #require(cache.functions["complete_onboarding"])
+        #expect(complete.arguments.isEmpty && !complete.returnsSet && complete.returnsComposite && complete.volatility == .volatile)
+        let delete = try #require(cache.functions["delete_account"])
+        #expect(delete.returnsVoid)
+        // Trigger functions are not callable.
+        #expect(cache.functions["keep_row_owner"] == nil)
+        #expect(cache.tables["users"] == nil)  // auth.users is not exposed
+
+        // Reload picks up a new table.
+        let store = SchemaCacheStore(cache)
+        try connection.execute("CREATE TABLE public.families (id uuid PRIMARY KEY, owner_id uuid NOT NULL)")
+        #expect(store.cache.tables["families"] == nil)
+        try store.reload(using: connection)
+        #expect(store.cache.tables["families"]?.column("owner_id")?.type == "uuid")
+    }
+}

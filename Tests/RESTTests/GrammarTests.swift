@@ -1,0 +1,251 @@
+import HTTP
+import Testing
+@testable import REST
+
+/// Query string → ApiRequest: PostgREST's grammar (QueryParams.hs), valid and invalid.
+@Suite struct GrammarTests {
+    static let id = "07e706d2-c4dc-46e3-b64e-2b12fd23cac5"
+
+    static func filter(_ column: String, _ op: FilterOperator, _ value: String) -> Condition {
+        .filter(Filter(column: column, op: op, operand: .value(value)))
+    }
+
+    static let filters: [(String, [Condition])] = [
+        ("user_id=eq.\(id)", [filter("user_id", .eq, id)]),
+        ("name=neq.x", [filter("name", .neq, "x")]),
+        ("age=gte.2&age=lt.10", [filter("age", .gte, "2"), filter("age", .lt, "10")]),
+        ("age=gt.1&age=lte.9", [filter("age", .gt, "1"), filter("age", .lte, "9")]),
+        ("name=like.Ma*", [filter("name", .like, "Ma*")]),
+        ("name=ilike.*ya", [filter("name", .ilike, "*ya")]),
+        ("name=match.^M", [filter("name", .match, "^M")]),
+        ("name=imatch.^m", [filter("name", .imatch, "^m")]),
+        ("temperament=is.null", [.filter(Filter(column: "temperament", op: .is, operand: .isValue(.null)))]),
+        ("temperament=is.NULL", [.filter(Filter(column: "temperament", op: .is, operand: .isValue(.null)))]),
+        ("birthday=not.is.null", [.not(.filter(Filter(column: "birthday", op: .is, operand: .isValue(.null))))]),
+        ("age=isdistinct.5", [filter("age", .isdistinct, "5")]),
+        // httpx form-encodes: `+` is a space, %2B a plus; values keep their dots.
+        ("name=eq.Mary+Ann%2B1", [filter("name", .eq, "Mary Ann+1")]),
+        ("name=eq.a.b.c", [filter("name", .eq, "a.b.c")]),
+        // Outside lists and logic trees a value is taken as written, quotes included.
+        ("name=eq.%22quoted%22", [filter("name", .eq, "\"quoted\"")]),
+        ("goals=cs.%7Bpatience%2C%22a+b%22%7D", [filter("goals", .cs, "{patience,\"a b\"}")]),
+        ("goals=cd.{a,b}", [filter("goals", .cd, "{a,b}")]),
+        ("goals=ov.{a}", [filter("goals", .ov, "{a}")]),
+        ("name=fts(english).cat", [.filter(Filter(column: "name", op: .fts, operand: .value("cat"), language: "english"))]),
+        ("name=wfts.cat", [filter("name", .wfts, "cat")]),
+        ("name=not.eq.x", [.not(filter("name", .eq, "x"))]),
+        // in: quoted elements with backslash escapes, as supabase-py writes them.
+        ("name=in.%28Maya%2C%22A%2C+comma%22%2C%22q%5C%22uote%22%29",
+         [.filter(Filter(column: "name", op: .in, operand: .list(["Maya", "A, comma", "q\"uote"])))]),
+        ("id=in.()", [.filter(Filter(column: "id", op: .in, operand: .list([])))]),
+        ("name=in.(a,b\\c)", [.filter(Filter(column: "name", op: .in, operand: .list(["a", "b\\c"])))]),
+        ("name=not.in.(a)", [.not(.filter(Filter(column: "name", op: .in, operand: .list(["a"]))))]),
+        ("%22name%22=eq.x", [filter("name", .eq, "x")]),
+        // Logic trees.
+        ("or=(name.eq.Leo,and(age.gte.6,goals.cs.{patience}))",
+         [.or([filter("name", .eq, "Leo"), .and([filter("age", .gte, "6"), filter("goals", .cs, "{patience}")])])]),
+        ("and=(age.gt.1,age.lt.9)", [.and([filter("age", .gt, "1"), filter("age", .lt, "9")])]),
+        ("not.or=(age.eq.1,age.eq.2)", [.not(.or([filter("age", .eq, "1"), filter("age", .eq, "2")]))]),
+        ("or=(name.eq.%22a,b%22,name.eq.c)", [.or([filter("name", .eq, "a,b"), filter("name", .eq, "c")])]),
+        ("or=(name.in.(a,%22b)%22),age.not.is.null)",
+         [.or([.filter(Filter(column: "name", op: .in, operand: .list(["a", "b)"]))), .not(.filter(Filter(column: "age", op: .is, operand: .isValue(.null))))])]),
+        ("or=(goals.cs.{a,b},not.and(age.eq.1,age.eq.2))",
+         [.or([filter("goals", .cs, "{a,b}"), .not(.and([filter("age", .eq, "1"), filter("age", .eq, "2")]))])]),
+        ("or=(name.eq.x)&age=eq.1", [.or([filter("name", .eq, "x")]), filter("age", .eq, "1")]),
+    ]
+
+    @Test(arguments: filters)
+    func parsesFilters(_ query: String, _ expected: [Condition]) throws {
+        let request = try Fixture.request("GET", "/rest/v1/children?\(query)")
+        #expect(request.conditions == expected)
+    }
+
+    static let selects: [(String, [SelectItem])] = [
+        ("select=%2A", [SelectItem(column: "*")]),
+        ("select=", [SelectItem(column: "*")]),
+        ("select=id,name,goals", [SelectItem(column: "id"), SelectItem(column: "name"), SelectItem(column: "goals")]),
+        ("select=id,+name", [SelectItem(column: "id"), SelectItem(column: "name")]),
+        ("select=kid:name,age::text", [SelectItem(column: "name", alias: "kid"), SelectItem(column: "age", cast: "text")]),
+        ("select=years:age::text", [SelectItem(column: "age", alias: "years", cast: "text")]),
+        ("select=%22user_id%22", [SelectItem(column: "user_id")]),
+        ("select=*,name", [SelectItem(column: "*"), SelectItem(column: "name")]),
+    ]
+
+    @Test(arguments: selects)
+    func parsesSelect(_ query: String, _ expected: [SelectItem]) throws {
+        #expect(try Fixture.request("GET", "/rest/v1/children?\(query)").select == expected)
+    }
+
+    static let orders: [(String, [OrderTerm])] = [
+        ("created_at.desc,name.asc", [OrderTerm(column: "created_at", descending: true), OrderTerm(column: "name", descending: false)]),
+        ("created_at.desc.nullslast", [OrderTerm(column: "created_at", descending: true, nulls: .last)]),
+        ("name", [OrderTerm(column: "name")]),
+        ("name.nullsfirst", [OrderTerm(column: "name", nulls: .first)]),
+        ("age.asc.nullsfirst,name", [OrderTerm(column: "age", descending: false, nulls: .first), OrderTerm(column: "name")]),
+    ]
+
+    @Test(arguments: orders)
+    func parsesOrder(_ order: String, _ expected: [OrderTerm]) throws {
+        #expect(try Fixture.request("GET", "/rest/v1/children?order=\(order)").order == expected)
+    }
+
+    @Test func parsesLimitOffsetRangeColumnsAndConflict() throws {
+        let read = try Fixture.request("GET", "/rest/v1/children?limit=10&offset=5")
+        #expect(read.limit == 10 && read.offset == 5)
+        let ranged = try Fixture.request("GET", "/rest/v1/children", headers: [("Range", "2-4"), ("Range-Unit", "items")])
+        #expect(ranged.limit == 3 && ranged.offset == 2)
+        let open = try Fixture.request("GET", "/rest/v1/children", headers: [("Range", "3-")])
+        #expect(open.limit == nil && open.offset == 3)
+        let insert = try Fixture.request("POST", "/rest/v1/children?columns=%22age%22%2C%22user_id%22%2C%22name%22", body: #"[{"name":"A","user_id":"x"},{"name":"B","age":3,"user_id":"x"}]"#)
+        #expect(insert.columns == ["age", "user_id", "name"])
+        #expect(insert.payload?.rows.count == 2)
+        let upsert = try Fixture.request("POST", "/rest/v1/user_profiles?on_conflict=id", body: #"{"id":"x"}"#)
+        #expect(upsert.onConflict == ["id"])
+    }
+
+    @Test func targetsAndActions() throws {
+        #expect(try Fixture.request("GET", "/rest/v1/").target == .root)
+        #expect(try Fixture.request("GET", "/rest/v1").target == .root)
+        #expect(try Fixture.request("HEAD", "/rest/v1/children").action == .read(headOnly: true))
+        #expect(try Fixture.request("PUT", "/rest/v1/children?id=eq.1", body: "{}").action == .singleUpsert)
+        let call = try Fixture.request("GET", "/rest/v1/rpc/get_user_with_profile?p_user_id=\(Self.id)")
+        #expect(call.target == .function("get_user_with_profile"))
+        #expect(call.action == .call(readOnly: true, headOnly: false))
+        #expect(call.functionArguments == [QueryPair("p_user_id", Self.id)])
+        #expect(call.conditions.isEmpty)
+        let post = try Fixture.request("POST", "/rest/v1/rpc/complete_onboarding")
+        #expect(post.payload?.keys == [])
+        // supabase-py's DELETE carries `{}`: ignored.
+        #expect(try Fixture.request("DELETE", "/rest/v1/children?id=eq.1", body: "{}").payload == nil)
+        // The apikey query parameter is a credential, not a filter.
+        #expect(try Fixture.request("GET", "/rest/v1/children?apikey=abc").conditions.isEmpty)
+    }
+
+    // MARK: Errors: PostgREST's message shape.
+
+    static let malformed: [(String, String, String?)] = [
+        ("name=xx.1", #""failed to parse filter (xx.1)" (line 1, column 1)"#, #"unexpected "x" expecting "not" or operator (eq, gt, ...)"#),
+        ("name=eq", #""failed to parse filter (eq)" (line 1, column 3)"#, #"unexpected end of input expecting delimiter (.)"#),
+        ("name=not.xx.1", #""failed to parse filter (not.xx.1)" (line 1, column 5)"#, #"unexpected "x" expecting operator (eq, gt, ...)"#),
+        ("name=is.maybe", #""failed to parse filter (is.maybe)" (line 1, column 4)"#, #"unexpected "m" expecting isVal: (null, not_null, true, false, unknown)"#),
+        ("name=in.a,b", #""failed to parse filter (in.a,b)" (line 1, column 4)"#, #"unexpected "a" expecting "(""#),
+        ("name=in.(a,b", #""failed to parse filter (in.(a,b)" (line 1, column 8)"#, #"unexpected end of input expecting "," or ")""#),
+        ("or=(name.eq.1", #""failed to parse logic tree ((name.eq.1)" (line 1, column 13)"#, #"unexpected end of input expecting "," or ")""#),
+        ("or=name.eq.1", #""failed to parse logic tree (name.eq.1)" (line 1, column 3)"#, #"unexpected "n" expecting "(""#),
+        ("or=(name.xx.1)", #""failed to parse logic tree ((name.xx.1))" (line 1, column 9)"#, #"unexpected "x" expecting "not" or operator (eq, gt, ...)"#),
+        ("order=name.up", #""failed to parse order (name.up)" (line 1, column 6)"#, #"unexpected "u" expecting "asc", "desc", "nullsfirst" or "nullslast""#),
+        ("order=name.asc.up", #""failed to parse order (name.asc.up)" (line 1, column 10)"#, #"unexpected "u" expecting "nullsfirst" or "nullslast""#),
+        ("select=id,", #""failed to parse select parameter (id,)" (line 1, column 4)"#, #"unexpected end of input expecting field name (* or [a..z0..9_$])"#),
+        ("limit=ten", #""failed to parse limit parameter (ten)" (line 1, column 1)"#, #"unexpected "t" expecting digit"#),
+    ]
+
+    @Test(arguments: malformed)
+    func malformedGrammarIsPGRST100(_ query: String, _ message: String, _ details: String?) {
+        #expect(throws: RESTError.parse(message: message, details: details)) {
+            try Fixture.request("GET", "/rest/v1/children?\(query)")
+        }
+    }
+
+    @Test func embeddingIsRefusedClearly() {
+        do {
+            _ = try Fixture.request("GET", "/rest/v1/children?select=id,user_profiles(*)")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.status == 400)
+            #expect(error.fields.code == "PGRST100")
+            #expect(error.fields.details?.contains("embedding") == true)
+        }
+    }
+
+    static let badBodies: [(String, String, String)] = [
+        ("POST", "{", "Empty or invalid json"),
+        ("POST", "", "Empty or invalid json"),
+        ("POST", "[1,2]", "All object keys must match"),
+        ("POST", #"[{"a":1},{"b":2}]"#, "All object keys must match"),
+        ("PATCH", "[]", "Empty or invalid json"),
+        ("PATCH", "\"text\"", "Empty or invalid json"),
+        ("POST", #"{"a":1}x"#, "Empty or invalid json"),
+        ("POST", "{\"a\":\"\u{01}\"}", "Empty or invalid json"),
+    ]
+
+    @Test(arguments: badBodies)
+    func invalidBodiesArePGRST102(_ method: String, _ body: String, _ message: String) {
+        #expect(throws: RESTError.invalidBody(message)) {
+            try Fixture.request(method, "/rest/v1/children", body: body)
+        }
+    }
+
+    @Test func jsonValueParsesAndSerializes() throws {
+        let text = #"{"a":[1,-2.5e3,true,false,null],"b":"x\"y\\\u00e9\ud83d\ude00","c":{}}"#
+        let value = try #require(JSONValue.parse(Array(text.utf8)))
+        #expect(value["b"] == .string("x\"y\\é😀"))
+        #expect(value["a"] == .array([.number("1"), .number("-2.5e3"), .bool(true), .bool(false), .null]))
+        #expect(value.serialized == #"{"a":[1,-2.5e3,true,false,null],"b":"x\"y\\é😀","c":{}}"#)
+        for bad in ["01", "1.", "-", "[1,]", "{\"a\"}", "\"\\ud83d\"", "tru", "{\"a\":1,}", ""] {
+            #expect(JSONValue.parse(Array(bad.utf8)) == nil, "\(bad)")
+        }
+    }
+}
+
+/// Prefer and Accept (Preferences.hs, Negotiate.hs).
+@Suite struct HeaderTests {
+    @Test func preferences() {
+        let p = Preferences.parse(["return=representation, count=exact", "resolution=merge-duplicates,missing=default", "handling=strict", "tx=rollback, max-affected=5, bogus"])
+        #expect(p.returning == .representation)
+        #expect(p.count == .exact)
+        #expect(p.resolution == .mergeDuplicates)
+        #expect(p.missing == .default)
+        #expect(p.handling == .strict)
+        #expect(p.transaction == .rollback)
+        #expect(p.maxAffected == 5)
+        #expect(p.invalid == ["bogus"])
+        // The first value wins.
+        #expect(Preferences.parse(["return=minimal", "return=representation"]).returning == .minimal)
+        #expect(Preferences.parse(["return=headers-only"]).returning == .headersOnly)
+    }
+
+    @Test func strictHandlingRefusesUnknownPreferences() {
+        #expect(throws: RESTError.invalidPreferences(["foo=bar"])) {
+            try Fixture.request("GET", "/rest/v1/children", headers: [("Prefer", "handling=strict, foo=bar")])
+        }
+        // Lenient (the default) ignores them.
+        #expect(throws: Never.self) { try Fixture.request("GET", "/rest/v1/children", headers: [("Prefer", "foo=bar")]) }
+    }
+
+    static let accepts: [(String?, ApiRequest.Media?)] = [
+        (nil, .json), ("*/*", .json), ("application/json", .json), ("application/json; charset=utf-8", .json),
+        ("application/vnd.pgrst.object+json", .singleObject(stripNulls: false)),
+        ("application/vnd.pgrst.object+json;nulls=stripped", .singleObject(stripNulls: true)),
+        ("text/csv", .csv), ("text/html, application/json", .json), ("text/html", nil), ("application/xml", nil),
+    ]
+
+    @Test(arguments: accepts)
+    func accept(_ accept: String?, _ media: ApiRequest.Media?) throws {
+        let headers = accept.map { [("Accept", $0)] } ?? []
+        if let media {
+            #expect(try Fixture.request("GET", "/rest/v1/children", headers: headers).media == media)
+        } else {
+            #expect(throws: RESTError.notAcceptable(accept!)) { try Fixture.request("GET", "/rest/v1/children", headers: headers) }
+        }
+    }
+
+    @Test func profiles() throws {
+        _ = try Fixture.request("GET", "/rest/v1/children", headers: [("Accept-Profile", "public"), ("Content-Profile", "public")])
+        #expect(throws: RESTError.invalidSchema("private")) {
+            try Fixture.request("GET", "/rest/v1/children", headers: [("Accept-Profile", "private")])
+        }
+        #expect(throws: RESTError.invalidSchema("auth")) {
+            try Fixture.request("POST", "/rest/v1/children", headers: [("Content-Profile", "auth")], body: "{}")
+        }
+        let error = RESTError.invalidSchema("auth")
+        #expect(error.status == 406)
+        #expect(error.body == #"{"code":"PGRST106","details":null,"hint":"Only the following schemas are exposed: public","message":"Invalid schema: auth"}"#)
+    }
+
+    @Test func methods() {
+        #expect(throws: RESTError.invalidRPCMethod("PATCH")) { try Fixture.request("PATCH", "/rest/v1/rpc/f", body: "{}") }
+        #expect(throws: RESTError.unsupportedMethod("POST")) { try Fixture.request("POST", "/rest/v1/", body: "{}") }
+        #expect(throws: RESTError.invalidResourcePath) { try Fixture.request("GET", "/rest/v1/a/b") }
+        #expect(throws: RESTError.invalidRange(.lowerGreaterThanUpper)) { try Fixture.request("GET", "/rest/v1/children", headers: [("Range", "5-2")]) }
+    }
+}
