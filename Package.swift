@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "JWT"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "JWT", "HTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -56,11 +56,12 @@ public final class Application: Sendable {
         authConfig.rateLimit = config.auth.rateLimit
         authConfig.rateLimitWindow = config.auth.rateLimitWindow
         authConfig.refreshReuseInterval = config.auth.refreshReuseInterval
-        if config.auth.googleJWKS != nil {
-            authConfig.providers["google"] = IDTokenProvider(issuers: ["https://accounts.google.com", "accounts.google.com"], clientIDs: config.auth.googleClientIDs)
+        // A provider is enabled by its key set; without client ids no audience can match.
+        if let jwks = config.auth.googleJWKS {
+            authConfig.providers["google"] = .google(clientIDs: config.auth.googleClientIDs, jwks: jwks)
         }
-        if config.auth.appleJWKS != nil {
-            authConfig.providers["apple"] = IDTokenProvider(issuers: ["https://appleid.apple.com"], clientIDs: config.auth.appleClientIDs)
+        if let jwks = config.auth.appleJWKS {
+            authConfig.providers["apple"] = .apple(clientIDs: config.auth.appleClientIDs, jwks: jwks)
         }
         let auth = AuthService(pool: pool, config: authConfig, logger: logger)
         let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, logger: logger)

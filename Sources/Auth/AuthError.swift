@@ -20,12 +20,16 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case providerDisabled(String)
     /// OAuth-style `{"error":"invalid request","error_description":"Bad ID token"}` (no code).
     case badIDToken
+    /// Other id_token refusals GoTrue words as OAuth errors: `invalid request` with a description.
+    case idToken(String)
+    /// `{"error":"invalid nonce","error_description":"Nonces mismatch"}`.
+    case idTokenNonce
     case notFound
     case unexpected(String)
 
     var status: Int {
         switch self {
-        case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken: return 400
+        case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken, .idToken, .idTokenNonce: return 400
         case .weakPassword, .userAlreadyExists, .emailExists: return 422
         case .noAuthorization: return 401
         case .badJWT, .sessionNotFound, .notAdmin: return 403
@@ -51,7 +55,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .notAdmin: return "not_admin"
         case .rateLimited: return "over_request_rate_limit"
         case .providerDisabled: return "provider_disabled"
-        case .badIDToken: return "bad_oauth_callback"
+        case .badIDToken, .idToken, .idTokenNonce: return "bad_oauth_callback"
         case .notFound: return "not_found"
         case .unexpected: return "unexpected_failure"
         }
@@ -74,6 +78,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .rateLimited: return "Request rate limit reached"
         case .providerDisabled(let provider): return "Provider (issuer \"\(provider)\") is not enabled"
         case .badIDToken: return "Bad ID token"
+        case .idToken(let description): return description
+        case .idTokenNonce: return "Nonces mismatch"
         case .notFound: return "Not found"
         case .unexpected: return "Unexpected failure, please check server logs for more information"
         }
@@ -81,8 +87,13 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
 
     public func response(for request: HTTPRequest) -> HTTPResponse {
         var headers = HTTPHeaders()
-        if case .badIDToken = self {
-            return .json(400, #"{"error":"invalid request","error_description":"Bad ID token"}"#)
+        switch self {
+        case .badIDToken, .idToken:
+            return .json(400, #"{"error":"invalid request","error_description":\#(jsonString(message))}"#)
+        case .idTokenNonce:
+            return .json(400, #"{"error":"invalid nonce","error_description":"Nonces mismatch"}"#)
+        default:
+            break
         }
         var body: String
         if let version = request.headers["X-Supabase-Api-Version"], version >= "2024-01-01" {

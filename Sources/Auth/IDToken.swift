@@ -1,25 +1,196 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HTTP
 import JWT
+import Postgres
+import Synchronization
 
-/// A configured id_token provider (Google, Apple): who issues its tokens and for whom.
+/// A configured id_token provider (Google, Apple): who issues its tokens, for whom, and where
+/// its signing keys are published.
 public struct IDTokenProvider: Sendable {
     public var issuers: [String]
     public var clientIDs: [String]
+    public var keys: JWKSSource
 
-    public init(issuers: [String], clientIDs: [String]) {
+    public init(issuers: [String], clientIDs: [String], keys: JWKSSource) {
         self.issuers = issuers
         self.clientIDs = clientIDs
+        self.keys = keys
+    }
+
+    public static func google(clientIDs: [String], jwks: String) -> IDTokenProvider {
+        IDTokenProvider(issuers: ["https://accounts.google.com", "accounts.google.com"], clientIDs: clientIDs, keys: JWKSSource(jwks))
+    }
+
+    public static func apple(clientIDs: [String], jwks: String) -> IDTokenProvider {
+        IDTokenProvider(issuers: ["https://appleid.apple.com"], clientIDs: clientIDs, keys: JWKSSource(jwks))
+    }
+}
+
+/// A JWKS read from a file or fetched from an `http(s)` URL. A file is re-read when it changes; a
+/// URL is cached for an hour and re-fetched early (at most once a minute) when a token names a
+/// key id the cached set lacks, as providers rotate keys.
+public final class JWKSSource: Sendable {
+    public let location: String
+    private let cache = Mutex<(keys: JWKSet?, loadedAt: Double, stamp: Double)>((nil, 0, 0))
+    static let maxAge: Double = 3600
+    static let minRefetchInterval: Double = 60
+
+    public init(_ location: String) { self.location = location }
+
+    var isURL: Bool { location.hasPrefix("https://") || location.hasPrefix("http://") }
+
+    /// The current key set; `missingKeyID` asks for a fresh copy when the cached one lacks it.
+    func keys(missingKeyID: Bool = false) throws -> JWKSet {
+        let now = Date().timeIntervalSince1970
+        if isURL {
+            let cached = cache.withLock { $0 }
+            if let keys = cached.keys, now - cached.loadedAt < Self.maxAge, !(missingKeyID && now - cached.loadedAt >= Self.minRefetchInterval) {
+                return keys
+            }
+            let keys = try JWKSet(json: try Self.fetch(location))
+            cache.withLock { $0 = (keys, now, 0) }
+            return keys
+        }
+        let stamp = ((try? FileManager.default.attributesOfItem(atPath: location)[.modificationDate]) as? Date)?.timeIntervalSince1970 ?? 0
+        if let keys = cache.withLock({ $0.stamp == stamp ? $0.keys : nil }) { return keys }
+        guard let data = FileManager.default.contents(atPath: location) else { throw AuthError.unexpected("cannot read JWKS file \(location)") }
+        let keys = try JWKSet(json: Array(data))
+        cache.withLock { $0 = (keys, now, stamp) }
+        return keys
+    }
+
+    static func fetch(_ location: String) throws -> [UInt8] {
+        guard let url = URL(string: location) else { throw AuthError.unexpected("bad JWKS URL \(location)") }
+        var request = URLRequest(url: url, timeoutInterval: 10)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let result = Mutex<Result<[UInt8], AuthError>>(.failure(.unexpected("JWKS fetch did not finish")))
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            result.withLock {
+                if let data, status == 200 { $0 = .success(Array(data)) } else {
+                    $0 = .failure(.unexpected("JWKS fetch from \(location) failed: status \(status) \(error.map { "\($0)" } ?? "")"))
+                }
+            }
+            done.signal()
+        }.resume()
+        done.wait()
+        return try result.withLock { $0 }.get()
     }
 }
 
 extension AuthService {
-    /// `grant_type=id_token`. Verifying RS256/ES256 signatures against the providers' JWKS is not
-    /// built yet, so every id_token is refused as GoTrue refuses an unverifiable one.
+    /// `grant_type=id_token` (GoTrue's native Google/Apple sign-in): the token's signature against
+    /// the provider's JWKS, its issuer, audience, expiry and nonce; then the user found by the
+    /// identity, linked by a verified e-mail, or created.
     func signInWithIDToken(_ body: [String: Any]) throws -> HTTPResponse {
-        guard let provider = body["provider"] as? String, config.providers[provider] != nil else {
-            throw AuthError.validationFailed("Custom OIDC provider \"\((body["provider"] as? String) ?? "")\" not allowed")
+        guard let idToken = body["id_token"] as? String, !idToken.isEmpty else { throw AuthError.validationFailed("id_token required") }
+        guard let name = body["provider"] as? String, !name.isEmpty else {
+            throw AuthError.validationFailed("provider or client_id and issuer required")
         }
-        throw AuthError.badIDToken
+        guard ["google", "apple"].contains(name) else { throw AuthError.validationFailed("Custom OIDC provider \"\(name)\" not allowed") }
+        guard let provider = config.providers[name] else { throw AuthError.providerDisabled(name) }
+
+        let claims = try verifiedClaims(idToken, provider: provider)
+        guard let subject = claims["sub"] as? String, !subject.isEmpty else { throw AuthError.idToken("Missing sub claim in id_token") }
+        let audiences = (claims["aud"] as? String).map { [$0] } ?? (claims["aud"] as? [String]) ?? []
+        guard audiences.contains(where: provider.clientIDs.contains) else { throw AuthError.idToken("Unacceptable audience in id_token") }
+        let tokenNonce = claims["nonce"] as? String ?? ""
+        let givenNonce = body["nonce"] as? String ?? ""
+        if tokenNonce.isEmpty != givenNonce.isEmpty {
+            throw AuthError.idToken("Passed nonce and nonce in id_token should either both exist or not.")
+        }
+        if !tokenNonce.isEmpty && Crypto.hex(Crypto.sha256(Array(givenNonce.utf8))) != tokenNonce {
+            throw AuthError.idTokenNonce
+        }
+        return .json(200, try signInExternal(provider: name, subject: subject, claims: claims))
+    }
+
+    /// The claims of a token whose signature, issuer and times hold; everything else is "Bad ID token".
+    func verifiedClaims(_ token: String, provider: IDTokenProvider) throws -> [String: Any] {
+        let claims: [String: Any]
+        let keys = try provider.keys.keys()
+        do {
+            do {
+                claims = try JWT.verify(token, keys: keys)
+            } catch .badSignature where provider.keys.isURL {
+                // Perhaps a key the cached set does not have yet (rotation): one fresh look.
+                claims = try JWT.verify(token, keys: (try? provider.keys.keys(missingKeyID: true)) ?? keys)
+            }
+        } catch {
+            logger.info("id_token refused", metadata: ["reason": "\(error.message)"])
+            throw AuthError.badIDToken
+        }
+        guard let issuer = claims["iss"] as? String, provider.issuers.contains(issuer) else {
+            logger.info("id_token refused", metadata: ["reason": "issuer \(claims["iss"] ?? "none")"])
+            throw AuthError.badIDToken
+        }
+        return claims
+    }
+
+    /// Signs in the user of (provider, subject); links a verified e-mail's existing account, or
+    /// creates the user. One transaction.
+    func signInExternal(provider: String, subject: String, claims: [String: Any]) throws -> String {
+        let email = (claims["email"] as? String)?.lowercased()
+        let verified = (claims["email_verified"] as? Bool) ?? ((claims["email_verified"] as? String) == "true")
+        var identity: [String: Any] = ["iss": claims["iss"] ?? "", "sub": subject, "provider_id": subject,
+                                       "email_verified": verified, "phone_verified": false]
+        if let email { identity["email"] = email }
+        for key in ["name", "picture", "given_name", "family_name"] { if let value = claims[key] { identity[key] = value } }
+        if let name = claims["name"] { identity["full_name"] = name }
+        if let picture = claims["picture"] { identity["avatar_url"] = picture }
+        let identityJSON = JWT.serialize(identity)
+        return try pool.withConnection { connection in
+            try connection.execute("BEGIN")
+            do {
+                var userID = try connection.query("""
+                    UPDATE auth.identities SET identity_data = \(identityJSON)::jsonb, last_sign_in_at = now(), updated_at = now()
+                    WHERE provider = \(provider) AND provider_id = \(subject) RETURNING user_id::text
+                    """).scalar
+                if userID == nil, let email, verified {
+                    // GoTrue links a verified e-mail to the account that already has it.
+                    userID = try connection.query("""
+                        SELECT id::text FROM auth.users WHERE lower(email) = \(email) AND NOT is_anonymous FOR UPDATE
+                        """).scalar
+                    if let userID {
+                        _ = try connection.query("""
+                            UPDATE auth.users SET raw_app_meta_data = jsonb_set(raw_app_meta_data, '{providers}',
+                                (SELECT coalesce(jsonb_agg(DISTINCT p), '[]'::jsonb) FROM jsonb_array_elements_text(
+                                    coalesce(raw_app_meta_data -> 'providers', '[]'::jsonb) || to_jsonb(\(provider)::text)) p)),
+                                email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now()
+                            WHERE id = \(userID)::uuid
+                            """)
+                    }
+                }
+                if userID == nil {
+                    // A new user; an unverified e-mail that another account holds is not taken over.
+                    let newID = UUID().uuidString.lowercased()
+                    let appMetadata = JWT.serialize(["provider": provider, "providers": [provider]])
+                    _ = try connection.query("""
+                        INSERT INTO auth.users (id, email, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
+                        SELECT \(newID)::uuid, e.email, CASE WHEN e.email IS NOT NULL AND \(verified)::boolean THEN now() END,
+                               \(appMetadata)::jsonb, \(identityJSON)::jsonb
+                        FROM (SELECT CASE WHEN EXISTS (SELECT 1 FROM auth.users WHERE lower(email) = \(email)) THEN NULL
+                                          ELSE \(email)::text END AS email) e
+                        """)
+                    userID = newID
+                }
+                guard let userID else { throw AuthError.unexpected("no user") }
+                _ = try connection.query("""
+                    INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at)
+                    VALUES (\(subject), \(userID)::uuid, \(identityJSON)::jsonb, \(provider), now())
+                    ON CONFLICT (provider_id, provider) DO NOTHING
+                    """)
+                let session = try startSession(connection, userID: userID, method: "oauth")
+                try connection.execute("COMMIT")
+                return session
+            } catch {
+                if !connection.isIdle { try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
     }
 }

@@ -1,0 +1,263 @@
+import COpenSSL
+import Foundation
+
+/// A public key from a JWK (RSA or P-256), held as an OpenSSL `EVP_PKEY`.
+public final class PublicKey: @unchecked Sendable {
+    public enum Kind: Sendable { case rsa, p256 }
+    public let kind: Kind
+    let key: OpaquePointer
+
+    /// The key from its DER SubjectPublicKeyInfo, or nil if OpenSSL cannot read it.
+    init?(kind: Kind, subjectPublicKeyInfo der: [UInt8]) {
+        let key = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        guard let key else { return nil }
+        self.kind = kind
+        self.key = key
+    }
+
+    deinit { EVP_PKEY_free(key) }
+
+    /// An RSA key from its modulus and public exponent (big-endian bytes).
+    public convenience init?(rsaModulus n: [UInt8], exponent e: [UInt8]) {
+        guard n.count >= 256 else { return nil }  // 2048 bits at least
+        let rsaKey = DER.sequence([DER.integer(n), DER.integer(e)])
+        let algorithm = DER.sequence([DER.oid([0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01]), [0x05, 0x00]])
+        self.init(kind: .rsa, subjectPublicKeyInfo: DER.sequence([algorithm, DER.bitString(rsaKey)]))
+    }
+
+    /// A P-256 key from its affine coordinates (32 bytes each).
+    public convenience init?(p256X x: [UInt8], y: [UInt8]) {
+        guard x.count == 32, y.count == 32 else { return nil }
+        let algorithm = DER.sequence([
+            DER.oid([0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01]),  // id-ecPublicKey
+            DER.oid([0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07]),  // prime256v1
+        ])
+        self.init(kind: .p256, subjectPublicKeyInfo: DER.sequence([algorithm, DER.bitString([0x04] + x + y)]))
+    }
+
+    /// Verifies a JWS signature over `data` with SHA-256: PKCS#1 v1.5 for RSA, and for P-256 the
+    /// JWS form (r ‖ s, 64 bytes).
+    public func verify(signature: [UInt8], data: [UInt8]) -> Bool {
+        let der: [UInt8]
+        switch kind {
+        case .rsa: der = signature
+        case .p256:
+            guard signature.count == 64 else { return false }
+            der = DER.sequence([DER.integer(Array(signature[0..<32])), DER.integer(Array(signature[32...]))])
+        }
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else { return false }
+        return EVP_DigestVerify(context, der, der.count, data, data.count) == 1
+    }
+}
+
+/// One key of a JSON Web Key Set.
+public struct JWK: Sendable {
+    public var keyID: String?
+    /// `RS256` or `ES256`.
+    public var algorithm: String
+    public var key: PublicKey
+}
+
+/// A JSON Web Key Set (RFC 7517), as Google and Apple publish them. Keys other than RSA
+/// (≥ 2048 bits) and P-256 signing keys are skipped.
+public struct JWKSet: Sendable {
+    public var keys: [JWK]
+
+    public init(keys: [JWK]) { self.keys = keys }
+
+    public init(json: [UInt8]) throws(JWTError) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any],
+              let entries = object["keys"] as? [[String: Any]] else {
+            throw .malformed("A JWKS must be a JSON object with a \"keys\" array")
+        }
+        var keys: [JWK] = []
+        for entry in entries {
+            if let use = entry["use"] as? String, use != "sig" { continue }
+            let keyID = entry["kid"] as? String
+            switch entry["kty"] as? String {
+            case "RSA":
+                guard let n = (entry["n"] as? String).flatMap({ Base64URL.decode(Substring($0)) }),
+                      let e = (entry["e"] as? String).flatMap({ Base64URL.decode(Substring($0)) }),
+                      let key = PublicKey(rsaModulus: n, exponent: e) else { continue }
+                keys.append(JWK(keyID: keyID, algorithm: "RS256", key: key))
+            case "EC":
+                guard entry["crv"] as? String == "P-256",
+                      let x = (entry["x"] as? String).flatMap({ Base64URL.decode(Substring($0)) }),
+                      let y = (entry["y"] as? String).flatMap({ Base64URL.decode(Substring($0)) }),
+                      let key = PublicKey(p256X: x, y: y) else { continue }
+                keys.append(JWK(keyID: keyID, algorithm: "ES256", key: key))
+            default:
+                continue
+            }
+        }
+        self.keys = keys
+    }
+}
+
+extension JWT {
+    /// Verifies an RS256/ES256 token against a key set: the header's `alg` must be one of those
+    /// two and match the key (`none`, HS256 and the rest are refused), the `kid` must name a key
+    /// of the set when given, and `exp`/`nbf`/`iat` hold with the leeway. Returns the claims.
+    public static func verify(_ token: String, keys: JWKSet, now: Date = Date()) throws(JWTError) -> [String: Any] {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw .malformed("Expected 3 parts in JWT; got \(parts.count)") }
+        guard let headerBytes = Base64URL.decode(parts[0]),
+              let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any] else {
+            throw .malformed("The JWT header is not a JSON object")
+        }
+        guard let alg = header["alg"] as? String else { throw .malformed("JWT header has no alg") }
+        guard alg == "RS256" || alg == "ES256" else { throw .unsupportedAlgorithm(alg) }
+        let keyID = header["kid"] as? String
+        let candidates = keys.keys.filter { $0.algorithm == alg && (keyID == nil || $0.keyID == keyID) }
+        guard let signature = Base64URL.decode(parts[2]) else { throw .badSignature }
+        let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        guard candidates.contains(where: { $0.key.verify(signature: signature, data: signingInput) }) else { throw .badSignature }
+        guard let payloadBytes = Base64URL.decode(parts[1]),
+              let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any] else {
+            throw .malformed("The JWT claims are not a JSON object")
+        }
+        let time = now.timeIntervalSince1970
+        guard let exp = number(claims["exp"]) else { throw .malformed("The JWT has no exp claim") }
+        if time > exp + leeway { throw .expired }
+        if let nbf = number(claims["nbf"]), time + leeway < nbf { throw .notYetValid }
+        if let iat = number(claims["iat"]), time + leeway < iat { throw .issuedInFuture }
+        return claims
+    }
+}
+
+/// A private signing key (RSA 2048 or P-256) generated with OpenSSL: what an identity provider
+/// holds. The tests use it to publish a JWKS and mint id_tokens.
+public final class SigningKey: @unchecked Sendable {
+    public let kind: PublicKey.Kind
+    public let keyID: String
+    let key: OpaquePointer
+
+    public init(kind: PublicKey.Kind, keyID: String) {
+        self.kind = kind
+        self.keyID = keyID
+        let context: OpaquePointer
+        switch kind {
+        case .rsa:
+            context = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil)!
+            precondition(EVP_PKEY_keygen_init(context) == 1 && EVP_PKEY_CTX_set_rsa_keygen_bits(context, 2048) == 1)
+        case .p256:
+            context = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil)!
+            precondition(EVP_PKEY_keygen_init(context) == 1 && EVP_PKEY_CTX_set_ec_paramgen_curve_nid(context, NID_X9_62_prime256v1) == 1)
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        precondition(EVP_PKEY_keygen(context, &key) == 1 && key != nil, "key generation failed")
+        self.key = key!
+    }
+
+    deinit { EVP_PKEY_free(key) }
+
+    /// The public half as a JWK object.
+    public var jwk: [String: Any] {
+        let length = i2d_PUBKEY(key, nil)
+        var der = [UInt8](repeating: 0, count: Int(length))
+        der.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            _ = i2d_PUBKEY(key, &cursor)
+        }
+        // SubjectPublicKeyInfo: SEQUENCE { algorithm, BIT STRING { key } }.
+        var reader = DER.Reader(der)
+        var spki = reader.read(tag: 0x30)!
+        _ = spki.read(tag: 0x30)
+        let bits = Array(spki.read(tag: 0x03)!.bytes.dropFirst())
+        switch kind {
+        case .rsa:
+            var sequence = DER.Reader(bits)
+            var rsa = sequence.read(tag: 0x30)!
+            let n = DER.unsigned(rsa.read(tag: 0x02)!.bytes)
+            let e = DER.unsigned(rsa.read(tag: 0x02)!.bytes)
+            return ["kty": "RSA", "kid": keyID, "alg": "RS256", "use": "sig", "n": Base64URL.encode(n), "e": Base64URL.encode(e)]
+        case .p256:
+            return ["kty": "EC", "kid": keyID, "alg": "ES256", "use": "sig", "crv": "P-256",
+                    "x": Base64URL.encode(Array(bits[1..<33])), "y": Base64URL.encode(Array(bits[33..<65]))]
+        }
+    }
+
+    /// A compact JWS of `claims` with this key (`alg` and `kid` in the header may be overridden).
+    public func sign(claims: [String: Any], alg: String? = nil, kid: String? = nil) -> String {
+        let header: [String: Any] = ["alg": alg ?? (kind == .rsa ? "RS256" : "ES256"), "kid": kid ?? keyID, "typ": "JWT"]
+        let signingInput = Base64URL.encode(Array(JWT.serialize(header).utf8)) + "." + Base64URL.encode(Array(JWT.serialize(claims).utf8))
+        let data = Array(signingInput.utf8)
+        let context = EVP_MD_CTX_new()!
+        defer { EVP_MD_CTX_free(context) }
+        precondition(EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1)
+        var length = 0
+        precondition(EVP_DigestSign(context, nil, &length, data, data.count) == 1)
+        var signature = [UInt8](repeating: 0, count: length)
+        precondition(EVP_DigestSign(context, &signature, &length, data, data.count) == 1)
+        signature = Array(signature[0..<length])
+        if kind == .p256 {
+            // DER ECDSA-Sig-Value → JWS r ‖ s.
+            var reader = DER.Reader(signature)
+            var sequence = reader.read(tag: 0x30)!
+            let r = DER.unsigned(sequence.read(tag: 0x02)!.bytes)
+            let s = DER.unsigned(sequence.read(tag: 0x02)!.bytes)
+            signature = [UInt8](repeating: 0, count: 32 - r.count) + r + [UInt8](repeating: 0, count: 32 - s.count) + s
+        }
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+}
+
+/// The few DER (X.690) encodings a SubjectPublicKeyInfo and an ECDSA signature need.
+enum DER {
+    static func length(_ count: Int) -> [UInt8] {
+        if count < 0x80 { return [UInt8(count)] }
+        var bytes: [UInt8] = []
+        var rest = count
+        while rest > 0 { bytes.insert(UInt8(rest & 0xff), at: 0); rest >>= 8 }
+        return [0x80 | UInt8(bytes.count)] + bytes
+    }
+
+    static func element(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] { [tag] + length(content.count) + content }
+    static func sequence(_ items: [[UInt8]]) -> [UInt8] { element(0x30, items.flatMap { $0 }) }
+    static func oid(_ encoded: [UInt8]) -> [UInt8] { element(0x06, encoded) }
+    static func bitString(_ content: [UInt8]) -> [UInt8] { element(0x03, [0x00] + content) }
+
+    /// A non-negative INTEGER from big-endian magnitude bytes.
+    static func integer(_ magnitude: [UInt8]) -> [UInt8] {
+        var bytes = Array(magnitude.drop { $0 == 0 })
+        if bytes.isEmpty { bytes = [0] }
+        if bytes[0] & 0x80 != 0 { bytes.insert(0, at: 0) }
+        return element(0x02, bytes)
+    }
+
+    /// An INTEGER's content without its sign-padding zeros.
+    static func unsigned(_ content: [UInt8]) -> [UInt8] {
+        let trimmed = Array(content.drop { $0 == 0 })
+        return trimmed.isEmpty ? [0] : trimmed
+    }
+
+    struct Reader {
+        var bytes: [UInt8]
+        var offset = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        /// The next element if it has `tag`, as a reader over its content.
+        mutating func read(tag: UInt8) -> Reader? {
+            guard offset + 2 <= bytes.count, bytes[offset] == tag else { return nil }
+            var length = Int(bytes[offset + 1])
+            var header = 2
+            if length & 0x80 != 0 {
+                let count = length & 0x7f
+                guard count <= 4, offset + 2 + count <= bytes.count else { return nil }
+                length = bytes[(offset + 2)..<(offset + 2 + count)].reduce(0) { $0 << 8 | Int($1) }
+                header += count
+            }
+            guard offset + header + length <= bytes.count else { return nil }
+            let content = Array(bytes[(offset + header)..<(offset + header + length)])
+            offset += header + length
+            return Reader(content)
+        }
+    }
+}
