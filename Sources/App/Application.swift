@@ -64,9 +64,17 @@ public final class Application: Sendable {
             authConfig.providers["apple"] = .apple(clientIDs: config.auth.appleClientIDs, jwks: jwks)
         }
         let auth = AuthService(pool: pool, config: authConfig, logger: logger)
-        let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, logger: logger)
+        let metrics = Metrics(pool: pool, schema: schema)
+        let migrator = Migrator(directory: config.migrationsDirectory)
+        let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, metrics: metrics,
+                                 readiness: { Readiness.check(pool: pool, migrator: migrator) }, logger: logger)
         server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, logger: logger,
-                            responder: { router.respond(to: $0) })
+                            responder: { request in
+                                let started = DispatchTime.now().uptimeNanoseconds
+                                let response = router.respond(to: request)
+                                metrics.record(request, response, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+                                return response
+                            })
     }
 
     public var port: Int { server.port }

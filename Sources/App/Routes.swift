@@ -6,15 +6,27 @@ import REST
 import Auth
 
 enum Routes {
-    static func make(config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, logger: Logger) -> Router {
+    static func make(config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, metrics: Metrics,
+                     readiness: @escaping @Sendable () -> Readiness, logger: Logger) -> Router {
         var router = Router(logger: logger)
+        // Liveness: 200 while the process serves, saying honestly whether the database answers.
         router.add("GET", "/health") { _ in
             do {
                 _ = try pool.withConnection { try $0.query("SELECT 1") }
                 return .json(200, #"{"status":"ok","database":"ok"}"#)
             } catch {
-                return .json(503, #"{"status":"unavailable","database":\#(jsonString("\(error)"))}"#)
+                return .json(200, #"{"status":"ok","database":\#(jsonString("unavailable: \(error)"))}"#)
             }
+        }
+        // Readiness: the database answers and every migration on disk is applied unchanged.
+        router.add("GET", "/ready") { _ in
+            let state = readiness()
+            return .json(state.ready ? 200 : 503, state.json)
+        }
+        router.add("GET", "/metrics") { _ in
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            return HTTPResponse(status: 200, headers: headers, body: Array(metrics.render().utf8))
         }
 
         // PostgREST: /rest/v1/…, and the bare table paths the apps also use.

@@ -89,9 +89,9 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         var headers = HTTPHeaders()
         switch self {
         case .badIDToken, .idToken:
-            return .json(400, #"{"error":"invalid request","error_description":\#(jsonString(message))}"#)
+            return .json(400, #"{"error":"invalid request","error_description":\#(jsonString(message))}"#, headers: ["x-sb-error-code": code])
         case .idTokenNonce:
-            return .json(400, #"{"error":"invalid nonce","error_description":"Nonces mismatch"}"#)
+            return .json(400, #"{"error":"invalid nonce","error_description":"Nonces mismatch"}"#, headers: ["x-sb-error-code": code])
         default:
             break
         }

@@ -96,24 +96,33 @@ public struct Migrator: Sendable {
         if !changed.isEmpty { throw MigrationError.checksumMismatch(changed.map { "\($0.version)_\($0.name).sql" }) }
     }
 
-    /// Applies the pending migrations (or, with `dryRun`, only returns them).
+    /// Applies the pending migrations (or, with `dryRun`, only returns them) and returns those
+    /// this runner applied. Each file runs in its own transaction that first takes a
+    /// transaction-level advisory lock and re-checks the file is still pending, so concurrent
+    /// runners apply each file exactly once, in order — and no session state is needed, which
+    /// keeps it safe behind PgBouncer in transaction mode.
     @discardableResult
     public func up(_ connection: Connection, dryRun: Bool = false, log: (String) -> Void = { _ in }) throws -> [Migration] {
         try ensureTable(connection)
-        _ = try connection.query("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
-        defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))") }
         let files = try migrations()
-        // Read the applied set only once we hold the lock: another runner may just have finished.
         let states = try states(connection, files: files)
         let changed = states.filter { $0.kind == .changed }
         if !changed.isEmpty { throw MigrationError.checksumMismatch(changed.map { "\($0.version)_\($0.name).sql" }) }
         let pendingVersions = Set(states.filter { $0.kind == .pending }.map(\.version))
         let pending = files.filter { pendingVersions.contains($0.version) }
         if dryRun { return pending }
+        var applied: [Migration] = []
         for migration in pending {
             let started = Date()
             do {
                 try connection.execute("BEGIN")
+                _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))")
+                let done = try connection.query("SELECT 1 FROM onboard_migrations.schema_migrations WHERE version = \(migration.version)")
+                guard done.count == 0 else {
+                    // Another runner applied it while this one waited for the lock.
+                    try connection.execute("COMMIT")
+                    continue
+                }
                 try connection.execute(migration.sql)
                 let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
                 _ = try connection.query("""
@@ -121,13 +130,14 @@ public struct Migrator: Sendable {
                     VALUES (\(migration.version), \(migration.name), encode(sha256(convert_to(\(migration.sql), 'UTF8')), 'hex'), \(milliseconds))
                     """)
                 try connection.execute("COMMIT")
+                applied.append(migration)
                 log("applied \(migration.fileName) (\(milliseconds) ms)")
             } catch let error as PostgresError {
                 try? connection.execute("ROLLBACK")
                 throw MigrationError.failed(file: migration.fileName, line: error.position.map { Self.line(of: $0, in: migration.sql) }, error: error)
             }
         }
-        return pending
+        return applied
     }
 
     /// Creates `migrations/<UTC timestamp>_<name>.sql` with a header comment.
@@ -147,9 +157,10 @@ public struct Migrator: Sendable {
 
     private func ensureTable(_ connection: Connection) throws {
         // Concurrent first runs may race on CREATE ... IF NOT EXISTS; the lock makes it safe.
-        _ = try connection.query("SELECT pg_advisory_lock(\(Self.advisoryLockKey + 1))")
-        defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(Self.advisoryLockKey + 1))") }
-        try connection.execute("""
+        do {
+            try connection.execute("""
+            BEGIN;
+            SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey + 1));
             CREATE SCHEMA IF NOT EXISTS onboard_migrations;
             CREATE TABLE IF NOT EXISTS onboard_migrations.schema_migrations (
                 version     text PRIMARY KEY,
@@ -158,7 +169,12 @@ public struct Migrator: Sendable {
                 applied_at  timestamptz NOT NULL DEFAULT now(),
                 duration_ms integer NOT NULL
             );
+            COMMIT;
             """)
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
     }
 
     private func states(_ connection: Connection, files: [Migration]) throws -> [MigrationState] {

@@ -38,7 +38,16 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
+/// Chooses the log format once per process: `LOG_FORMAT=json` gives JSON lines, anything else
+/// swift-log's default text lines.
+let loggingBootstrap: Void = {
+    if ProcessInfo.processInfo.environment["LOG_FORMAT"] == "json" {
+        LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+    }
+}()
+
 func makeLogger(_ label: String) -> Logger {
+    _ = loggingBootstrap
     var logger = Logger(label: label)
     logger.logLevel = Logger.Level(rawValue: ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info") ?? .info
     return logger

@@ -96,7 +96,7 @@ struct MigratorTests {
         }
         group.wait()
         let counts = try outcomes.values.map { try $0.get() }
-        #expect(counts.sorted() == [0, 0, 3])
+        #expect(counts.reduce(0, +) == 3)  // each file applied by exactly one runner
         let connection = try Connection(conninfo: url)
         #expect(try connection.query("SELECT string_agg(note, ',' ORDER BY id) FROM log").scalar == "slow,fast")
     }

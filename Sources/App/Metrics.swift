@@ -1,0 +1,170 @@
+import Foundation
+import Migrations
+import HTTP
+import Postgres
+import REST
+import Synchronization
+
+/// Prometheus metrics for `GET /metrics`: requests by route and status, a latency histogram by
+/// route, the pool's connections in use and waiters, and auth failures by reason. Route labels
+/// are bounded: known tables, functions and auth endpoints by name, everything else `other`.
+public final class Metrics: Sendable {
+    static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+    static let authEndpoints: Set<String> = ["signup", "token", "user", "logout", "settings", "health", "admin", "verify", "recover"]
+
+    struct Histogram {
+        var counts = [UInt64](repeating: 0, count: Metrics.buckets.count)
+        var total: UInt64 = 0
+        var sum: Double = 0
+    }
+
+    private struct State {
+        var requests: [String: UInt64] = [:]  // "route\u{0}method\u{0}status"
+        var latency: [String: Histogram] = [:]
+        var authFailures: [String: UInt64] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let pool: Pool
+    private let schema: SchemaCacheStore
+    private let started = Date()
+
+    init(pool: Pool, schema: SchemaCacheStore) {
+        self.pool = pool
+        self.schema = schema
+    }
+
+    /// Records one answered request.
+    func record(_ request: HTTPRequest, _ response: HTTPResponse, seconds: Double) {
+        let route = self.route(request.path)
+        let key = route + "\u{0}" + request.method + "\u{0}" + String(response.status)
+        let failure = Self.authFailure(route: route, response)
+        let bucket = Self.buckets.firstIndex { seconds <= $0 }
+        state.withLock { state in
+            state.requests[key, default: 0] += 1
+            var histogram = state.latency[route] ?? Histogram()
+            if let bucket { histogram.counts[bucket] += 1 }
+            histogram.total += 1
+            histogram.sum += seconds
+            state.latency[route] = histogram
+            if let failure { state.authFailures[failure, default: 0] += 1 }
+        }
+    }
+
+    /// Why an authentication failed, from GoTrue's error code or PostgREST's 401s.
+    static func authFailure(route: String, _ response: HTTPResponse) -> String? {
+        guard response.status == 400 || response.status == 401 || response.status == 403 || response.status == 422 || response.status == 429 else {
+            return nil
+        }
+        if route.hasPrefix("/auth/v1/") {
+            return response.headers["x-sb-error-code"]
+        }
+        if response.status == 401 {
+            // PostgREST: a missing/invalid key or a bad/expired token.
+            let body = String(decoding: response.body.prefix(200), as: UTF8.self)
+            if body.contains("PGRST303") { return "jwt_expired" }
+            if body.contains("PGRST301") { return "bad_jwt" }
+            if body.contains("No API key") { return "no_api_key" }
+            return "invalid_api_key"
+        }
+        return nil
+    }
+
+    /// A bounded label for a path.
+    func route(_ path: String) -> String {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        if segments.count >= 2 && segments[0] == "auth" && segments[1] == "v1" {
+            guard segments.count >= 3, Self.authEndpoints.contains(String(segments[2])) else { return "/auth/v1/other" }
+            return "/auth/v1/" + segments[2]
+        }
+        if segments.count >= 2 && segments[0] == "rest" && segments[1] == "v1" {
+            let cache = schema.cache
+            if segments.count == 2 { return "/rest/v1/" }
+            if segments.count == 4 && segments[2] == "rpc" {
+                return cache.functions[String(segments[3])] != nil ? "/rest/v1/rpc/" + segments[3] : "/rest/v1/rpc/other"
+            }
+            return segments.count == 3 && cache.tables[String(segments[2])] != nil ? "/rest/v1/" + segments[2] : "/rest/v1/other"
+        }
+        if segments.count == 1 && ["user_profiles", "children", "health", "ready", "metrics"].contains(String(segments[0])) {
+            return "/" + segments[0]
+        }
+        return "other"
+    }
+
+    /// The Prometheus text exposition (version 0.0.4).
+    func render() -> String {
+        let snapshot = state.withLock { $0 }
+        let poolStats = pool.stats
+        var out = ""
+        out += "# HELP onboard_http_requests_total HTTP requests answered, by route, method and status.\n"
+        out += "# TYPE onboard_http_requests_total counter\n"
+        for (key, count) in snapshot.requests.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
+            out += "onboard_http_requests_total{route=\(Self.label(parts[0])),method=\(Self.label(parts[1])),status=\(Self.label(parts[2]))} \(count)\n"
+        }
+        out += "# HELP onboard_http_request_duration_seconds Time from a parsed request to its response, by route.\n"
+        out += "# TYPE onboard_http_request_duration_seconds histogram\n"
+        for (route, histogram) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
+            var cumulative: UInt64 = 0
+            for (index, bound) in Self.buckets.enumerated() {
+                cumulative += histogram.counts[index]
+                out += "onboard_http_request_duration_seconds_bucket{route=\(Self.label(route)),le=\"\(bound)\"} \(cumulative)\n"
+            }
+            out += "onboard_http_request_duration_seconds_bucket{route=\(Self.label(route)),le=\"+Inf\"} \(histogram.total)\n"
+            out += "onboard_http_request_duration_seconds_sum{route=\(Self.label(route))} \(histogram.sum)\n"
+            out += "onboard_http_request_duration_seconds_count{route=\(Self.label(route))} \(histogram.total)\n"
+        }
+        out += "# HELP onboard_auth_failures_total Refused authentications, by reason (GoTrue error code or PostgREST key/token failure).\n"
+        out += "# TYPE onboard_auth_failures_total counter\n"
+        for (reason, count) in snapshot.authFailures.sorted(by: { $0.key < $1.key }) {
+            out += "onboard_auth_failures_total{reason=\(Self.label(reason))} \(count)\n"
+        }
+        out += "# HELP onboard_db_pool_connections Database connections of the pool, by state.\n"
+        out += "# TYPE onboard_db_pool_connections gauge\n"
+        out += "onboard_db_pool_connections{state=\"in_use\"} \(poolStats.inUse)\n"
+        out += "onboard_db_pool_connections{state=\"idle\"} \(poolStats.open - poolStats.inUse)\n"
+        out += "# HELP onboard_db_pool_size Configured maximum of pool connections.\n"
+        out += "# TYPE onboard_db_pool_size gauge\n"
+        out += "onboard_db_pool_size \(pool.size)\n"
+        out += "# HELP onboard_db_pool_waiting Requests waiting for a pool connection.\n"
+        out += "# TYPE onboard_db_pool_waiting gauge\n"
+        out += "onboard_db_pool_waiting \(poolStats.waiting)\n"
+        out += "# HELP onboard_process_start_time_seconds Start time of the process since the Unix epoch.\n"
+        out += "# TYPE onboard_process_start_time_seconds gauge\n"
+        out += "onboard_process_start_time_seconds \(Int(started.timeIntervalSince1970))\n"
+        return out
+    }
+
+    /// A quoted label value, escaped as the exposition format requires.
+    static func label<S: StringProtocol>(_ value: S) -> String {
+        var out = "\""
+        for character in value {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// What `GET /ready` reports: whether the database answers and its migrations are current.
+struct Readiness: Sendable {
+    var ready: Bool
+    var json: String
+
+    static func check(pool: Pool, migrator: Migrator) -> Readiness {
+        do {
+            let states = try pool.withConnection { try migrator.status($0) }
+            let pending = states.filter { $0.kind == .pending }.map { "\($0.version)_\($0.name)" }
+            let changed = states.filter { $0.kind == .changed }.map { "\($0.version)_\($0.name)" }
+            let ready = pending.isEmpty && changed.isEmpty
+            let list = { (names: [String]) in "[" + names.map(jsonString).joined(separator: ",") + "]" }
+            return Readiness(ready: ready, json: #"{"status":\#(ready ? "\"ready\"" : "\"not ready\""),"database":"ok","migrations":{"applied":\#(states.filter { $0.kind == .applied }.count),"pending":\#(list(pending)),"changed":\#(list(changed))}}"#)
+        } catch {
+            return Readiness(ready: false, json: #"{"status":"not ready","database":\#(jsonString("unavailable: \(error)"))}"#)
+        }
+    }
+}

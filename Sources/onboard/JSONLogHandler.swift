@@ -1,0 +1,57 @@
+import Foundation
+import Glibc
+import Logging
+import Synchronization
+
+/// One JSON object per line on standard output (`LOG_FORMAT=json`), for log shippers:
+/// `{"ts":…,"level":…,"logger":…,"msg":…, <metadata>…}`.
+struct JSONLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    static let output = Mutex<Void>(())
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
+             file: String, function: String, line: UInt) {
+        var fields = metadata
+        if let explicit { fields.merge(explicit) { $1 } }
+        var text = #"{"ts":\#(Self.quoted(Self.timestamp())),"level":\#(Self.quoted(level.rawValue)),"logger":\#(Self.quoted(label)),"msg":\#(Self.quoted(message.description))"#
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) where !["ts", "level", "logger", "msg"].contains(key) {
+            text += "," + Self.quoted(key) + ":" + Self.quoted("\(value)")
+        }
+        text += "}\n"
+        Self.output.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
+    }
+
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var time = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &time)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
+                      time.tm_hour, time.tm_min, time.tm_sec, now.tv_nsec / 1_000_000)
+    }
+
+    /// A JSON string literal (RFC 8259 escapes).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `/health`, `/ready` and `/metrics` as orchestrators and Prometheus read them.
+@Suite("Health, readiness and metrics", .serialized)
+struct ObservabilityTests {
+    @Test func readyFollowsTheMigrationsOnDisk() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("onboard-ready-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: TestPostgres.migrationsDirectory, to: folder)
+        let server = try TestServer { $0.migrationsDirectory = folder }
+        let http = server.client()
+        let health = try http.request("GET", "/health")
+        #expect(health.status == 200 && health.text == #"{"status":"ok","database":"ok"}"#)
+        let ready = try http.request("GET", "/ready")
+        #expect(ready.status == 200)
+        #expect(ready.jsonObject?["status"] as? String == "ready")
+
+        // A migration deployed but not yet applied: not ready, and it says which.
+        try "SELECT 1;\n".write(to: folder.appendingPathComponent("29990101000000_later.sql"), atomically: true, encoding: .utf8)
+        let pending = try http.request("GET", "/ready")
+        #expect(pending.status == 503)
+        #expect((pending.jsonObject?["migrations"] as? [String: Any])?["pending"] as? [String] == ["29990101000000_later"])
+        #expect(try http.request("GET", "/health").status == 200)  // liveness is unaffected
+    }
+
+    @Test func metricsCountRequestsLatencyPoolAndAuthFailures() throws {
+        let server = try TestServer()
+        let http = server.client()
+        let user = try server.signUp()
+        _ = try http.request("GET", "/rest/v1/children?select=*", headers: server.headers(user.token))
+        _ = try http.request("GET", "/rest/v1/children?select=*", headers: server.headers("not-a-jwt"))
+        _ = try http.request("GET", "/rest/v1/no_such_table", headers: server.headers(user.token))
+        _ = try http.request("POST", "/auth/v1/token?grant_type=password", headers: server.headers(), body: #"{"email":"nobody@example.com","password":"wrong-one"}"#)
+        let response = try http.request("GET", "/metrics")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        let text = response.text
+        #expect(text.contains(#"onboard_http_requests_total{route="/rest/v1/children",method="GET",status="200"} 1"#))
+        #expect(text.contains(#"onboard_http_requests_total{route="/rest/v1/children",method="GET",status="401"} 1"#))
+        #expect(text.contains(#"onboard_http_requests_total{route="/rest/v1/other",method="GET",status="404"} 1"#))
+        #expect(text.contains(#"onboard_http_requests_total{route="/auth/v1/signup",method="POST",status="200"} 1"#))
+        #expect(text.contains(#"onboard_http_request_duration_seconds_count{route="/rest/v1/children"} 2"#))
+        #expect(text.contains(#"onboard_http_request_duration_seconds_bucket{route="/rest/v1/children",le="+Inf"} 2"#))
+        #expect(text.contains(#"onboard_auth_failures_total{reason="invalid_credentials"} 1"#))
+        #expect(text.contains(#"onboard_auth_failures_total{reason="bad_jwt"} 1"#))
+        #expect(text.contains(#"onboard_db_pool_waiting 0"#))
+        #expect(text.contains(#"onboard_db_pool_connections{state="in_use"} 0"#))
+        // Every sample line is `name{labels} value` or `name value`.
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            #expect(line.split(separator: " ").count == 2, "\(line)")
+        }
+    }
+}
