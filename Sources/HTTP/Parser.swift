@@ -34,7 +34,7 @@ public struct HTTPParser: Sendable {
         var start = 0
         // RFC 9112 §2.2: ignore at least one empty line before a request-line.
         while start + 1 < bytes.count, bytes[start] == 0x0d, bytes[start + 1] == 0x0a { start += 2 }
-        // Request line.
+        // Request line (the limit counts it with its CRLF, whole or in pieces alike).
         guard let lineEnd = findCRLF(bytes, from: start, limit: limits.maxRequestLine) else {
             if bytes.count - start > limits.maxRequestLine { return .failed(HTTPParseError(status: 414, message: "URI Too Long")) }
             if let bare = bytes[start...].firstIndex(of: 0x0a), bare - start <= limits.maxRequestLine {
@@ -42,7 +42,7 @@ public struct HTTPParser: Sendable {
             }
             return .needMore(headersComplete: false, expectsContinue: false)
         }
-        guard lineEnd - start <= limits.maxRequestLine else { return .failed(HTTPParseError(status: 414, message: "URI Too Long")) }
+        guard lineEnd + 2 - start <= limits.maxRequestLine else { return .failed(HTTPParseError(status: 414, message: "URI Too Long")) }
         let line = bytes[start..<lineEnd]
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
@@ -83,7 +83,7 @@ public struct HTTPParser: Sendable {
                 }
                 return .needMore(headersComplete: false, expectsContinue: false)
             }
-            if end - headerStart > limits.maxHeaderBytes {
+            if end + 2 - headerStart > limits.maxHeaderBytes {  // the section counted with its CRLFs, as while incomplete
                 return .failed(HTTPParseError(status: 431, message: "Request Header Fields Too Large"))
             }
             if end == position { position += 2; break }

@@ -93,6 +93,37 @@ struct ParserTests {
         #expect(partial.status == 414)
     }
 
+    /// Found by the fuzzer: the header limit counts the section with its CRLFs whether it
+    /// arrives whole or in pieces, so a split never changes the answer at the boundary.
+    @Test func headerLimitIsTheSameWholeOrSplit() {
+        var limits = ServerLimits()
+        limits.maxHeaderBytes = 32
+        let tight = HTTPParser(limits: limits)
+        for size in 24...40 {
+            let head = "GET / HTTP/1.1\r\n" + "Host: " + String(repeating: "v", count: size - 10) + "\r\n\r\n"  // section = size bytes
+            let whole = tight.parse(bytes(head))
+            let prefix = tight.parse(bytes(String(head.dropLast())))
+            if size <= 32 {
+                guard case .request = whole, case .needMore = prefix else { Issue.record("size \(size): \(whole) / \(prefix)"); continue }
+            } else {
+                guard case .failed(let error) = whole else { Issue.record("size \(size): \(whole)"); continue }
+                #expect(error.status == 431)
+                if case .request = prefix { Issue.record("size \(size): prefix accepted") }
+            }
+        }
+        limits.maxRequestLine = 20
+        let line = HTTPParser(limits: limits)
+        for size in 16...24 {  // request line with its CRLF = size bytes
+            let head = "GET /" + String(repeating: "a", count: size - 16) + " HTTP/1.0\r\n\r\n"
+            let whole = line.parse(bytes(head)), prefix = line.parse(bytes(String(head.prefix(size - 1))))
+            if size <= 20 {
+                guard case .request = whole, case .needMore = prefix else { Issue.record("line \(size): \(whole) / \(prefix)"); continue }
+            } else {
+                guard case .failed(let error) = whole, error.status == 414 else { Issue.record("line \(size): \(whole)"); continue }
+            }
+        }
+    }
+
     /// Every split of the input gives the same request once all bytes are in.
     @Test(arguments: [
         "POST /a?b=c HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world",
