@@ -25,8 +25,10 @@ public final class Application: Sendable {
         let database = try DatabaseBootstrap.prepare(config.database, logger: logger)
         do {
             let admin = try Connection(conninfo: database.url)
-            let applied = try Migrator(directory: config.migrationsDirectory).up(admin) { logger.info("\($0)") }
-            if !applied.isEmpty { logger.info("migrations applied", metadata: ["count": "\(applied.count)"]) }
+            if config.migrateOnStart {
+                let applied = try Migrator(directory: config.migrationsDirectory).up(admin) { logger.info("\($0)") }
+                if !applied.isEmpty { logger.info("migrations applied", metadata: ["count": "\(applied.count)"]) }
+            }
             let schema = SchemaCacheStore(try SchemaCache.load(admin))
             let pool = Pool(conninfo: database.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
             let application = Application(config: config, database: database, pool: pool, schema: schema, logger: logger)

@@ -18,6 +18,9 @@ public struct ServerConfig: Sendable {
     public var enforceOwnership = true
     /// Named prepared statements; off behind PgBouncer in transaction mode.
     public var preparedStatements = true
+    /// Apply pending migrations at start (off when a one-shot `onboard migrate up` owns that and
+    /// the server logs in as a role that may not read the migrations table).
+    public var migrateOnStart = true
     public var auth = AuthSettings()
 
     public init(keys: KeyConfig) {

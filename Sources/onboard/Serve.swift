@@ -95,6 +95,7 @@ enum ServeConfiguration {
             config.cors = CORSConfig(allowedOrigins: value.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) })
         }
         if let value = environment["DB_PREPARED_STATEMENTS"] { config.preparedStatements = value != "false" && value != "0" }
+        if let value = environment["DB_MIGRATE_ON_START"] { config.migrateOnStart = value != "false" && value != "0" }
         if let value = environment["SITE_URL"] { config.auth.siteURL = value }
         if let value = environment["BCRYPT_COST"].flatMap({ Int($0) }) { config.auth.bcryptCost = value }
         if let value = environment["RATE_LIMIT_AUTH_PER_MINUTE"].flatMap({ Int($0) }) { config.auth.rateLimit = value }
@@ -124,6 +125,7 @@ enum ServeConfiguration {
             JWT_EXP               \(config.jwtExpiry)
             DB_POOL_SIZE          \(config.poolSize)
             DB_PREPARED_STATEMENTS \(config.preparedStatements)
+            DB_MIGRATE_ON_START   \(config.migrateOnStart)
             WORKER_THREADS        \(config.limits.workerThreads)
             MAX_CONNECTIONS       \(config.limits.maxConnections)
             MAX_BODY_BYTES        \(config.limits.maxBodyBytes)
