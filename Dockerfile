@@ -1,7 +1,7 @@
 # Multi-stage build: the official Swift image builds, a slim Debian image runs.
-FROM swift:6.1-bookworm AS build
+FROM swift:6.3-bookworm AS build
 RUN apt-get update -qq \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq-dev libssl-dev libcrypt-dev pkg-config \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq-dev libssl-dev libcrypt-dev libcurl4-openssl-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -13,7 +13,7 @@ COPY migrations /out/migrations
 
 FROM debian:bookworm-slim
 RUN apt-get update -qq \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq5 libssl3 libcrypt1 ca-certificates curl \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq5 libssl3 libcrypt1 libcurl4 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --home /app onboard
 COPY --from=build /out /app

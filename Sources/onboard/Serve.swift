@@ -46,10 +46,11 @@ struct Serve: ParsableCommand {
             source.resume()
             return source
         }
-        done.wait()
+        // The sources must outlive the wait: a release build would otherwise free them early and
+        // SIGTERM (ignored above) would never reach us.
+        withExtendedLifetime(sources) { done.wait() }
         logger.notice("shutting down")
         application.shutdown()
-        _ = sources
     }
 }
 
