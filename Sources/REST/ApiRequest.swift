@@ -151,6 +151,8 @@ public indirect enum Condition: Sendable, Equatable {
     case not(Condition)
     case and([Condition])
     case or([Condition])
+    /// Added by the ownership middleware, never parsed from a request.
+    case scope(OwnershipScope)
 }
 
 // MARK: - Prefer

@@ -4,24 +4,48 @@ import JWT
 /// Which tables belong to one user, and through which column: data, not code, so a new owned
 /// table (e.g. `families`) is one more entry.
 public struct OwnershipPolicy: Sendable, Equatable {
-    /// Table → owner column (a uuid holding `auth.uid()` of the row's owner).
+    /// Table → owner column (a uuid holding `auth.uid()` of the row's owner): private rows.
     public var ownerColumns: [String: String]
+    /// Table → owner column, for rows shared with the owner's family (`public.family_members`):
+    /// members read and update them; deleting stays with the owner and the family's owner.
+    public var familySharedColumns: [String: String]
+    /// Family tables → the column holding the family's id: members read their own family only;
+    /// rows are created and deleted through the family RPCs, never directly.
+    public var familyColumns: [String: String]
 
-    public init(ownerColumns: [String: String]) {
+    public init(ownerColumns: [String: String], familySharedColumns: [String: String] = [:], familyColumns: [String: String] = [:]) {
         self.ownerColumns = ownerColumns
+        self.familySharedColumns = familySharedColumns
+        self.familyColumns = familyColumns
     }
 
-    public static let onboarding = OwnershipPolicy(ownerColumns: ["user_profiles": "id", "children": "user_id"])
+    public static let onboarding = OwnershipPolicy(
+        ownerColumns: ["user_profiles": "id"],
+        familySharedColumns: ["children": "user_id"],
+        familyColumns: ["families": "id", "family_members": "family_id"])
+}
+
+/// The rows one caller may reach, written into the statement by the planner (a Swift-side rule:
+/// it names the family tables itself and does not call the RLS helper functions).
+public enum OwnershipScope: Sendable, Equatable {
+    /// `column = user`.
+    case user(column: String, user: String)
+    /// `column = user`, or `column` is a member of the user's family (its owner only, if `ownerOnly`).
+    case family(column: String, user: String, ownerOnly: Bool)
+    /// `column` is the user's family.
+    case familyID(column: String, user: String)
 }
 
 /// What the ownership check decided for one request (issue 6 §6): it runs in Swift before any
 /// SQL, and PostgreSQL's RLS checks the same rules again underneath.
-enum OwnershipDecision: Equatable {
+enum OwnershipDecision {
     /// Not an owned table, the middleware is off, or the service role: nothing added.
     case unrestricted
     /// Restrict to the owner's rows: `owner = user` is ANDed to the filters (and to an upsert's
     /// DO UPDATE, so it can't take over another user's row).
     case owner(column: String, user: String)
+    /// Restrict to a scope wider than one user's rows (family sharing).
+    case scoped(OwnershipScope, upsertOwner: (column: String, user: String)?)
     /// No user: reads see nothing (`200 []`).
     case nothing
 }
@@ -31,7 +55,14 @@ enum Ownership {
     /// or move a row to another owner, or for writes without a user.
     static func decide(_ request: ApiRequest, table: String, policy: OwnershipPolicy, enabled: Bool,
                        caller: Caller) throws(RESTError) -> OwnershipDecision {
-        guard enabled, let column = policy.ownerColumns[table], !caller.isServiceRole else { return .unrestricted }
+        guard enabled, !caller.isServiceRole else { return .unrestricted }
+        if let column = policy.familyColumns[table] {
+            return try decideFamilyTable(request, table: table, column: column, caller: caller)
+        }
+        if let column = policy.familySharedColumns[table] {
+            return try decideShared(request, table: table, column: column, caller: caller)
+        }
+        guard let column = policy.ownerColumns[table] else { return .unrestricted }
         let isWrite: Bool
         switch request.action {
         case .read: isWrite = false
@@ -66,6 +97,55 @@ enum Ownership {
             break
         }
         return .owner(column: column, user: user)
+    }
+
+    /// Family-shared rows (children): created only for oneself; read and updated by the family;
+    /// deleted by the owner or the family's owner; never moved to another owner.
+    static func decideShared(_ request: ApiRequest, table: String, column: String, caller: Caller) throws(RESTError) -> OwnershipDecision {
+        guard caller.role == "authenticated", let userID = caller.userID else {
+            switch request.action {
+            case .read: return .nothing
+            case .call, .describe: return .unrestricted
+            default: throw .ownership(table: table, authenticated: caller.role != "anon")
+            }
+        }
+        let user = lowercaseUUIDString(userID)
+        switch request.action {
+        case .insert, .singleUpsert:
+            // Same rule as private rows: every new row names the caller.
+            _ = try decide(request, table: table, policy: OwnershipPolicy(ownerColumns: [table: column]), enabled: true, caller: caller)
+            return .scoped(.family(column: column, user: user, ownerOnly: false), upsertOwner: (column, user))
+        case .delete:
+            return .scoped(.family(column: column, user: user, ownerOnly: true), upsertOwner: nil)
+        case .update:
+            // A body naming an owner other than the caller is refused, as for private rows (a
+            // family member updating another's child sends only the columns it changes).
+            if let payload = request.payload, let value = payload.rows.first?[column], !sameUUID(value, userID) {
+                throw .ownership(table: table, authenticated: true)
+            }
+            return .scoped(.family(column: column, user: user, ownerOnly: false), upsertOwner: nil)
+        case .read:
+            return .scoped(.family(column: column, user: user, ownerOnly: false), upsertOwner: nil)
+        case .call, .describe:
+            return .unrestricted
+        }
+    }
+
+    /// Family tables: members read their family; only updates (the owner renaming, which the
+    /// grants and RLS narrow further) go through REST; rows come and go by the RPCs.
+    static func decideFamilyTable(_ request: ApiRequest, table: String, column: String, caller: Caller) throws(RESTError) -> OwnershipDecision {
+        guard caller.role == "authenticated", let userID = caller.userID else {
+            if request.isRead { return .nothing }
+            throw .ownership(table: table, authenticated: caller.role != "anon")
+        }
+        switch request.action {
+        case .read, .update:
+            return .scoped(.familyID(column: column, user: lowercaseUUIDString(userID)), upsertOwner: nil)
+        case .insert, .singleUpsert, .delete:
+            throw .ownership(table: table, authenticated: true)
+        case .call, .describe:
+            return .unrestricted
+        }
     }
 
     /// Compares UUID values, not strings (supabase-swift sends upper-case UUIDs).

@@ -74,6 +74,14 @@ struct Planner {
             if !conditions.contains(where: { Self.isSameOwnerFilter($0, column: column, user: user) }) {
                 conditions.append(.filter(Filter(column: column, op: .eq, operand: .value(user))))
             }
+        case .scoped(let scope, let upsertOwner):
+            owner = upsertOwner
+            // A filter on exactly the caller's own id already keeps inside any family scope.
+            var redundant = false
+            if case .family(let column, let user, _) = scope {
+                redundant = conditions.contains(where: { Self.isSameOwnerFilter($0, column: column, user: user) })
+            }
+            if !redundant { conditions.append(.scope(scope)) }
         }
         // Validate every name before any SQL is written.
         try builder.validate(conditions)
@@ -531,6 +539,8 @@ struct QueryBuilder {
                 if table.column(filter.column) == nil { throw .unknownColumn(column: filter.column, table: table.name) }
             case .not(let inner): try validate([inner])
             case .and(let items), .or(let items): try validate(items)
+            case .scope(.user(let column, _)), .scope(.family(let column, _, _)), .scope(.familyID(let column, _)):
+                if table.column(column) == nil { throw .unknownColumn(column: column, table: table.name) }
             }
         }
     }
@@ -564,6 +574,34 @@ struct QueryBuilder {
             sql.raw(")")
         case .filter(let filter):
             write(filter, into: &sql)
+        case .scope(let scope):
+            write(scope, into: &sql)
+        }
+    }
+
+    /// The ownership middleware's rule, with the caller's id bound.
+    func write(_ scope: OwnershipScope, into sql: inout SQLBuilder) {
+        switch scope {
+        case .user(let column, let user):
+            writeColumn(column, into: &sql)
+            sql.raw(" = ")
+            sql.bind(user)
+        case .family(let column, let user, let ownerOnly):
+            sql.raw("(")
+            writeColumn(column, into: &sql)
+            sql.raw(" = ")
+            sql.bind(user)
+            sql.raw(" OR ")
+            writeColumn(column, into: &sql)
+            sql.raw(" IN (SELECT theirs.user_id FROM public.family_members mine JOIN public.family_members theirs ON theirs.family_id = mine.family_id WHERE mine.user_id = ")
+            sql.bind(user)
+            if ownerOnly { sql.raw(" AND mine.role = 'owner'") }
+            sql.raw("))")
+        case .familyID(let column, let user):
+            writeColumn(column, into: &sql)
+            sql.raw(" IN (SELECT mine.family_id FROM public.family_members mine WHERE mine.user_id = ")
+            sql.bind(user)
+            sql.raw(")")
         }
     }
 

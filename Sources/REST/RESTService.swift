@@ -6,7 +6,7 @@ import Postgres
 public struct RESTConfig: Sendable {
     /// Owner column of each table whose rows belong to one user (enforced in Swift before SQL,
     /// and by RLS underneath). Data, not code: a new owned table is one more entry.
-    public var ownerColumns: [String: String] = OwnershipPolicy.onboarding.ownerColumns
+    public var ownership = OwnershipPolicy.onboarding
     /// The ownership middleware; switched off only by tests that show RLS alone holds.
     public var enforceOwnership = true
     /// Roles a request may run as; another `role` claim is refused (403 42501) before any SQL.
@@ -17,7 +17,7 @@ public struct RESTConfig: Sendable {
     public var onServerError: (@Sendable (_ requestID: String, _ error: PostgresError) -> Void)?
     public init() {}
 
-    var policy: OwnershipPolicy { OwnershipPolicy(ownerColumns: ownerColumns) }
+    var policy: OwnershipPolicy { ownership }
 }
 
 /// PostgREST's dialect over the pool: parse → plan → SQL → one round trip → render
@@ -82,20 +82,26 @@ public final class RESTService: Sendable {
         let setup = Self.setup(caller: caller, readOnly: plan.readOnly)
         do {
             return try pool.withConnection { connection throws -> MainResult in
+                // A function may choose the status (`set_config('response.status', '404', true)`);
+                // it is read in the same transaction, right after the call.
+                let isCall: Bool
+                if case .call = plan.kind { isCall = true } else { isCall = false }
+                let statusQuery: [SQL] = isCall ? ["SELECT current_setting('response.status', true)"] : []
+                var result: MainResult
                 if plan.mustDecide {
-                    let results = try connection.pipeline(["BEGIN", setup, statement])
-                    let result = Self.mainResult(results[2])
+                    let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery)
+                    result = Self.mainResult(results[2], status: isCall ? results[3] : nil)
                     let failure = Self.decide(plan, result)
                     _ = try connection.pipeline([failure == nil && !plan.rollback ? "COMMIT" : "ROLLBACK"])
                     if let failure { throw failure }
-                    return result
+                } else if plan.rollback {
+                    let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery + ["ROLLBACK"])
+                    result = Self.mainResult(results[2], status: isCall ? results[3] : nil)
+                } else {
+                    let results = try connection.pipeline([setup, statement] + statusQuery)
+                    result = Self.mainResult(results[1], status: isCall ? results[2] : nil)
                 }
-                if plan.rollback {
-                    let results = try connection.pipeline(["BEGIN", setup, statement, "ROLLBACK"])
-                    return Self.mainResult(results[2])
-                }
-                let results = try connection.pipeline([setup, statement])
-                return Self.mainResult(results[1])
+                return result
             }
         } catch let error as RESTError {
             throw error
@@ -124,9 +130,10 @@ public final class RESTService: Sendable {
             : "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
     }
 
-    static func mainResult(_ result: QueryResult) -> MainResult {
-        guard result.count > 0, result.columns.count >= 4 else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil) }
+    static func mainResult(_ result: QueryResult, status: QueryResult? = nil) -> MainResult {
+        let chosen = status.flatMap { $0.count > 0 ? $0[0, 0] : nil }.flatMap { Int($0) }.flatMap { (100...599).contains($0) ? $0 : nil }
+        guard result.count > 0, result.columns.count >= 4 else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil, status: chosen) }
         return MainResult(total: result[0, 0].flatMap { Int($0) }, pageTotal: result[0, 1].flatMap { Int($0) } ?? 0,
-                          body: result[0, 2], inserted: result[0, 3].flatMap { Int($0) })
+                          body: result[0, 2], inserted: result[0, 3].flatMap { Int($0) }, status: chosen)
     }
 }

@@ -6,6 +6,8 @@ struct MainResult: Sendable, Equatable {
     var pageTotal: Int
     var body: String?
     var inserted: Int?
+    /// `response.status` as a function set it (PostgREST's way for SQL to choose the status).
+    var status: Int? = nil
 }
 
 /// PostgREST's Response.hs: statuses, `Content-Range`, `Preference-Applied`, content types. Pure.
@@ -77,6 +79,7 @@ enum ResponseRenderer {
                 headers.add("Content-Type", contentType(request.media))
                 if !request.isHeadOnly { body = Array((result.body ?? "null").utf8) }
             }
+            if let chosen = result.status { status = chosen }
         }
         if let applied = preferenceApplied(plan) { headers.add("Preference-Applied", applied) }
         return HTTPResponse(status: status, headers: headers, body: body)

@@ -33,9 +33,9 @@ import Testing
 
         // Reload picks up a new table.
         let store = SchemaCacheStore(cache)
-        try connection.execute("CREATE TABLE public.families (id uuid PRIMARY KEY, owner_id uuid NOT NULL)")
-        #expect(store.cache.tables["families"] == nil)
+        try connection.execute("CREATE TABLE public.pets (id uuid PRIMARY KEY, owner_id uuid NOT NULL)")
+        #expect(store.cache.tables["pets"] == nil)
         try store.reload(using: connection)
-        #expect(store.cache.tables["families"]?.column("owner_id")?.type == "uuid")
+        #expect(store.cache.tables["pets"]?.column("owner_id")?.type == "uuid")
     }
 }

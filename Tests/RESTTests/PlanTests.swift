@@ -21,10 +21,10 @@ import Testing
         // The statement text is the same for every user (one prepared statement).
         let own = try #require(try Fixture.plan("GET", "/rest/v1/children?select=%2A&user_id=eq.\(Self.me)").statement)
         #expect(own.text == sql.text && own.binds == [Self.me])
-        // Filtering on another user's id adds the caller's owner filter.
+        // Filtering on another user's id adds the caller's scope: own rows or the family's.
         let other = try #require(try Fixture.plan("GET", "/rest/v1/children?select=%2A&user_id=eq.\(Fixture.otherID)").statement)
-        #expect(other.text.contains(#"WHERE "children"."user_id" = $1 AND "children"."user_id" = $2)"#))
-        #expect(other.binds == [Fixture.otherID, Self.me])
+        #expect(other.text.contains(#"WHERE "children"."user_id" = $1 AND ("children"."user_id" = $2 OR "children"."user_id" IN (SELECT theirs.user_id FROM public.family_members mine JOIN public.family_members theirs ON theirs.family_id = mine.family_id WHERE mine.user_id = $3)))"#))
+        #expect(other.binds == [Fixture.otherID, Self.me, Self.me])
     }
 
     @Test func benchPatchIsOneStatement() throws {
@@ -135,7 +135,8 @@ import Testing
 
     @Test func deleteAndEmptyPatch() throws {
         let delete = try #require(try Fixture.plan("DELETE", "/rest/v1/children?id=eq.1", body: "{}").statement)
-        #expect(delete.text.hasPrefix(#"WITH pgrst_source AS (DELETE FROM "public"."children" WHERE "children"."id" = $1 AND "children"."user_id" = $2 RETURNING "public"."children".*)"#))
+        // Deleting a child: its creator, or the owner of the creator's family.
+        #expect(delete.text.hasPrefix(#"WITH pgrst_source AS (DELETE FROM "public"."children" WHERE "children"."id" = $1 AND ("children"."user_id" = $2 OR "children"."user_id" IN (SELECT theirs.user_id FROM public.family_members mine JOIN public.family_members theirs ON theirs.family_id = mine.family_id WHERE mine.user_id = $3 AND mine.role = 'owner')) RETURNING "public"."children".*)"#))
         let empty = try #require(try Fixture.plan("PATCH", "/rest/v1/children?id=eq.1", body: "{}").statement)
         #expect(empty.text.hasPrefix(#"WITH pgrst_source AS (SELECT "public"."children".* FROM "public"."children" WHERE false)"#))
     }
