@@ -10,7 +10,7 @@ harness=${BENCH_DIR:-$root/../shared/bench}
 work=${BENCH_WORK:-$root/bench/.work}
 duration=${WRK_DURATION:-10}
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
-ulimit -n 65536
+ulimit -n "$(ulimit -Hn)"
 
 swift build -c release --product onboard
 peer=$work/peer-build/release/PeerServer
