@@ -40,9 +40,10 @@ done
 
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 idle() {  # pid port: opens 10,000 keep-alive connections, prints the RSS growth in KiB
-  local before after
+  local before after ready
   before=$(rss "$1")
-  python3 - "$2" <<'PY' &
+  ready=$(mktemp)
+  python3 - "$2" "$ready" <<'PY' &
 import socket, sys, time
 conns = []
 for _ in range(10000):
@@ -50,13 +51,16 @@ for _ in range(10000):
     s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
     conns.append(s)
 for s in conns:
-    s.recv(4096)
-time.sleep(4)
+    s.recv(4096)          # every connection has been answered and is now idle
+open(sys.argv[2], "w").write("ready")
+time.sleep(5)
 PY
   local client=$!
-  sleep 3
+  until [ -s "$ready" ]; do sleep 0.2; done
+  sleep 1
   after=$(rss "$1")
   wait $client
+  rm -f "$ready"
   echo $((after - before))
 }
 printf '\n| server | RSS growth for 10,000 idle keep-alive connections |\n|---|---|\n'

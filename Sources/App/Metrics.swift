@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Migrations
 import HTTP
 import Postgres
@@ -24,7 +25,10 @@ public final class Metrics: Sendable {
         var authFailures: [String: UInt64] = [:]
     }
 
-    private let state = Mutex(State())
+    /// Workers update one of several shards (chosen by thread), merged when rendered: one shared
+    /// lock was the hottest spot of a trivial request under load (Swift's Mutex is a PI futex).
+    private final class Shard: Sendable { let state = Mutex(State()) }
+    private let shards: [Shard] = (0..<16).map { _ in Shard() }
     private let pool: Pool
     private let schema: SchemaCacheStore
     private let started = Date()
@@ -40,7 +44,8 @@ public final class Metrics: Sendable {
         let key = route + "\u{0}" + request.method + "\u{0}" + String(response.status)
         let failure = Self.authFailure(route: route, response)
         let bucket = Self.buckets.firstIndex { seconds <= $0 }
-        state.withLock { state in
+        let shard = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))) &* 0x9E37_79B9_7F4A_7C15) >> 60)
+        shards[shard].state.withLock { state in
             state.requests[key, default: 0] += 1
             var histogram = state.latency[route] ?? Histogram()
             if let bucket { histogram.counts[bucket] += 1 }
@@ -93,7 +98,15 @@ public final class Metrics: Sendable {
 
     /// The Prometheus text exposition (version 0.0.4).
     func render() -> String {
-        let snapshot = state.withLock { $0 }
+        var snapshot = State()
+        for shard in shards {
+            let part = shard.state.withLock { $0 }
+            snapshot.requests.merge(part.requests, uniquingKeysWith: +)
+            snapshot.authFailures.merge(part.authFailures, uniquingKeysWith: +)
+            snapshot.latency.merge(part.latency) { a, b in
+                Histogram(counts: zip(a.counts, b.counts).map { $0 + $1 }, total: a.total + b.total, sum: a.sum + b.sum)
+            }
+        }
         let poolStats = pool.stats
         var out = ""
         out += "# HELP onboard_http_requests_total HTTP requests answered, by route, method and status.\n"
