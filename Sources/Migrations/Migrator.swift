@@ -156,21 +156,22 @@ public struct Migrator: Sendable {
     }
 
     private func ensureTable(_ connection: Connection) throws {
+        if try connection.query("SELECT to_regclass('onboard_migrations.schema_migrations') IS NOT NULL").scalar == "t" { return }
         // Concurrent first runs may race on CREATE ... IF NOT EXISTS; the lock makes it safe.
         do {
             try connection.execute("""
-            BEGIN;
-            SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey + 1));
-            CREATE SCHEMA IF NOT EXISTS onboard_migrations;
-            CREATE TABLE IF NOT EXISTS onboard_migrations.schema_migrations (
-                version     text PRIMARY KEY,
-                name        text NOT NULL,
-                checksum    text NOT NULL,
-                applied_at  timestamptz NOT NULL DEFAULT now(),
-                duration_ms integer NOT NULL
-            );
-            COMMIT;
-            """)
+                BEGIN;
+                SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey + 1));
+                CREATE SCHEMA IF NOT EXISTS onboard_migrations;
+                CREATE TABLE IF NOT EXISTS onboard_migrations.schema_migrations (
+                    version     text PRIMARY KEY,
+                    name        text NOT NULL,
+                    checksum    text NOT NULL,
+                    applied_at  timestamptz NOT NULL DEFAULT now(),
+                    duration_ms integer NOT NULL
+                );
+                COMMIT;
+                """)
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
