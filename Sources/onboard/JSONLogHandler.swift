@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTP
 import Logging
 import Synchronization
 
@@ -20,9 +21,9 @@ struct JSONLogHandler: LogHandler {
              file: String, function: String, line: UInt) {
         var fields = metadata
         if let explicit { fields.merge(explicit) { $1 } }
-        var text = #"{"ts":\#(Self.quoted(Self.timestamp())),"level":\#(Self.quoted(level.rawValue)),"logger":\#(Self.quoted(label)),"msg":\#(Self.quoted(message.description))"#
+        var text = #"{"ts":\#(jsonString(Self.timestamp())),"level":\#(jsonString(level.rawValue)),"logger":\#(jsonString(label)),"msg":\#(jsonString(message.description))"#
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) where !["ts", "level", "logger", "msg"].contains(key) {
-            text += "," + Self.quoted(key) + ":" + Self.quoted("\(value)")
+            text += "," + jsonString(key) + ":" + jsonString("\(value)")
         }
         text += "}\n"
         Self.output.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
@@ -36,22 +37,5 @@ struct JSONLogHandler: LogHandler {
         gmtime_r(&seconds, &time)
         return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
                       time.tm_hour, time.tm_min, time.tm_sec, now.tv_nsec / 1_000_000)
-    }
-
-    /// A JSON string literal (RFC 8259 escapes).
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
