@@ -1,3 +1,5 @@
+import HTTP
+
 /// A request body, parsed only as far as REST needs it: validity (PGRST102), the shape (object or
 /// array of objects), the keys (the columns to write), and the few values Swift must look at
 /// (the owner column, RPC arguments). Rows read from the database are never decoded: PostgreSQL
@@ -50,7 +52,7 @@ indirect enum JSONValue: Sendable, Equatable {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .number(let text): out += text
-        case .string(let text): out += jsonEscaped(text)
+        case .string(let text): out += jsonString(text)
         case .array(let items):
             out += "["
             for (index, item) in items.enumerated() {
@@ -62,7 +64,7 @@ indirect enum JSONValue: Sendable, Equatable {
             out += "{"
             for (index, member) in members.enumerated() {
                 if index > 0 { out += "," }
-                out += jsonEscaped(member.key)
+                out += jsonString(member.key)
                 out += ":"
                 member.value.write(to: &out)
             }
@@ -77,24 +79,6 @@ indirect enum JSONValue: Sendable, Equatable {
         parser.skipWhitespace()
         return parser.index == bytes.count ? value : nil
     }
-}
-
-func jsonEscaped(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
 }
 
 /// A strict recursive-descent JSON parser over bytes (RFC 8259), depth-limited.

@@ -172,8 +172,8 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     /// The JSON body: always the four keys, nulls allowed, `code` a string.
     public var body: String {
         let (code, message, details, hint) = fields
-        func field(_ value: String?) -> String { value.map(jsonEscaped) ?? "null" }
-        return #"{"code":\#(field(code)),"details":\#(field(details)),"hint":\#(field(hint)),"message":\#(jsonEscaped(message))}"#
+        func field(_ value: String?) -> String { value.map(jsonString) ?? "null" }
+        return #"{"code":\#(field(code)),"details":\#(field(details)),"hint":\#(field(hint)),"message":\#(jsonString(message))}"#
     }
 
     public var headers: HTTPHeaders {
