@@ -44,7 +44,7 @@ public final class Metrics: Sendable {
         let key = route + "\u{0}" + request.method + "\u{0}" + String(response.status)
         let failure = Self.authFailure(route: route, response)
         let bucket = Self.buckets.firstIndex { seconds <= $0 }
-        let shard = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))) &* 0x9E37_79B9_7F4A_7C15) >> 60)
+        let shard = Int(truncatingIfNeeded: (UInt64(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 60)
         shards[shard].state.withLock { state in
             state.requests[key, default: 0] += 1
             var histogram = state.latency[route] ?? Histogram()

@@ -28,8 +28,6 @@ public struct OwnershipPolicy: Sendable, Equatable {
 /// The rows one caller may reach, written into the statement by the planner (a Swift-side rule:
 /// it names the family tables itself and does not call the RLS helper functions).
 public enum OwnershipScope: Sendable, Equatable {
-    /// `column = user`.
-    case user(column: String, user: String)
     /// `column = user`, or `column` is a member of the user's family (its owner only, if `ownerOnly`).
     case family(column: String, user: String, ownerOnly: Bool)
     /// `column` is the user's family.
@@ -77,22 +75,9 @@ enum Ownership {
         let user = lowercaseUUIDString(userID)
         switch request.action {
         case .insert, .singleUpsert:
-            // Every new row must name the caller as its owner (a missing owner would be NULL or
-            // another row's default: RLS refuses both).
-            guard let payload = request.payload else { break }
-            if let columns = request.columns, !columns.contains(column), request.preferences.missing != .default {
-                throw .ownership(table: table, authenticated: true)
-            }
-            for row in payload.rows {
-                guard let value = row[column], sameUUID(value, userID) else {
-                    throw .ownership(table: table, authenticated: true)
-                }
-            }
+            try checkNewRows(request, table: table, column: column, userID: userID)
         case .update:
-            // An update may not move a row to another owner.
-            if let payload = request.payload, let value = payload.rows.first?[column], !sameUUID(value, userID) {
-                throw .ownership(table: table, authenticated: true)
-            }
+            try checkNotMoved(request, table: table, column: column, userID: userID)
         default:
             break
         }
@@ -112,17 +97,14 @@ enum Ownership {
         let user = lowercaseUUIDString(userID)
         switch request.action {
         case .insert, .singleUpsert:
-            // Same rule as private rows: every new row names the caller.
-            _ = try decide(request, table: table, policy: OwnershipPolicy(ownerColumns: [table: column]), enabled: true, caller: caller)
+            try checkNewRows(request, table: table, column: column, userID: userID)
             return .scoped(.family(column: column, user: user, ownerOnly: false), upsertOwner: (column, user))
         case .delete:
             return .scoped(.family(column: column, user: user, ownerOnly: true), upsertOwner: nil)
         case .update:
-            // A body naming an owner other than the caller is refused, as for private rows (a
-            // family member updating another's child sends only the columns it changes).
-            if let payload = request.payload, let value = payload.rows.first?[column], !sameUUID(value, userID) {
-                throw .ownership(table: table, authenticated: true)
-            }
+            // As for private rows (a family member updating another's child sends only the
+            // columns it changes).
+            try checkNotMoved(request, table: table, column: column, userID: userID)
             return .scoped(.family(column: column, user: user, ownerOnly: false), upsertOwner: nil)
         case .read:
             return .scoped(.family(column: column, user: user, ownerOnly: false), upsertOwner: nil)
@@ -145,6 +127,27 @@ enum Ownership {
             throw .ownership(table: table, authenticated: true)
         case .call, .describe:
             return .unrestricted
+        }
+    }
+
+    /// Every new row must name the caller as its owner (a missing owner would be NULL or another
+    /// row's default: RLS refuses both).
+    static func checkNewRows(_ request: ApiRequest, table: String, column: String, userID: UUID) throws(RESTError) {
+        guard let payload = request.payload else { return }
+        if let columns = request.columns, !columns.contains(column), request.preferences.missing != .default {
+            throw .ownership(table: table, authenticated: true)
+        }
+        for row in payload.rows {
+            guard let value = row[column], sameUUID(value, userID) else {
+                throw .ownership(table: table, authenticated: true)
+            }
+        }
+    }
+
+    /// An update may not move a row to another owner: a body naming one is refused.
+    static func checkNotMoved(_ request: ApiRequest, table: String, column: String, userID: UUID) throws(RESTError) {
+        if let payload = request.payload, let value = payload.rows.first?[column], !sameUUID(value, userID) {
+            throw .ownership(table: table, authenticated: true)
         }
     }
 

@@ -539,7 +539,7 @@ struct QueryBuilder {
                 if table.column(filter.column) == nil { throw .unknownColumn(column: filter.column, table: table.name) }
             case .not(let inner): try validate([inner])
             case .and(let items), .or(let items): try validate(items)
-            case .scope(.user(let column, _)), .scope(.family(let column, _, _)), .scope(.familyID(let column, _)):
+            case .scope(.family(let column, _, _)), .scope(.familyID(let column, _)):
                 if table.column(column) == nil { throw .unknownColumn(column: column, table: table.name) }
             }
         }
@@ -582,10 +582,6 @@ struct QueryBuilder {
     /// The ownership middleware's rule, with the caller's id bound.
     func write(_ scope: OwnershipScope, into sql: inout SQLBuilder) {
         switch scope {
-        case .user(let column, let user):
-            writeColumn(column, into: &sql)
-            sql.raw(" = ")
-            sql.bind(user)
         case .family(let column, let user, let ownerOnly):
             sql.raw("(")
             writeColumn(column, into: &sql)
