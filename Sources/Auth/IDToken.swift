@@ -30,8 +30,8 @@ public struct IDTokenProvider: Sendable {
 }
 
 /// A JWKS read from a file or fetched from an `http(s)` URL. A file is re-read when it changes; a
-/// URL is cached for an hour and re-fetched early (at most once a minute) when a token names a
-/// key id the cached set lacks, as providers rotate keys.
+/// URL is cached for an hour and re-fetched early (at most once a minute) when a
+/// token fails against the cached set (a key the provider rotated in), as providers rotate keys.
 public final class JWKSSource: Sendable {
     public let location: String
     private let cache = Mutex<(keys: JWKSet?, loadedAt: Double, stamp: Double)>((nil, 0, 0))
@@ -42,12 +42,13 @@ public final class JWKSSource: Sendable {
 
     var isURL: Bool { location.hasPrefix("https://") || location.hasPrefix("http://") }
 
-    /// The current key set; `missingKeyID` asks for a fresh copy when the cached one lacks it.
-    func keys(missingKeyID: Bool = false) throws -> JWKSet {
+    /// The current key set; `refresh` asks for a fresh copy of a URL's set (at most once a minute)
+    /// when a token failed against the cached one.
+    func keys(refresh: Bool = false) throws -> JWKSet {
         let now = Date().timeIntervalSince1970
         if isURL {
             let cached = cache.withLock { $0 }
-            if let keys = cached.keys, now - cached.loadedAt < Self.maxAge, !(missingKeyID && now - cached.loadedAt >= Self.minRefetchInterval) {
+            if let keys = cached.keys, now - cached.loadedAt < Self.maxAge, !(refresh && now - cached.loadedAt >= Self.minRefetchInterval) {
                 return keys
             }
             let keys = try JWKSet(json: try Self.fetch(location))
@@ -118,7 +119,7 @@ extension AuthService {
                 claims = try JWT.verify(token, keys: keys)
             } catch .badSignature where provider.keys.isURL {
                 // Perhaps a key the cached set does not have yet (rotation): one fresh look.
-                claims = try JWT.verify(token, keys: (try? provider.keys.keys(missingKeyID: true)) ?? keys)
+                claims = try JWT.verify(token, keys: (try? provider.keys.keys(refresh: true)) ?? keys)
             }
         } catch {
             logger.info("id_token refused", metadata: ["reason": "\(error.message)"])
