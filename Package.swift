@@ -18,7 +18,7 @@ let package = Package(
     targets: [
         // C: only Postgres sees libpq.
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // C: only JWT sees libcrypto (and libxcrypt's bcrypt).
+        // C: libcrypto for JWT (and libxcrypt's bcrypt) and for the WebSocket handshake's SHA-1.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev", "libcrypt-dev"])]),
 
         .target(name: "Postgres", dependencies: ["CPostgres"], swiftSettings: swiftSettings),
@@ -26,14 +26,15 @@ let package = Package(
         .target(name: "JWT", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // C: epoll, which Glibc's module does not export.
         .systemLibrary(name: "CSystemLinux"),
-        .target(name: "HTTP", dependencies: ["CSystemLinux", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .target(name: "HTTP", dependencies: ["CSystemLinux", "COpenSSL", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .target(name: "REST", dependencies: ["HTTP", "Postgres", "JWT"], swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["HTTP", "Postgres", "JWT", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .target(name: "Realtime", dependencies: ["HTTP", "Postgres", "JWT", "REST", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(
             name: "App",
             dependencies: [
-                "Postgres", "Migrations", "EmbeddedPostgres", "HTTP", "JWT", "REST", "Auth",
+                "Postgres", "Migrations", "EmbeddedPostgres", "HTTP", "JWT", "REST", "Auth", "Realtime",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -59,7 +60,7 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "JWT", "HTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "JWT", "HTTP", "App"], swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import JWT
 import Logging
 import Migrations
 import Postgres
+import Realtime
 import REST
 import Auth
 import Synchronization
@@ -16,6 +17,8 @@ public final class Application: Sendable {
     public let pool: Pool
     public let database: PreparedDatabase
     let schema: SchemaCacheStore
+    public let realtime: RealtimeService
+    public let changeFeed: ChangeFeed
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
 
@@ -34,6 +37,7 @@ public final class Application: Sendable {
             let application = Application(config: config, database: database, pool: pool, schema: schema, logger: logger)
             try application.server.start()
             application.listenForSchemaReloads()
+            application.changeFeed.start()
             return application
         } catch {
             try? database.stopCluster()
@@ -66,9 +70,15 @@ public final class Application: Sendable {
             authConfig.providers["apple"] = .apple(clientIDs: config.auth.appleClientIDs, jwks: jwks)
         }
         let auth = AuthService(pool: pool, config: authConfig, logger: logger)
-        let metrics = Metrics(pool: pool, schema: schema)
+        var realtimeConfig = RealtimeConfig(keys: config.keys)
+        realtimeConfig.enforceOwnership = config.enforceOwnership
+        let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
+        let changeFeed = ChangeFeed(service: realtime, conninfo: database.url)
+        self.realtime = realtime
+        self.changeFeed = changeFeed
+        let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed)
         let migrator = Migrator(directory: config.migrationsDirectory)
-        let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, metrics: metrics,
+        let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
                                  readiness: { Readiness.check(pool: pool, migrator: migrator) }, logger: logger)
         server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, logger: logger,
                             responder: { request in
@@ -85,6 +95,7 @@ public final class Application: Sendable {
     /// the embedded PostgreSQL if this process started it.
     public func shutdown() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        changeFeed.stop()
         server.shutdown()
         pool.close()
         do {

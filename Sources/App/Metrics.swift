@@ -3,6 +3,7 @@ import Glibc
 import Migrations
 import HTTP
 import Postgres
+import Realtime
 import REST
 import Synchronization
 
@@ -32,10 +33,14 @@ public final class Metrics: Sendable {
     private let pool: Pool
     private let schema: SchemaCacheStore
     private let started = Date()
+    private let realtime: RealtimeService?
+    private let feed: ChangeFeed?
 
-    init(pool: Pool, schema: SchemaCacheStore) {
+    init(pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil) {
         self.pool = pool
         self.schema = schema
+        self.realtime = realtime
+        self.feed = feed
     }
 
     /// Records one answered request.
@@ -145,6 +150,20 @@ public final class Metrics: Sendable {
         out += "# HELP onboard_process_start_time_seconds Start time of the process since the Unix epoch.\n"
         out += "# TYPE onboard_process_start_time_seconds gauge\n"
         out += "onboard_process_start_time_seconds \(Int(started.timeIntervalSince1970))\n"
+        if let realtime, let feed {
+            out += "# HELP onboard_realtime_sockets Open Realtime WebSockets.\n"
+            out += "# TYPE onboard_realtime_sockets gauge\n"
+            out += "onboard_realtime_sockets \(realtime.socketCount)\n"
+            out += "# HELP onboard_realtime_subscriptions postgres_changes bindings currently subscribed.\n"
+            out += "# TYPE onboard_realtime_subscriptions gauge\n"
+            out += "onboard_realtime_subscriptions \(realtime.subscriptionCount)\n"
+            out += "# HELP onboard_realtime_events_total postgres_changes events sent to channels.\n"
+            out += "# TYPE onboard_realtime_events_total counter\n"
+            out += "onboard_realtime_events_total \(feed.deliveredCount)\n"
+            out += "# HELP onboard_realtime_feed_listening 1 while the change feed's connection listens.\n"
+            out += "# TYPE onboard_realtime_feed_listening gauge\n"
+            out += "onboard_realtime_feed_listening \(feed.isListening ? 1 : 0)\n"
+        }
         return out
     }
 

@@ -2,11 +2,12 @@ import HTTP
 import JWT
 import Logging
 import Postgres
+import Realtime
 import REST
 import Auth
 
 enum Routes {
-    static func make(config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, metrics: Metrics,
+    static func make(config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, metrics: Metrics,
                      readiness: @escaping @Sendable () -> Readiness, logger: Logger) -> Router {
         var router = Router(logger: logger)
         // Liveness: 200 while the process serves, saying honestly whether the database answers.
@@ -66,6 +67,9 @@ enum Routes {
         for method in ["GET", "POST", "PUT", "DELETE"] {
             router.add(method, "/auth/v1/*", authHandler)
         }
+
+        // Supabase Realtime (postgres_changes): Kong maps /realtime/v1/* to Realtime's /socket/*.
+        router.add("GET", "/realtime/v1/websocket") { request in realtime.upgrade(request) }
         return router
     }
 

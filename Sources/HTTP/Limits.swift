@@ -19,6 +19,8 @@ public struct ServerLimits: Sendable {
     public var workerThreads = 16
     /// Seconds graceful shutdown waits for in-flight requests.
     public var shutdownGrace: Double = 10
+    /// Upgraded connections (they count against `maxConnections` too).
+    public var webSocket = WebSocketLimits()
 
     public init() {}
 }

@@ -107,6 +107,8 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// With status 101: the handler the connection is handed to once the response is written.
+    public var webSocket: (any WebSocketDelegate)?
 
     public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status

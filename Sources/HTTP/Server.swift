@@ -30,6 +30,8 @@ public final class HTTPServer: Sendable {
         var connections: [Int32: Connection] = [:]
         /// Connections waiting for bytes, with the time they may wait until.
         var deadlines: [Int32: Double] = [:]
+        /// Upgraded connections, checked once a second for idleness.
+        var webSockets: [Int32: WebSocket] = [:]
         var stopping = false
         var stopped = false
         var threads: [pthread_t] = []
@@ -94,11 +96,16 @@ public final class HTTPServer: Sendable {
         }
         for _ in 0..<max(1, limits.workerThreads) { workQueue.push(nil) }
         for thread in threads { pthread_join(thread, nil) }
-        let remaining = state.withLock { state -> [Connection] in
-            defer { state.connections.removeAll(); state.deadlines.removeAll() }
-            return Array(state.connections.values)
+        let (remaining, webSockets) = state.withLock { state -> ([Connection], [WebSocket]) in
+            defer { state.connections.removeAll(); state.deadlines.removeAll(); state.webSockets.removeAll() }
+            return (state.connections.values.filter { $0.webSocket == nil }, Array(state.webSockets.values))
         }
         for connection in remaining { close(connection.fd) }
+        // Clients reconnect on 1001 (to another replica, or to us after the restart).
+        for webSocket in webSockets {
+            webSocket.close(.goingAway, reason: "server shutting down")
+            webSocket.terminate(code: .goingAway)
+        }
         state.withLock { close($0.epoll) }
         logger.info("stopped")
     }
@@ -109,6 +116,7 @@ public final class HTTPServer: Sendable {
         let (epoll, listener) = state.withLock { ($0.epoll, $0.listener) }
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         var lastScan = monotonicNow()
+        var lastWebSocketScan = lastScan
         while true {
             let count = epoll_wait(epoll, &events, Int32(events.count), 200)
             if state.withLock({ $0.stopped }) { return }
@@ -118,7 +126,11 @@ public final class HTTPServer: Sendable {
                     if fd == listener {
                         acceptConnections(listener)
                     } else if let connection = state.withLock({ $0.connections[fd] }) {
-                        handleEvent(connection, events: events[index].events)
+                        if let webSocket = connection.webSocket {
+                            webSocket.handle(events: events[index].events)
+                        } else {
+                            handleEvent(connection, events: events[index].events)
+                        }
                     }
                 }
             }
@@ -126,6 +138,10 @@ public final class HTTPServer: Sendable {
             if now - lastScan >= 0.25 {
                 lastScan = now
                 expireConnections(now: now)
+            }
+            if now - lastWebSocketScan >= 1 {
+                lastWebSocketScan = now
+                for webSocket in state.withLock({ Array($0.webSockets.values) }) { webSocket.tick(now: now) }
             }
         }
     }
@@ -281,6 +297,9 @@ public final class HTTPServer: Sendable {
             let keepAlive = work.request.keepsAlive && !state.withLock({ $0.stopping })
             let started = monotonicNow()
             let response = respond(to: work.request)
+            if response.status == 101, let delegate = response.webSocket {
+                work.connection.upgrade = (work.request, delegate)
+            }
             let bytes = serialize(response, head: work.request.method == "HEAD", keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
             inFlight.add(-1, ordering: .acquiringAndReleasing)
             if logger.logLevel <= .info {
@@ -320,13 +339,39 @@ public final class HTTPServer: Sendable {
         }
         connection.pendingOutput = []
         connection.pendingOffset = 0
-        if connection.closeAfterWrite {
+        if let (request, delegate) = connection.upgrade {
+            startWebSocket(connection, request: request, delegate: delegate)
+        } else if connection.closeAfterWrite {
             // Let the client read the answer before the close (no RST on unread input).
             Glibc.shutdown(connection.fd, Int32(SHUT_WR))
             closeConnection(connection)
         } else {
             advance(connection)
         }
+    }
+
+    /// After the 101 is written: the connection leaves HTTP for good and belongs to a WebSocket,
+    /// read level-triggered by the epoll thread; bytes read past the request are its first frames.
+    private func startWebSocket(_ connection: Connection, request: HTTPRequest, delegate: any WebSocketDelegate) {
+        connection.upgrade = nil
+        let (epoll, stopping) = state.withLock { ($0.epoll, $0.stopping) }
+        let webSocket = WebSocket(fd: connection.fd, epoll: epoll, request: request, remoteAddress: connection.remoteAddress,
+                                  limits: limits.webSocket, delegate: delegate) { [self] fd in
+            state.withLock { state in
+                state.connections[fd] = nil
+                state.deadlines[fd] = nil
+                state.webSockets[fd] = nil
+            }
+        }
+        connection.webSocket = webSocket
+        state.withLock { state in
+            state.deadlines[connection.fd] = nil
+            state.webSockets[connection.fd] = webSocket
+        }
+        let leftover = connection.buffer
+        connection.buffer = []
+        webSocket.start(leftover: leftover)
+        if stopping { webSocket.close(.goingAway, reason: "server shutting down") }
     }
 
     // MARK: responses
@@ -379,7 +424,11 @@ public final class HTTPServer: Sendable {
         let bodiless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
         if !bodiless { out += "Content-Length: \(response.body.count)\r\n" }
         out += "Date: \(HTTPDate.now())\r\nServer: onboard\r\n"
-        out += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
+        if response.status == 101 {
+            out += "Connection: Upgrade\r\n\r\n"
+        } else {
+            out += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
+        }
         var bytes = Array(out.utf8)
         if !head && !bodiless { bytes.append(contentsOf: response.body) }
         return bytes
@@ -406,6 +455,10 @@ final class Connection: @unchecked Sendable {
     var sentContinue = false
     var peerClosed = false
     var requestStarted: Double = 0
+    /// Set by the worker when the response is a 101; the switch happens once it is written.
+    var upgrade: (HTTPRequest, any WebSocketDelegate)?
+    /// Set once the connection is upgraded; from then on the WebSocket owns the descriptor.
+    var webSocket: WebSocket?
 
     init(fd: Int32, remoteAddress: String) {
         self.fd = fd

@@ -1,0 +1,70 @@
+import Foundation
+import JWT
+import REST
+
+/// Which row changes a `postgres_changes` binding asks for.
+enum ChangeEvent: String, Sendable {
+    case all = "*"
+    case insert = "INSERT"
+    case update = "UPDATE"
+    case delete = "DELETE"
+
+    func matches(_ type: String) -> Bool { self == .all || rawValue == type }
+}
+
+/// One entry of `config.postgres_changes` in a `phx_join`, as the client sent it.
+struct Binding: Sendable {
+    /// Realtime's id: a stable hash of the entry, 1…2^27-1 (supabase-py ignores 0).
+    let id: Int
+    /// The client's entry, echoed verbatim in the join reply.
+    let echoJSON: String
+    let event: ChangeEvent
+    let schema: String
+    /// Nil: every enabled table of the schema.
+    let table: String?
+    let filter: String?
+
+    /// Nil for an entry that is not an object with a known event (the join then fails).
+    init?(_ entry: Any) {
+        guard let object = entry as? [String: Any] else { return nil }
+        guard let event = ChangeEvent(rawValue: (object["event"] as? String)?.uppercased() ?? "*") else { return nil }
+        self.event = event
+        schema = (object["schema"] as? String) ?? "public"
+        table = (object["table"] as? String).flatMap { $0.isEmpty || $0 == "*" ? nil : $0 }
+        filter = (object["filter"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        let echo = jsonText(object)
+        echoJSON = echo
+        id = Self.stableID(echo)
+    }
+
+    /// FNV-1a over the entry's JSON, folded into 1…2^27-1.
+    static func stableID(_ text: String) -> Int {
+        var hash: UInt64 = 0xcbf29ce484222325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100000001b3
+        }
+        return Int(hash % (1 << 27 - 1)) + 1
+    }
+
+    /// Realtime's description of the parameters in its error messages.
+    var parametersDescription: String {
+        let filters = filter.map { "[\"\($0)\"]" } ?? "[]"
+        return "[event: \(event.rawValue), schema: \(schema), table: \(table ?? "*"), filters: \(filters)]"
+    }
+}
+
+/// A binding resolved against the schema and a subscriber: what the change feed evaluates.
+struct Subscription: Sendable {
+    let socket: RealtimeSocket
+    let topic: String
+    let joinRef: String?
+    let bindingID: Int
+    let event: ChangeEvent
+    let schema: String
+    /// Nil: every enabled table of the schema.
+    let table: String?
+    /// The filter parsed (validated against the table when one is named).
+    let filter: Condition?
+    let caller: Caller
+}

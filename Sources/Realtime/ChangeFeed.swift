@@ -1,0 +1,190 @@
+import Foundation
+import HTTP
+import JWT
+import Logging
+import Postgres
+import REST
+import Synchronization
+
+/// One row change as the `realtime.notify_change()` trigger announces it.
+struct Change {
+    let schema: String
+    let table: String
+    /// INSERT, UPDATE or DELETE.
+    let type: String
+    let commitTimestamp: String
+    /// The primary key (the new row's; the old one's for DELETE).
+    let key: [String: Any]
+    /// DELETE: the whole old row when it fit the notification, else its key.
+    let oldRow: [String: Any]?
+
+    init?(json: String) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any],
+              let schema = object["schema"] as? String, let table = object["table"] as? String,
+              let type = object["type"] as? String, ["INSERT", "UPDATE", "DELETE"].contains(type),
+              let timestamp = object["commit_timestamp"] as? String, let key = object["pk"] as? [String: Any], !key.isEmpty else { return nil }
+        self.schema = schema
+        self.table = table
+        self.type = type
+        commitTimestamp = timestamp
+        self.key = key
+        oldRow = object["old"] as? [String: Any]
+    }
+}
+
+/// The change feed: one dedicated connection (never the pool's) listens on `realtime_changes`;
+/// each change is re-read once per distinct subscriber (role + claims) on a pool connection,
+/// under that subscriber's role and claims with the ownership rule added, so RLS and the
+/// middleware both decide who hears of it. If the listening connection drops, every Realtime
+/// socket is closed with 1001 (clients reconnect, rejoin and re-read what they missed).
+public final class ChangeFeed: Sendable {
+    static let channel = "realtime_changes"
+
+    let service: RealtimeService
+    let conninfo: String
+    private let running = Atomic<Bool>(false)
+    private let delivered = Atomic<Int>(0)
+    private let listening = Atomic<Bool>(false)
+
+    public init(service: RealtimeService, conninfo: String) {
+        self.service = service
+        self.conninfo = conninfo
+    }
+
+    /// Events sent to channels since start.
+    public var deliveredCount: Int { delivered.load(ordering: .relaxed) }
+    public var isListening: Bool { listening.load(ordering: .acquiring) }
+
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Thread.detachNewThread { [self] in run() }
+    }
+
+    public func stop() {
+        running.store(false, ordering: .releasing)
+    }
+
+    private func run() {
+        var connection: Connection?
+        var backoff = 0.1
+        while running.load(ordering: .acquiring) {
+            do {
+                if connection == nil {
+                    let fresh = try Connection(conninfo: conninfo, allowsPreparedStatements: false)
+                    try fresh.listen(Self.channel)
+                    connection = fresh
+                    listening.store(true, ordering: .releasing)
+                    backoff = 0.1
+                    service.logger.info("realtime change feed listening")
+                }
+                for notification in try connection!.waitForNotifications(timeout: 0.25) where notification.channel == Self.channel {
+                    process(notification.payload)
+                }
+            } catch {
+                let wasListening = listening.exchange(false, ordering: .acquiringAndReleasing)
+                connection = nil
+                if wasListening {
+                    service.logger.error("realtime change feed lost; closing realtime sockets", metadata: ["error": "\(error)"])
+                    service.closeAll(reason: "change feed lost")
+                }
+                Thread.sleep(forTimeInterval: backoff)
+                backoff = min(backoff * 2, 5)
+            }
+        }
+        listening.store(false, ordering: .releasing)
+    }
+
+    /// Fans one change out to the channels allowed to see it.
+    func process(_ payload: String) {
+        guard let change = Change(json: payload) else {
+            service.logger.warning("realtime: unreadable change notification")
+            return
+        }
+        let subscriptions = service.hub.matching(schema: change.schema, table: change.table, type: change.type)
+        guard !subscriptions.isEmpty, change.schema == "public", let table = service.schema.cache.tables[change.table] else { return }
+
+        // One re-read per distinct subscriber; then one frame per channel with its matching ids.
+        var groups: [String: [Subscription]] = [:]
+        for subscription in subscriptions { groups[subscription.caller.role + "\u{0}" + subscription.caller.claimsJSON, default: []].append(subscription) }
+        for group in groups.values {
+            do {
+                guard let (dataJSON, matched) = try evaluate(change, table: table, for: group) else { continue }
+                var channels: [String: (subscription: Subscription, ids: [Int])] = [:]
+                for (subscription, matches) in zip(group, matched) where matches {
+                    let key = "\(ObjectIdentifier(subscription.socket).hashValue)\u{0}\(subscription.topic)"
+                    channels[key, default: (subscription, [])].ids.append(subscription.bindingID)
+                }
+                for (subscription, ids) in channels.values {
+                    subscription.socket.deliver(topic: subscription.topic, joinRef: subscription.joinRef, ids: ids, dataJSON: dataJSON)
+                    delivered.add(1, ordering: .relaxed)
+                }
+            } catch {
+                service.logger.error("realtime: re-reading a change failed", metadata: ["table": "\(change.table)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// The event's `data` as `group`'s subscriber sees it, and which subscriptions' filters match;
+    /// nil when the row is not visible to them.
+    private func evaluate(_ change: Change, table: SchemaCache.Table, for group: [Subscription]) throws -> (String, [Bool])? {
+        let caller = group[0].caller
+        var conditions: [Condition] = []
+        switch RowAccess.readScope(table: table.name, policy: service.config.policy, enabled: service.config.enforceOwnership, caller: caller) {
+        case .none: return nil
+        case .all: break
+        case .only(let condition): conditions.append(condition)
+        }
+        let qualified = quoteIdentifier("public") + "." + quoteIdentifier(table.name)
+        let isDelete = change.type == "DELETE"
+        var select = SQL(unsafeSQL: "SELECT " + (isDelete ? "NULL::text" : "to_jsonb(\(quoteIdentifier(table.name)))::text"))
+        for subscription in group {
+            if let filter = subscription.filter {
+                select = select + SQL(unsafeSQL: ", COALESCE((") + (try RowAccess.sql([filter], table: table)) + SQL(unsafeSQL: "), false)")
+            } else {
+                select = select + SQL(unsafeSQL: ", true")
+            }
+        }
+        if isDelete {
+            // The row is gone: filters and the ownership rule are checked on the deleted row the
+            // trigger sent (RLS cannot be asked about a row that no longer exists; Realtime
+            // does not check DELETEs at all).
+            let oldRow = jsonText(change.oldRow ?? change.key)
+            select = select + " FROM jsonb_populate_record(NULL::\(unsafeRaw: qualified), \(oldRow)::jsonb) AS \(unsafeRaw: quoteIdentifier(table.name))"
+        } else {
+            select = select + SQL(unsafeSQL: " FROM \(qualified)")
+            for (column, value) in change.key { conditions.append(.filter(Filter(column: column, op: .eq, operand: .value(Self.text(value) ?? ""))))  }
+        }
+        let whereSQL = try RowAccess.sql(conditions, table: table)
+        let statement = select + SQL(unsafeSQL: " WHERE ") + whereSQL
+        let columns: SQL = """
+            SELECT COALESCE(json_agg(json_build_object('name', a.attname, 'type', t.typname) ORDER BY a.attnum), '[]')::text \
+            FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid \
+            WHERE a.attrelid = \(qualified)::regclass AND a.attnum > 0 AND NOT a.attisdropped \
+            AND has_column_privilege(a.attrelid, a.attnum, 'SELECT')
+            """
+        let results = try service.pool.withConnection { try $0.pipeline([Self.roleSetup(caller), statement, columns]) }
+        let rows = results[1]
+        guard rows.count == 1 else { return nil }
+        let matched = (0..<group.count).map { rows[0, $0 + 1] == "t" }
+        guard matched.contains(true) else { return nil }
+
+        var data = #"{"schema":\#(jsonString(change.schema)),"table":\#(jsonString(change.table)),"commit_timestamp":\#(jsonString(change.commitTimestamp)),"type":\#(jsonString(change.type)),"columns":\#(results[2].scalar ?? "[]")"#
+        if let record = rows[0, 0] { data += #","record":\#(record)"# }
+        if change.type != "INSERT" { data += #","old_record":\#(jsonText(change.key))"# }
+        data += #","errors":null}"#
+        return (data, matched)
+    }
+
+    /// `request.jwt.claims` and the role for the rest of the (implicit) transaction.
+    static func roleSetup(_ caller: Caller) -> SQL {
+        "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
+    }
+
+    private static func text(_ value: Any) -> String? {
+        switch value {
+        case let text as String: return text
+        case is NSNull: return nil
+        default: return jsonText(value)
+        }
+    }
+}

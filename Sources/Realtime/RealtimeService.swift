@@ -1,0 +1,232 @@
+import Foundation
+import HTTP
+import JWT
+import Logging
+import Postgres
+import REST
+import Synchronization
+
+public struct RealtimeConfig: Sendable {
+    public var keys: KeyConfig
+    public var policy = OwnershipPolicy.onboarding
+    /// The Swift-side ownership rule on every re-read (RLS checks again underneath).
+    public var enforceOwnership = true
+
+    public init(keys: KeyConfig) {
+        self.keys = keys
+    }
+}
+
+/// Supabase Realtime's `postgres_changes` at `/realtime/v1/websocket`: the upgrade, the sockets,
+/// the subscriptions (`hub`) and the change feed that fills them.
+public final class RealtimeService: Sendable {
+    let config: RealtimeConfig
+    let pool: Pool
+    let schema: SchemaCacheStore
+    let hub = Hub()
+    let logger: Logger
+    private let sockets = Mutex<[ObjectIdentifier: RealtimeSocket]>([:])
+
+    public init(config: RealtimeConfig, pool: Pool, schema: SchemaCacheStore, logger: Logger) {
+        self.config = config
+        self.pool = pool
+        self.schema = schema
+        self.logger = logger
+    }
+
+    public var socketCount: Int { sockets.withLock { $0.count } }
+    public var subscriptionCount: Int { hub.count }
+
+    // MARK: the upgrade
+
+    /// `GET /realtime/v1/websocket?apikey=…&vsn=…`: Realtime's socket checks, then the 101.
+    public func upgrade(_ request: HTTPRequest) -> HTTPResponse {
+        if let refusal = WebSocketHandshake.check(request) { return refusal }
+        let vsn = request.queryValue("vsn") ?? PhoenixSerializer.v1.rawValue
+        guard let serializer = PhoenixSerializer(rawValue: vsn) else {
+            return .json(403, #"{"error":"Unsupported serializer version \#(vsn.filter { $0.isLetter || $0.isNumber || $0 == "." })"}"#)
+        }
+        guard let key = request.queryValue("apikey") ?? request.headers["apikey"] ?? request.headers["x-api-key"], !key.isEmpty else {
+            return .json(401, #"{"error":"API key is missing"}"#)
+        }
+        if case .failure(let refusal) = authorize(key) {
+            return .json(401, #"{"error":\#(jsonString(refusal.socketMessage))}"#)
+        }
+        return WebSocketHandshake.accept(request, delegate: RealtimeSocket(service: self, serializer: serializer, socketToken: key))
+    }
+
+    /// Closes every socket (1001: clients reconnect and rejoin, re-reading what they missed).
+    public func closeAll(reason: String) {
+        for socket in sockets.withLock({ Array($0.values) }) { socket.close(.goingAway, reason: reason) }
+    }
+
+    func register(_ socket: RealtimeSocket) { sockets.withLock { $0[ObjectIdentifier(socket)] = socket } }
+
+    func unregister(_ socket: RealtimeSocket) {
+        sockets.withLock { $0[ObjectIdentifier(socket)] = nil }
+        hub.remove(socket: socket)
+    }
+
+    // MARK: tokens
+
+    struct Authorization {
+        let caller: Caller
+        /// `exp` in seconds since 1970; nil for the API keys given by value.
+        let expiresAt: Double?
+    }
+
+    struct Refusal: Error {
+        /// `Code: message`, the join reply's `reason`.
+        let reason: String
+        /// The message alone (system messages, the socket's 401 body).
+        let message: String
+        let socketMessage: String
+    }
+
+    /// Realtime's join-token rules: an API key by value, or an HS256 JWT with `role` and `exp`.
+    func authorize(_ token: String) -> Result<Authorization, Refusal> {
+        let keys = config.keys
+        if Crypto.constantTimeEquals(Array(token.utf8), Array(keys.anonKey.utf8)) { return .success(Authorization(caller: .anon, expiresAt: nil)) }
+        if Crypto.constantTimeEquals(Array(token.utf8), Array(keys.serviceRoleKey.utf8)) { return .success(Authorization(caller: .serviceRole, expiresAt: nil)) }
+        do {
+            // No leeway here: the channel ends at `exp` (Realtime re-checks on a timer).
+            let verified = try JWT.verifyHS256(token, secret: keys.jwtSecret)
+            guard verified.claims["role"] is String, let exp = (verified.claims["exp"] as? NSNumber)?.doubleValue else {
+                return .failure(Refusal(reason: "InvalidJWTToken: Fields `role` and `exp` are required in JWT",
+                                        message: "Fields `role` and `exp` are required in JWT", socketMessage: "Fields `role` and `exp` are required in JWT"))
+            }
+            let now = Date().timeIntervalSince1970
+            if exp <= now { return .failure(Self.expired(secondsAgo: Int(now - exp))) }
+            return .success(Authorization(caller: Caller(claimsJSON: verified.json, claims: verified.claims), expiresAt: exp))
+        } catch .expired {
+            let exp = Self.unverifiedExpiry(token) ?? Date().timeIntervalSince1970
+            return .failure(Self.expired(secondsAgo: max(0, Int(Date().timeIntervalSince1970 - exp))))
+        } catch .badSignature {
+            return .failure(Refusal(reason: "JwtSignatureError: Failed to validate JWT signature", message: "Failed to validate JWT signature",
+                                    socketMessage: "The token provided is not a valid JWT"))
+        } catch {
+            return .failure(Refusal(reason: "MalformedJWT: The token provided is not a valid JWT", message: "The token provided is not a valid JWT",
+                                    socketMessage: "The token provided is not a valid JWT"))
+        }
+    }
+
+    private static func expired(secondsAgo: Int) -> Refusal {
+        Refusal(reason: "InvalidJWTToken: Token has expired \(secondsAgo) seconds ago", message: "Token has expired \(secondsAgo) seconds ago",
+                socketMessage: "Token has expired")
+    }
+
+    /// `exp` of a token whose signature was already checked (only for the error's wording).
+    private static func unverifiedExpiry(_ token: String) -> Double? {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3, let bytes = Base64URL.decode(parts[1]),
+              let claims = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { return nil }
+        return (claims["exp"] as? NSNumber)?.doubleValue
+    }
+
+    // MARK: subscriptions
+
+    /// The bindings as subscriptions, and the first problem Realtime would report for them
+    /// (unknown table, filter that does not parse).
+    func resolve(_ bindings: [Binding], socket: RealtimeSocket, topic: String, joinRef: String?, caller: Caller) -> (subscriptions: [Subscription], problem: String?) {
+        let cache = schema.cache
+        var subscriptions: [Subscription] = []
+        for binding in bindings {
+            var filter: Condition? = nil
+            if let table = binding.table {
+                guard binding.schema == "public", let known = cache.tables[table] else {
+                    return ([], Self.notEnabled(binding))
+                }
+                if let text = binding.filter {
+                    do {
+                        filter = try RowAccess.parseFilter(text, table: known)
+                    } catch {
+                        return ([], "Error parsing `filter` params: \(text) (\(error.fields.message))")
+                    }
+                }
+            } else if binding.filter != nil {
+                return ([], "Error parsing `filter` params: a filter needs a table")
+            } else if binding.schema != "public" {
+                return ([], Self.notEnabled(binding))
+            }
+            subscriptions.append(Subscription(socket: socket, topic: topic, joinRef: joinRef, bindingID: binding.id, event: binding.event,
+                                              schema: binding.schema, table: binding.table, filter: filter, caller: caller))
+        }
+        return (subscriptions, nil)
+    }
+
+    /// Asks the database, as the subscriber, whether each table is enabled and each filter's
+    /// value fits its column (`id=eq.x` on a uuid column fails here, not at the first change).
+    func confirm(_ subscriptions: [Subscription], bindings: [Binding]) -> String? {
+        let cache = schema.cache
+        for (subscription, binding) in zip(subscriptions, bindings) {
+            guard let name = subscription.table, let table = cache.tables[name] else { continue }
+            do {
+                let qualified = quoteIdentifier("public") + "." + quoteIdentifier(name)
+                var statements: [SQL] = [
+                    ChangeFeed.roleSetup(subscription.caller),
+                    "SELECT realtime.is_enabled(\(qualified)::regclass)",
+                ]
+                if let filter = subscription.filter {
+                    statements.append(SQL(unsafeSQL: "SELECT 1 FROM \(qualified) WHERE false AND ") + (try RowAccess.sql([filter], table: table)))
+                }
+                let results = try pool.withConnection { try $0.pipeline(statements) }
+                if results[1].scalar != "t" { return Self.notEnabled(binding) }
+            } catch let error as PostgresError where error.kind == .server {
+                return "Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: \(binding.parametersDescription). Exception: ERROR \(error.sqlState ?? "") (\(error.message))"
+            } catch {
+                return "Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: \(binding.parametersDescription). Exception: \(error)"
+            }
+        }
+        return nil
+    }
+
+    private static func notEnabled(_ binding: Binding) -> String {
+        "Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: \(binding.parametersDescription)"
+    }
+}
+
+/// Subscriptions by table: what the change feed looks up for each change.
+final class Hub: Sendable {
+    private let byTable = Mutex<[String: [Subscription]]>([:])
+
+    private static func key(_ schema: String, _ table: String?) -> String { schema + "." + (table ?? "*") }
+
+    var count: Int { byTable.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    func add(_ subscriptions: [Subscription]) {
+        byTable.withLock { table in
+            for subscription in subscriptions { table[Self.key(subscription.schema, subscription.table), default: []].append(subscription) }
+        }
+    }
+
+    func remove(socket: RealtimeSocket, topic: String? = nil) {
+        let id = ObjectIdentifier(socket)
+        byTable.withLock { table in
+            for key in Array(table.keys) {
+                table[key]!.removeAll { ObjectIdentifier($0.socket) == id && (topic == nil || $0.topic == topic) }
+                if table[key]!.isEmpty { table[key] = nil }
+            }
+        }
+    }
+
+    func replaceCaller(socket: RealtimeSocket, topic: String, caller: Caller) {
+        let id = ObjectIdentifier(socket)
+        byTable.withLock { table in
+            for key in Array(table.keys) {
+                table[key] = table[key]!.map { subscription in
+                    guard ObjectIdentifier(subscription.socket) == id, subscription.topic == topic else { return subscription }
+                    return Subscription(socket: subscription.socket, topic: subscription.topic, joinRef: subscription.joinRef,
+                                        bindingID: subscription.bindingID, event: subscription.event, schema: subscription.schema,
+                                        table: subscription.table, filter: subscription.filter, caller: caller)
+                }
+            }
+        }
+    }
+
+    /// Subscriptions to `schema.table` (and to the whole schema) whose event matches `type`.
+    func matching(schema: String, table: String, type: String) -> [Subscription] {
+        byTable.withLock { byTable in
+            ((byTable[Self.key(schema, table)] ?? []) + (byTable[Self.key(schema, nil)] ?? [])).filter { $0.event.matches(type) }
+        }
+    }
+}

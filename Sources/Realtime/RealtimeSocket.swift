@@ -1,0 +1,229 @@
+import Dispatch
+import Foundation
+import HTTP
+import JWT
+import REST
+
+/// One Realtime WebSocket: the Phoenix channels protocol for `postgres_changes`. Every message,
+/// delivery and timer runs on the socket's serial queue, which owns `channels`; the epoll thread
+/// only hands frames over, and the change feed only enqueues deliveries.
+final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state confined to `queue`
+    static let maxChannels = 100
+
+    struct Channel {
+        var joinRef: String?
+        var caller: Caller
+        var token: String
+        var bindings: [Binding]
+        var expiry: DispatchWorkItem?
+    }
+
+    let service: RealtimeService
+    let serializer: PhoenixSerializer
+    /// The key the socket connected with: the join token when a join carries none.
+    let socketToken: String
+    let queue = DispatchQueue(label: "onboard.realtime.socket")
+    private var webSocket: WebSocket?
+    private var channels: [String: Channel] = [:]
+
+    init(service: RealtimeService, serializer: PhoenixSerializer, socketToken: String) {
+        self.service = service
+        self.serializer = serializer
+        self.socketToken = socketToken
+    }
+
+    // MARK: WebSocketDelegate (called on the server's threads)
+
+    func webSocketOpened(_ socket: WebSocket) {
+        queue.async { self.webSocket = socket }
+        service.register(self)
+    }
+
+    func webSocket(_ socket: WebSocket, received message: WebSocketMessage) {
+        queue.async {
+            switch message {
+            case .text(let text): self.handle(text)
+            case .binary: socket.close(.unsupportedData, reason: "binary frames are not supported")
+            }
+        }
+    }
+
+    func webSocketClosed(_ socket: WebSocket, code: WebSocketCloseCode) {
+        service.unregister(self)
+        queue.async {
+            for (_, channel) in self.channels { channel.expiry?.cancel() }
+            self.channels.removeAll()
+            self.webSocket = nil
+        }
+    }
+
+    /// Closes the socket from outside (feed lost, server stopping).
+    func close(_ code: WebSocketCloseCode, reason: String) {
+        queue.async { self.webSocket?.close(code, reason: reason) }
+    }
+
+    /// A change for `topic`, sent only while the join it was matched for is still current.
+    func deliver(topic: String, joinRef: String?, ids: [Int], dataJSON: String) {
+        queue.async {
+            guard let channel = self.channels[topic], channel.joinRef == joinRef else { return }
+            let payload = #"{"ids":[\#(ids.map(String.init).joined(separator: ","))],"data":\#(dataJSON)}"#
+            self.push(nil, nil, topic, "postgres_changes", payload)
+        }
+    }
+
+    // MARK: messages (on `queue`)
+
+    private func handle(_ text: String) {
+        guard let message = serializer.decode(text) else {
+            webSocket?.close(.unsupportedData, reason: "not a Phoenix \(serializer.rawValue) message")
+            return
+        }
+        switch message.event {
+        case "heartbeat" where message.topic == "phoenix":
+            reply(message, status: "ok", response: "{}")
+        case "phx_join":
+            join(message)
+        case "access_token" where channels[message.topic] != nil:
+            refreshToken(message)
+        case "phx_leave" where channels[message.topic] != nil:
+            leave(message)
+        default:
+            if channels[message.topic] == nil {
+                reply(message, status: "error", response: #"{"reason":"unmatched topic"}"#)
+            }
+            // Broadcast and presence on a joined channel are not offered: ignored as Realtime
+            // ignores them when disabled in the join config.
+        }
+    }
+
+    private func join(_ message: PhoenixMessage) {
+        guard message.topic.hasPrefix("realtime:") else {
+            reply(message, status: "error", response: #"{"reason":"unmatched topic"}"#)
+            return
+        }
+        let name = String(message.topic.dropFirst("realtime:".count))
+        guard !name.isEmpty else {
+            reply(message, status: "error", response: #"{"reason":"TopicNameRequired: You must provide a topic name"}"#)
+            return
+        }
+        if let previous = channels[message.topic] {
+            // Phoenix: a second join of a topic closes the first.
+            drop(message.topic)
+            push(previous.joinRef, previous.joinRef, message.topic, "phx_close", "{}")
+        }
+        guard channels.count < Self.maxChannels else {
+            reply(message, status: "error", response: #"{"reason":"ChannelRateLimitReached: Too many channels"}"#)
+            return
+        }
+        let token = (message.payload["access_token"] as? String) ?? (message.payload["user_token"] as? String) ?? socketToken
+        let authorization: RealtimeService.Authorization
+        switch service.authorize(token) {
+        case .failure(let refusal):
+            reply(message, status: "error", response: #"{"reason":\#(jsonString(refusal.reason))}"#)
+            return
+        case .success(let granted):
+            authorization = granted
+        }
+        let config = message.payload["config"] as? [String: Any] ?? [:]
+        let entries = config["postgres_changes"] as? [Any] ?? []
+        var bindings: [Binding] = []
+        for entry in entries {
+            guard let binding = Binding(entry) else {
+                reply(message, status: "error", response: #"{"reason":"Invalid postgres_changes entry: \#(jsonText(entry).replacingOccurrences(of: "\"", with: "'"))"}"#)
+                return
+            }
+            bindings.append(binding)
+        }
+
+        // Register first, then reply: a change committed after the reply is never missed, and
+        // none is sent before it (deliveries run on this queue, after this function).
+        var channel = Channel(joinRef: message.joinRef ?? message.ref, caller: authorization.caller, token: token, bindings: bindings)
+        let resolved = service.resolve(bindings, socket: self, topic: message.topic, joinRef: channel.joinRef, caller: authorization.caller)
+        service.hub.add(resolved.subscriptions)
+        channel.expiry = scheduleExpiry(topic: message.topic, joinRef: channel.joinRef, at: authorization.expiresAt)
+        channels[message.topic] = channel
+        let echoed = bindings.map { binding in
+            String(binding.echoJSON.dropLast()) + (binding.echoJSON.count > 2 ? "," : "") + #""id":\#(binding.id)}"#
+        }
+        reply(message, status: "ok", response: #"{"postgres_changes":[\#(echoed.joined(separator: ","))]}"#)
+        guard !bindings.isEmpty else { return }
+
+        // Then confirm each binding with the database, as the subscriber.
+        var problem = resolved.problem
+        if problem == nil {
+            problem = service.confirm(resolved.subscriptions, bindings: bindings)
+        }
+        if let problem {
+            service.hub.remove(socket: self, topic: message.topic)
+            systemMessage(topic: message.topic, joinRef: channel.joinRef, extension: "postgres_changes", status: "error", message: problem)
+        } else {
+            systemMessage(topic: message.topic, joinRef: channel.joinRef, extension: "postgres_changes", status: "ok", message: "Subscribed to PostgreSQL")
+        }
+    }
+
+    /// `access_token`: re-verify, swap the claims every subscription is re-read with; a bad or
+    /// expired token ends the channel (Realtime's `system` error, then `phx_close`).
+    private func refreshToken(_ message: PhoenixMessage) {
+        guard var channel = channels[message.topic],
+              let token = message.payload["access_token"] as? String, !token.hasPrefix("sb_"), token != channel.token else { return }
+        switch service.authorize(token) {
+        case .failure(let refusal):
+            kick(message.topic, reason: refusal.message)
+        case .success(let granted):
+            channel.expiry?.cancel()
+            channel.token = token
+            channel.caller = granted.caller
+            channel.expiry = scheduleExpiry(topic: message.topic, joinRef: channel.joinRef, at: granted.expiresAt)
+            channels[message.topic] = channel
+            service.hub.replaceCaller(socket: self, topic: message.topic, caller: granted.caller)
+        }
+    }
+
+    private func leave(_ message: PhoenixMessage) {
+        guard let channel = channels[message.topic] else { return }
+        drop(message.topic)
+        reply(message, status: "ok", response: "{}")
+        push(channel.joinRef, channel.joinRef, message.topic, "phx_close", "{}")
+    }
+
+    private func scheduleExpiry(topic: String, joinRef: String?, at expiresAt: Double?) -> DispatchWorkItem? {
+        guard let expiresAt else { return nil }
+        let item = DispatchWorkItem { [weak self] in
+            guard let self, self.channels[topic]?.joinRef == joinRef else { return }
+            let ago = max(0, Int(Date().timeIntervalSince1970 - expiresAt))
+            self.kick(topic, reason: "Token has expired \(ago) seconds ago")
+        }
+        queue.asyncAfter(deadline: .now() + max(0, expiresAt - Date().timeIntervalSince1970), execute: item)
+        return item
+    }
+
+    /// Realtime's `shutdown_response`: a system error, then the channel closes.
+    private func kick(_ topic: String, reason: String) {
+        guard let channel = channels[topic] else { return }
+        drop(topic)
+        systemMessage(topic: topic, joinRef: channel.joinRef, extension: "system", status: "error", message: reason)
+        push(channel.joinRef, channel.joinRef, topic, "phx_close", "{}")
+    }
+
+    private func drop(_ topic: String) {
+        channels[topic]?.expiry?.cancel()
+        channels[topic] = nil
+        service.hub.remove(socket: self, topic: topic)
+    }
+
+    // MARK: output
+
+    private func reply(_ message: PhoenixMessage, status: String, response: String) {
+        push(message.joinRef, message.ref, message.topic, "phx_reply", #"{"status":\#(jsonString(status)),"response":\#(response)}"#)
+    }
+
+    private func systemMessage(topic: String, joinRef: String?, extension name: String, status: String, message: String) {
+        let channel = String(topic.dropFirst("realtime:".count))
+        let payload = #"{"channel":\#(jsonString(channel)),"extension":\#(jsonString(name)),"message":\#(jsonString(message)),"status":\#(jsonString(status))}"#
+        push(joinRef, nil, topic, "system", payload)
+    }
+
+    private func push(_ joinRef: String?, _ ref: String?, _ topic: String, _ event: String, _ payloadJSON: String) {
+        webSocket?.send(text: serializer.encode(joinRef: joinRef, ref: ref, topic: topic, event: event, payloadJSON: payloadJSON))
+    }
+}

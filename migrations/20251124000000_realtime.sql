@@ -1,0 +1,93 @@
+-- Realtime (postgres_changes): every committed row change of an enabled table is announced with
+-- pg_notify on the channel `realtime_changes`: schema, table, operation and primary key only.
+-- The server re-reads the row under each subscriber's role and claims, so row-level security
+-- decides who hears of it. `realtime.enable_table(regclass)` is our "publication".
+
+CREATE SCHEMA realtime;
+GRANT USAGE ON SCHEMA realtime TO anon, authenticated, service_role;
+
+-- The notification: {"schema","table","type","commit_timestamp","pk",["old"]}. `pk` is the
+-- new row's key (the old one's for DELETE); `old` is the whole deleted row when it fits the
+-- 8000-byte payload limit (the server checks filters and ownership on it), else its key.
+-- The trigger's arguments are the primary-key column names (written by enable_table).
+CREATE FUNCTION realtime.notify_change() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    source_row jsonb := CASE WHEN TG_OP = 'DELETE' THEN to_jsonb(OLD) ELSE to_jsonb(NEW) END;
+    key jsonb := '{}';
+    column_name text;
+    payload jsonb;
+BEGIN
+    FOREACH column_name IN ARRAY TG_ARGV LOOP
+        key := key || jsonb_build_object(column_name, source_row -> column_name);
+    END LOOP;
+    payload := jsonb_build_object(
+        'schema', TG_TABLE_SCHEMA,
+        'table', TG_TABLE_NAME,
+        'type', TG_OP,
+        'commit_timestamp', to_char(clock_timestamp() AT TIME ZONE 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'pk', key);
+    IF TG_OP = 'DELETE' THEN
+        payload := payload || jsonb_build_object('old', source_row);
+        IF octet_length(payload::text) >= 7900 THEN
+            payload := payload || jsonb_build_object('old', key);
+        END IF;
+    END IF;
+    PERFORM pg_notify('realtime_changes', payload::text);
+    RETURN NULL;
+END
+$$;
+REVOKE ALL ON FUNCTION realtime.notify_change() FROM PUBLIC;
+
+-- Installs the triggers on `target` (idempotent). UPDATEs that change nothing stay silent.
+CREATE FUNCTION realtime.enable_table(target regclass) RETURNS void
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    key_columns text;
+BEGIN
+    SELECT string_agg(quote_literal(a.attname), ', ' ORDER BY k.position)
+      INTO key_columns
+      FROM pg_catalog.pg_index i
+      CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
+      JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+     WHERE i.indrelid = target AND i.indisprimary;
+    IF key_columns IS NULL THEN
+        RAISE EXCEPTION 'realtime needs a primary key on %', target USING ERRCODE = '55000';
+    END IF;
+    EXECUTE format('DROP TRIGGER IF EXISTS realtime_changes ON %s', target);
+    EXECUTE format('DROP TRIGGER IF EXISTS realtime_changes_update ON %s', target);
+    EXECUTE format('CREATE TRIGGER realtime_changes AFTER INSERT OR DELETE ON %s '
+                   'FOR EACH ROW EXECUTE FUNCTION realtime.notify_change(%s)', target, key_columns);
+    EXECUTE format('CREATE TRIGGER realtime_changes_update AFTER UPDATE ON %s '
+                   'FOR EACH ROW WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION realtime.notify_change(%s)',
+                   target, key_columns);
+END
+$$;
+REVOKE ALL ON FUNCTION realtime.enable_table(regclass) FROM PUBLIC;
+
+CREATE FUNCTION realtime.disable_table(target regclass) RETURNS void
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+BEGIN
+    EXECUTE format('DROP TRIGGER IF EXISTS realtime_changes ON %s', target);
+    EXECUTE format('DROP TRIGGER IF EXISTS realtime_changes_update ON %s', target);
+END
+$$;
+REVOKE ALL ON FUNCTION realtime.disable_table(regclass) FROM PUBLIC;
+
+-- Whether changes of `target` are announced (the server asks before confirming a subscription).
+CREATE FUNCTION realtime.is_enabled(target regclass) RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = ''
+AS $$
+    SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgrelid = target AND tgname = 'realtime_changes')
+$$;
+GRANT EXECUTE ON FUNCTION realtime.is_enabled(regclass) TO anon, authenticated, service_role;
+
+SELECT realtime.enable_table('public.user_profiles');
+SELECT realtime.enable_table('public.children');
