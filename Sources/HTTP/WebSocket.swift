@@ -306,6 +306,7 @@ public final class WebSocket: Sendable {
             guard !output.terminated else { return nil }
             output.terminated = true
             output.queue = []
+            output.offset = 0
             epoll_ctl(output.epoll, EPOLL_CTL_DEL, output.fd, nil)
             Glibc.shutdown(output.fd, Int32(SHUT_RDWR))
             onTerminate(output.fd)

@@ -128,14 +128,17 @@ public final class ChangeFeed: Sendable {
     /// nil when the row is not visible to them.
     private func evaluate(_ change: Change, table: SchemaCache.Table, for group: [Subscription]) throws -> (String, [Bool])? {
         let caller = group[0].caller
+        let isDelete = change.type == "DELETE"
         var conditions: [Condition] = []
-        switch RowAccess.readScope(table: table.name, policy: service.config.policy, enabled: service.config.enforceOwnership, caller: caller) {
+        // A deleted row cannot be re-read, so RLS cannot judge it: the ownership rule is the
+        // only check left, and it applies even where the middleware is switched off.
+        let enforce = service.config.enforceOwnership || isDelete
+        switch RowAccess.readScope(table: table.name, policy: service.config.policy, enabled: enforce, caller: caller) {
         case .none: return nil
         case .all: break
         case .only(let condition): conditions.append(condition)
         }
         let qualified = quoteIdentifier("public") + "." + quoteIdentifier(table.name)
-        let isDelete = change.type == "DELETE"
         var select = SQL(unsafeSQL: "SELECT " + (isDelete ? "NULL::text" : "to_jsonb(\(quoteIdentifier(table.name)))::text"))
         for subscription in group {
             if let filter = subscription.filter {
@@ -146,8 +149,7 @@ public final class ChangeFeed: Sendable {
         }
         if isDelete {
             // The row is gone: filters and the ownership rule are checked on the deleted row the
-            // trigger sent (RLS cannot be asked about a row that no longer exists; Realtime
-            // does not check DELETEs at all).
+            // trigger sent (Realtime itself does not check DELETEs at all).
             let oldRow = jsonText(change.oldRow ?? change.key)
             select = select + " FROM jsonb_populate_record(NULL::\(unsafeRaw: qualified), \(oldRow)::jsonb) AS \(unsafeRaw: quoteIdentifier(table.name))"
         } else {
