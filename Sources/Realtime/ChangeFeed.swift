@@ -39,6 +39,7 @@ struct Change {
 /// socket is closed with 1001 (clients reconnect, rejoin and re-read what they missed).
 public final class ChangeFeed: Sendable {
     static let channel = "realtime_changes"
+    static let filtersPerStatement = 1000
 
     let service: RealtimeService
     let conninfo: String
@@ -139,38 +140,55 @@ public final class ChangeFeed: Sendable {
         case .only(let condition): conditions.append(condition)
         }
         let qualified = quoteIdentifier("public") + "." + quoteIdentifier(table.name)
-        var select = SQL(unsafeSQL: "SELECT " + (isDelete ? "NULL::text" : "to_jsonb(\(quoteIdentifier(table.name)))::text"))
-        for subscription in group {
-            if let filter = subscription.filter {
-                select = select + SQL(unsafeSQL: ", COALESCE((") + (try RowAccess.sql([filter], table: table)) + SQL(unsafeSQL: "), false)")
-            } else {
-                select = select + SQL(unsafeSQL: ", true")
-            }
+        // Each distinct filter is evaluated once (subscribers often share one), in statements
+        // of at most `filtersPerStatement` (PostgreSQL's target lists stop at 1,664 entries).
+        var filters: [Condition] = []
+        var filterIndex: [String: Int] = [:]
+        let slots: [Int?] = group.map { subscription in
+            guard let filter = subscription.filter else { return nil }
+            let key = String(describing: filter)
+            if let index = filterIndex[key] { return index }
+            filters.append(filter)
+            filterIndex[key] = filters.count - 1
+            return filters.count - 1
         }
+        var from: SQL
         if isDelete {
             // The row is gone: filters and the ownership rule are checked on the deleted row the
             // trigger sent (Realtime itself does not check DELETEs at all).
             let oldRow = jsonText(change.oldRow ?? change.key)
-            select = select + " FROM jsonb_populate_record(NULL::\(unsafeRaw: qualified), \(oldRow)::jsonb) AS \(unsafeRaw: quoteIdentifier(table.name))"
+            from = " FROM jsonb_populate_record(NULL::\(unsafeRaw: qualified), \(oldRow)::jsonb) AS \(unsafeRaw: quoteIdentifier(table.name))"
         } else {
-            select = select + SQL(unsafeSQL: " FROM \(qualified)")
-            for (column, value) in change.key { conditions.append(.filter(Filter(column: column, op: .eq, operand: .value(Self.text(value) ?? ""))))  }
+            from = SQL(unsafeSQL: " FROM \(qualified)")
+            for (column, value) in change.key { conditions.append(.filter(Filter(column: column, op: .eq, operand: .value(Self.text(value) ?? "")))) }
         }
-        let whereSQL = try RowAccess.sql(conditions, table: table)
-        let statement = select + SQL(unsafeSQL: " WHERE ") + whereSQL
-        let columns: SQL = """
+        from = from + SQL(unsafeSQL: " WHERE ") + (try RowAccess.sql(conditions, table: table))
+        var statements = [Self.roleSetup(caller)]
+        let chunks = stride(from: 0, to: max(filters.count, 1), by: Self.filtersPerStatement).map { Array(filters[$0..<min(filters.count, $0 + Self.filtersPerStatement)]) }
+        for chunk in chunks {
+            var select = SQL(unsafeSQL: "SELECT " + (isDelete ? "NULL::text" : "to_jsonb(\(quoteIdentifier(table.name)))::text"))
+            for filter in chunk {
+                select = select + SQL(unsafeSQL: ", COALESCE((") + (try RowAccess.sql([filter], table: table)) + SQL(unsafeSQL: "), false)")
+            }
+            statements.append(select + from)
+        }
+        statements.append("""
             SELECT COALESCE(json_agg(json_build_object('name', a.attname, 'type', t.typname) ORDER BY a.attnum), '[]')::text \
             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid \
             WHERE a.attrelid = \(qualified)::regclass AND a.attnum > 0 AND NOT a.attisdropped \
             AND has_column_privilege(a.attrelid, a.attnum, 'SELECT')
-            """
-        let results = try service.pool.withConnection { try $0.pipeline([Self.roleSetup(caller), statement, columns]) }
+            """)
+        let results = try service.pool.withConnection { try $0.pipeline(statements) }
         let rows = results[1]
         guard rows.count == 1 else { return nil }
-        let matched = (0..<group.count).map { rows[0, $0 + 1] == "t" }
+        let matched = slots.map { slot -> Bool in
+            guard let slot else { return true }
+            let chunk = results[1 + slot / Self.filtersPerStatement]
+            return chunk.count == 1 && chunk[0, 1 + slot % Self.filtersPerStatement] == "t"
+        }
         guard matched.contains(true) else { return nil }
 
-        var data = #"{"schema":\#(jsonString(change.schema)),"table":\#(jsonString(change.table)),"commit_timestamp":\#(jsonString(change.commitTimestamp)),"type":\#(jsonString(change.type)),"columns":\#(results[2].scalar ?? "[]")"#
+        var data = #"{"schema":\#(jsonString(change.schema)),"table":\#(jsonString(change.table)),"commit_timestamp":\#(jsonString(change.commitTimestamp)),"type":\#(jsonString(change.type)),"columns":\#(results[results.count - 1].scalar ?? "[]")"#
         if let record = rows[0, 0] { data += #","record":\#(record)"# }
         if change.type != "INSERT" { data += #","old_record":\#(jsonText(change.key))"# }
         data += #","errors":null}"#
