@@ -73,7 +73,7 @@ public final class Application: Sendable {
         var realtimeConfig = RealtimeConfig(keys: config.keys)
         realtimeConfig.enforceOwnership = config.enforceOwnership
         let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
-        let changeFeed = ChangeFeed(service: realtime, conninfo: database.url)
+        let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
         self.realtime = realtime
         self.changeFeed = changeFeed
         let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed)
@@ -108,7 +108,7 @@ public final class Application: Sendable {
     /// PostgREST's `NOTIFY pgrst, 'reload schema'`: a dedicated connection (never one of the
     /// pool's) listens and swaps the schema cache.
     private func listenForSchemaReloads() {
-        let url = database.url
+        let url = config.listenDatabaseURL ?? database.url
         Thread.detachNewThread { [self] in
             var connection: Connection?
             while !stopping.load(ordering: .acquiring) {

@@ -7,6 +7,9 @@ public struct ServerConfig: Sendable {
     public var host = "127.0.0.1"
     public var port = 54321
     public var database: DatabaseLocation = .embedded(folder: ".onboard/postgres")
+    /// Where the two LISTEN connections (Realtime's change feed, the schema-cache reload) go
+    /// when `database` is a transaction pooler, which cannot LISTEN; nil → the same database.
+    public var listenDatabaseURL: String?
     public var migrationsDirectory: URL = URL(fileURLWithPath: "migrations")
     public var keys: KeyConfig
     /// Access-token lifetime in seconds (GoTrue's JWT_EXP).

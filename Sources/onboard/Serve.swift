@@ -95,6 +95,7 @@ enum ServeConfiguration {
         if let value = environment["CORS_ALLOWED_ORIGINS"] {
             config.cors = CORSConfig(allowedOrigins: value.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) })
         }
+        if let value = environment["DATABASE_LISTEN_URL"], !value.isEmpty { config.listenDatabaseURL = value }
         if let value = environment["DB_PREPARED_STATEMENTS"] { config.preparedStatements = value != "false" && value != "0" }
         if let value = environment["DB_MIGRATE_ON_START"] { config.migrateOnStart = value != "false" && value != "0" }
         if let value = environment["SITE_URL"] { config.auth.siteURL = value }
@@ -125,6 +126,7 @@ enum ServeConfiguration {
             SERVICE_ROLE_KEY      \(mask(config.keys.serviceRoleKey))
             JWT_EXP               \(config.jwtExpiry)
             DB_POOL_SIZE          \(config.poolSize)
+            DATABASE_LISTEN_URL   \(config.listenDatabaseURL.map { $0.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression) } ?? "(the database)")
             DB_PREPARED_STATEMENTS \(config.preparedStatements)
             DB_MIGRATE_ON_START   \(config.migrateOnStart)
             WORKER_THREADS        \(config.limits.workerThreads)
