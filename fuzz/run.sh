@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the HTTP parser's libFuzzer target and runs it: `fuzz/run.sh [seconds]` (default 15).
+# Builds the libFuzzer targets (the HTTP parser, the WebSocket frame decoder) and runs each:
+# `fuzz/run.sh [seconds]` (default 15 per target).
 # Crashes, hangs (> 2 s per input) and leaks fail the run; artifacts go to .build/fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +17,23 @@ printf 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\nWiki\r\n
 printf 'GET / HTTP/1.0\r\n\r\nGET / HTTP/1.1\r\nHost: y\r\nConnection: close\r\n\r\n' >"$out/corpus/pipelined"
 printf 'POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab' >"$out/corpus/conflict"
 printf 'PUT / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc' >"$out/corpus/expect"
-"$out/http-parser" "$out/corpus" -max_total_time="$seconds" -max_len=4096 -timeout=2 \
-  -artifact_prefix="$out/" -print_final_stats=1 2>&1 | tee "$out/last.log" | grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|SUMMARY" || true
-if grep -qE "ERROR: |SUMMARY: |deadly signal|timeout" "$out/last.log"; then
-  echo "fuzzing found a failure: see $out/last.log and the crash-* artifact" >&2
-  exit 1
-fi
-echo "fuzz: $(grep -oE 'stat::number_of_executed_units: [0-9]+' "$out/last.log" | awk '{print $2}') inputs in ${seconds}s, no failure"
+run() {  # name, corpus, max_len
+  "$out/$1" "$2" -max_total_time="$seconds" -max_len="$3" -timeout=2 \
+    -artifact_prefix="$out/$1-" -print_final_stats=1 2>&1 | tee "$out/$1.log" | grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|SUMMARY" || true
+  if grep -qE "ERROR: |SUMMARY: |deadly signal|timeout" "$out/$1.log"; then
+    echo "fuzzing $1 found a failure: see $out/$1.log and the $1-crash-* artifact" >&2
+    exit 1
+  fi
+  echo "fuzz $1: $(grep -oE 'stat::number_of_executed_units: [0-9]+' "$out/$1.log" | awk '{print $2}') inputs in ${seconds}s, no failure"
+}
+run http-parser "$out/corpus" 4096
+
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WebSocketFuzz \
+  Sources/HTTP/WebSocketFrame.swift fuzz/WebSocketFuzz.swift \
+  -o "$out/websocket" 2>"$out/build-ws.log" || { cat "$out/build-ws.log" >&2; exit 1; }
+mkdir -p "$out/ws-corpus"
+# Seeds: a masked text frame, a fragmented message around a ping, a close with a code.
+printf '\x81\x82\x01\x02\x03\x04\x69\x6b' >"$out/ws-corpus/text"
+printf '\x01\x81\x00\x00\x00\x00a\x89\x80\x00\x00\x00\x00\x80\x81\x00\x00\x00\x00b' >"$out/ws-corpus/fragments"
+printf '\x88\x82\x00\x00\x00\x00\x03\xe8' >"$out/ws-corpus/close"
+run websocket "$out/ws-corpus" 1024

@@ -6,6 +6,38 @@
 CREATE SCHEMA realtime;
 GRANT USAGE ON SCHEMA realtime TO anon, authenticated, service_role;
 
+-- Which tables some server has subscribers for: a lease per (table, server), renewed while the
+-- server has subscriptions to it. Without a live lease the trigger returns at once, so writes to
+-- a table nobody listens to pay one index probe instead of a notification (NOTIFY serialises
+-- committing writers on a global lock). relid 0 stands for "every table" (a schema-wide binding).
+CREATE TABLE realtime.listeners (
+    relid      oid NOT NULL,
+    server_id  uuid NOT NULL,
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (relid, server_id)
+);
+GRANT SELECT ON realtime.listeners TO anon, authenticated, service_role;
+
+-- Renews (or takes) `server`'s leases on `tables` ('schema.table' names, '*' for every table)
+-- for `seconds`, and drops its other leases. Called by the server as service_role.
+CREATE FUNCTION realtime.renew_listener(server uuid, tables text[], seconds integer) RETURNS void
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = ''
+AS $$
+    DELETE FROM realtime.listeners
+     WHERE server_id = server
+       AND relid <> ALL (SELECT CASE WHEN t = '*' THEN 0 ELSE coalesce(to_regclass(t)::oid, 0) END FROM unnest(tables) AS t);
+    INSERT INTO realtime.listeners (relid, server_id, expires_at)
+    SELECT DISTINCT CASE WHEN t = '*' THEN 0 ELSE to_regclass(t)::oid END, server, now() + make_interval(secs => seconds)
+      FROM unnest(tables) AS t
+     WHERE t = '*' OR to_regclass(t) IS NOT NULL
+    ON CONFLICT (relid, server_id) DO UPDATE SET expires_at = EXCLUDED.expires_at;
+    DELETE FROM realtime.listeners WHERE expires_at < now() - interval '1 hour';
+$$;
+REVOKE ALL ON FUNCTION realtime.renew_listener(uuid, text[], integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION realtime.renew_listener(uuid, text[], integer) TO service_role;
+
 -- The notification: {"schema","table","type","commit_timestamp","pk",["old"]}. `pk` is the
 -- new row's key (the old one's for DELETE); `old` is the whole deleted row when it fits the
 -- 8000-byte payload limit (the server checks filters and ownership on it), else its key.
@@ -15,11 +47,15 @@ LANGUAGE plpgsql
 SET search_path = ''
 AS $$
 DECLARE
-    source_row jsonb := CASE WHEN TG_OP = 'DELETE' THEN to_jsonb(OLD) ELSE to_jsonb(NEW) END;
+    source_row jsonb;
     key jsonb := '{}';
     column_name text;
     payload jsonb;
 BEGIN
+    IF NOT EXISTS (SELECT 1 FROM realtime.listeners l WHERE l.relid IN (TG_RELID, 0) AND l.expires_at > now()) THEN
+        RETURN NULL;
+    END IF;
+    source_row := CASE WHEN TG_OP = 'DELETE' THEN to_jsonb(OLD) ELSE to_jsonb(NEW) END;
     FOREACH column_name IN ARRAY TG_ARGV LOOP
         key := key || jsonb_build_object(column_name, source_row -> column_name);
     END LOOP;

@@ -97,6 +97,11 @@ public final class Application: Sendable {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         changeFeed.stop()
         server.shutdown()
+        do {
+            try realtime.releaseLeases()
+        } catch {
+            logger.warning("could not release the realtime listener leases", metadata: ["error": "\(error)"])
+        }
         pool.close()
         do {
             try database.stopCluster()

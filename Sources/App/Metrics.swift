@@ -98,6 +98,7 @@ public final class Metrics: Sendable {
         if segments.count == 1 && ["user_profiles", "children", "health", "ready", "metrics"].contains(String(segments[0])) {
             return "/" + segments[0]
         }
+        if path == "/realtime/v1/websocket" { return path }
         return "other"
     }
 

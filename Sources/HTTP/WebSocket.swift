@@ -234,9 +234,13 @@ public final class WebSocket: Sendable {
         }
         guard events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else { return }
         var chunk = [UInt8](repeating: 0, count: 16384)
-        let fd = state.withLock { $0.fd }
         while true {
-            let count = recv(fd, &chunk, chunk.count, 0)
+            // Under the lock: another thread may terminate (and close) the descriptor meanwhile.
+            let (count, error) = state.withLock { output -> (Int, Int32) in
+                guard !output.terminated else { return (0, 0) }
+                let count = recv(output.fd, &chunk, chunk.count, 0)
+                return (count, count < 0 ? errno : 0)
+            }
             if count > 0 {
                 process(chunk[0..<count])
                 if count < chunk.count || !state.withLock({ !$0.terminated }) { return }
@@ -244,8 +248,8 @@ public final class WebSocket: Sendable {
                 terminate(code: .abnormal)
                 return
             } else {
-                if errno == EINTR { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK { terminate(code: .abnormal) }
+                if error == EINTR { continue }
+                if error != EAGAIN && error != EWOULDBLOCK { terminate(code: .abnormal) }
                 return
             }
         }

@@ -81,6 +81,7 @@ public final class ChangeFeed: Sendable {
                 for notification in try connection!.waitForNotifications(timeout: 0.25) where notification.channel == Self.channel {
                     process(notification.payload)
                 }
+                renewLeasesWhenDue()
             } catch {
                 let wasListening = listening.exchange(false, ordering: .acquiringAndReleasing)
                 connection = nil
@@ -93,6 +94,15 @@ public final class ChangeFeed: Sendable {
             }
         }
         listening.store(false, ordering: .releasing)
+    }
+
+    private func renewLeasesWhenDue() {
+        guard running.load(ordering: .acquiring) else { return }
+        do {
+            try service.renewLeases()
+        } catch {
+            service.logger.error("realtime: could not renew the listener lease", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Fans one change out to the channels allowed to see it.

@@ -26,6 +26,18 @@ public final class RealtimeService: Sendable {
     let hub = Hub()
     let logger: Logger
     private let sockets = Mutex<[ObjectIdentifier: RealtimeSocket]>([:])
+    /// This process's name in `realtime.listeners`.
+    let serverID = UUID()
+    private let leases = Mutex<Leases>(Leases())
+
+    struct Leases {
+        var tables: Set<String> = []
+        var renewedAt: Double = 0
+    }
+
+    /// Seconds a lease lasts, and how often it is renewed while subscriptions need it.
+    static let leaseSeconds = 60.0
+    static let leaseRenewal = 20.0
 
     public init(config: RealtimeConfig, pool: Pool, schema: SchemaCacheStore, logger: Logger) {
         self.config = config
@@ -155,9 +167,17 @@ public final class RealtimeService: Sendable {
     }
 
     /// Asks the database, as the subscriber, whether each table is enabled and each filter's
-    /// value fits its column (`id=eq.x` on a uuid column fails here, not at the first change).
+    /// value fits its column (`id=eq.x` on a uuid column fails here, not at the first change);
+    /// then makes sure the triggers announce changes of these tables (a lease for this server).
     func confirm(_ subscriptions: [Subscription], bindings: [Binding]) -> String? {
         let cache = schema.cache
+        defer {
+            do {
+                try renewLeases()
+            } catch {
+                logger.error("realtime: could not renew the listener lease", metadata: ["error": "\(error)"])
+            }
+        }
         for (subscription, binding) in zip(subscriptions, bindings) {
             guard let name = subscription.table, let table = cache.tables[name] else { continue }
             do {
@@ -178,6 +198,35 @@ public final class RealtimeService: Sendable {
             }
         }
         return nil
+    }
+
+    /// Writes this server's leases in `realtime.listeners` for the tables its subscriptions name
+    /// (and drops the rest): without one the triggers stay silent. Serialised, so a renewal never
+    /// overwrites a later one; skipped when nothing changed and the last one is recent (the
+    /// change feed calls it every quarter second, so leases are renewed every `leaseRenewal` s).
+    func renewLeases() throws {
+        try renewLeases(tables: hub.leaseNames())
+    }
+
+    /// Drops this server's leases (at shutdown: the triggers need not wait for them to expire).
+    public func releaseLeases() throws {
+        try renewLeases(tables: [])
+    }
+
+    private func renewLeases(tables: Set<String>) throws {
+        try leases.withLock { leases in
+            let now = Date().timeIntervalSince1970
+            guard tables != leases.tables || now - leases.renewedAt > Self.leaseRenewal else { return }
+            let list = "{" + tables.sorted().map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
+            _ = try pool.withConnection { connection in
+                try connection.pipeline([
+                    "SELECT set_config('role', 'service_role', true)",
+                    "SELECT realtime.renew_listener(\(serverID.uuidString), \(list)::text[], \(String(Int(Self.leaseSeconds)))::integer)",
+                ])
+            }
+            leases.tables = tables
+            leases.renewedAt = now
+        }
     }
 
     private static func notEnabled(_ binding: Binding) -> String {
@@ -220,6 +269,15 @@ final class Hub: Sendable {
                                         table: subscription.table, filter: subscription.filter, caller: caller)
                 }
             }
+        }
+    }
+
+    /// The tables with subscriptions, as `realtime.renew_listener` takes them (`*`: a whole schema).
+    func leaseNames() -> Set<String> {
+        byTable.withLock { byTable in
+            Set(byTable.values.compactMap(\.first).map { subscription in
+                subscription.table.map { quoteIdentifier(subscription.schema) + "." + quoteIdentifier($0) } ?? "*"
+            })
         }
     }
 

@@ -113,6 +113,11 @@ struct RealtimeTests {
         let second = try #require(try client.next("postgres_changes"))
         #expect(((second.payload["data"] as? [String: Any])?["record"] as? [String: Any])?["onboarding_state"] as? String == "CHILD_INFO")
 
+        let metrics = try server.client().request("GET", "/metrics").text
+        #expect(metrics.contains("onboard_realtime_sockets 1\n") && metrics.contains("onboard_realtime_subscriptions 1\n"))
+        #expect(metrics.contains("onboard_realtime_events_total 2\n") && metrics.contains("onboard_realtime_feed_listening 1\n"))
+        #expect(metrics.contains(#"onboard_http_requests_total{route="/realtime/v1/websocket",method="GET",status="101"} 1"#))
+
         let leave = try client.push("realtime:profile", "phx_leave", [:], joinRef: joinRef)
         let left = try #require(try client.next())
         #expect(left.event == "phx_reply" && left.ref == leave && left.payload["status"] as? String == "ok")
@@ -281,6 +286,24 @@ struct RealtimeTests {
         let event = try #require(try client.next("postgres_changes"))
         // Every binding but the last (which excludes this very row) matches.
         #expect(Set(event.payload["ids"] as? [Int] ?? []) == Set(echoed.dropLast().compactMap { $0["id"] as? Int }))
+    }
+
+    /// The triggers announce changes only of tables some server holds a lease on: taken before
+    /// "Subscribed", dropped when the server stops.
+    @Test func subscribingTakesALeaseAndShutdownReleasesIt() throws {
+        let server = try TestServer()
+        let user = try server.signUp()
+        let admin = try Connection(conninfo: server.databaseURL)
+        let live: SQL = "SELECT coalesce(string_agg(relid::regclass::text, ',' ORDER BY relid::regclass::text), '') FROM realtime.listeners WHERE expires_at > now()"
+        let client = try PhoenixClient(server)
+        _ = try client.join("realtime:p", token: user.token, bindings: [["event": "*", "schema": "public", "table": "children"]])
+        #expect(try client.next("system")?.payload["status"] as? String == "ok")
+        #expect(try admin.query(live).scalar == "children")
+        _ = try client.join("realtime:q", token: user.token, bindings: [["event": "*", "schema": "public", "table": "user_profiles"]])
+        #expect(try client.next("system")?.payload["status"] as? String == "ok")
+        #expect(try admin.query(live).scalar == "children,user_profiles")
+        server.application.shutdown()
+        #expect(try admin.query(live).scalar == "")
     }
 
     @Test func losingTheFeedClosesSocketsWith1001AndItComesBack() throws {

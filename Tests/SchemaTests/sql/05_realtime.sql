@@ -1,0 +1,83 @@
+-- Realtime's "publication": realtime.enable_table / disable_table / is_enabled, and who may call
+-- them. (The notifications themselves are tested over a real LISTEN in RealtimeTests.)
+
+-- test: user_profiles and children are enabled; the family tables are not
+DO $$ BEGIN
+  ASSERT realtime.is_enabled('public.user_profiles'), 'user_profiles';
+  ASSERT realtime.is_enabled('public.children'), 'children';
+  ASSERT NOT realtime.is_enabled('public.families'), 'families';
+END $$;
+
+-- test: enable_table is idempotent and disable_table removes both triggers
+SELECT realtime.enable_table('public.families');
+SELECT realtime.enable_table('public.families');
+DO $$ BEGIN
+  ASSERT realtime.is_enabled('public.families'), 'enabled';
+  ASSERT (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'public.families'::regclass AND tgname LIKE 'realtime_changes%') = 2, 'two triggers';
+END $$;
+SELECT realtime.disable_table('public.families');
+DO $$ BEGIN
+  ASSERT NOT realtime.is_enabled('public.families'), 'disabled';
+  ASSERT (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'public.families'::regclass AND tgname LIKE 'realtime_changes%') = 0, 'no triggers';
+END $$;
+
+-- test: a table without a primary key cannot be enabled
+CREATE TABLE public.realtime_no_key (value text);
+DO $$ BEGIN
+  PERFORM realtime.enable_table('public.realtime_no_key');
+  RAISE EXCEPTION 'enabled a table without a primary key';
+EXCEPTION WHEN object_not_in_prerequisite_state THEN
+  NULL;
+END $$;
+
+-- test: the API roles may ask is_enabled but not enable, disable or call the trigger function
+DO $$
+DECLARE role_name text;
+BEGIN
+  FOREACH role_name IN ARRAY ARRAY['anon', 'authenticated', 'service_role'] LOOP
+    ASSERT has_function_privilege(role_name, 'realtime.is_enabled(regclass)', 'EXECUTE'), role_name || ' is_enabled';
+    ASSERT NOT has_function_privilege(role_name, 'realtime.enable_table(regclass)', 'EXECUTE'), role_name || ' enable_table';
+    ASSERT NOT has_function_privilege(role_name, 'realtime.disable_table(regclass)', 'EXECUTE'), role_name || ' disable_table';
+    ASSERT NOT has_function_privilege(role_name, 'realtime.notify_change()', 'EXECUTE'), role_name || ' notify_change';
+  END LOOP;
+END $$;
+
+-- test: a user's writes go through the triggers (the trigger function is not theirs to call)
+INSERT INTO auth.users (id, email) VALUES ('aaaaaaaa-0000-4000-8000-000000000001', 'a@example.com');
+SET LOCAL ROLE authenticated;
+SELECT set_config('request.jwt.claims', '{"sub":"aaaaaaaa-0000-4000-8000-000000000001","role":"authenticated"}', true);
+INSERT INTO public.children (user_id, name) VALUES ('aaaaaaaa-0000-4000-8000-000000000001', 'Maya');
+UPDATE public.children SET goals = ARRAY['sleep'];
+DELETE FROM public.children WHERE false;
+DO $$ BEGIN
+  ASSERT (SELECT count(*) FROM public.children WHERE name = 'Maya') = 1, 'child written';
+END $$;
+
+-- test: renew_listener keeps one lease per (table, server), replaces the set, maps '*' to 0
+SET LOCAL ROLE service_role;
+SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles', '"public"."children"'], 60);
+SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles', '"public"."children"'], 60);
+SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY['*', 'public.no_such_table'], 60);
+DO $$ BEGIN
+  ASSERT (SELECT count(*) FROM realtime.listeners WHERE server_id = '11111111-0000-4000-8000-000000000001') = 2, 'two leases';
+  ASSERT (SELECT array_agg(relid::regclass::text ORDER BY relid::regclass::text) FROM realtime.listeners WHERE server_id = '11111111-0000-4000-8000-000000000001')
+         = ARRAY['children', 'user_profiles'], 'the named tables';
+  ASSERT (SELECT array_agg(relid) FROM realtime.listeners WHERE server_id = '22222222-0000-4000-8000-000000000002') = ARRAY[0::oid], 'schema-wide lease only';
+  ASSERT (SELECT bool_and(expires_at > now() + interval '50 seconds') FROM realtime.listeners), 'expiry from seconds';
+END $$;
+SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.children'], 60);
+SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY[]::text[], 60);
+DO $$ BEGIN
+  ASSERT (SELECT array_agg(relid::regclass::text) FROM realtime.listeners) = ARRAY['children'], 'leases not renewed are dropped';
+END $$;
+
+-- test: only service_role may take leases
+DO $$
+DECLARE role_name text;
+BEGIN
+  FOREACH role_name IN ARRAY ARRAY['anon', 'authenticated'] LOOP
+    ASSERT NOT has_function_privilege(role_name, 'realtime.renew_listener(uuid, text[], integer)', 'EXECUTE'), role_name;
+    ASSERT NOT has_table_privilege(role_name, 'realtime.listeners', 'INSERT'), role_name || ' insert';
+  END LOOP;
+  ASSERT has_function_privilege('service_role', 'realtime.renew_listener(uuid, text[], integer)', 'EXECUTE'), 'service_role';
+END $$;
