@@ -1,36 +1,52 @@
 #!/usr/bin/env bash
 # What the Realtime triggers cost writers: the shared harness's W (PATCH user_profiles, and
-# pgbench's write ceiling) with the `realtime_changes` triggers on and off, alternating, same
-# cluster, same load. Each round is one bench/compare.sh run (R is measured too; ignore it).
-#   ROUNDS=2 bench/realtime-cost.sh
+# pgbench's write ceiling) in three states, alternating, same cluster, same load:
+#   off       triggers disabled (realtime.disable_table)
+#   idle      triggers on, nobody subscribed (no lease: the trigger returns after one probe)
+#   listened  triggers on and a lease on the tables (every write notifies, as while any client
+#             is subscribed to them; the server's feed reads every notification)
+# Each run is one bench/compare.sh (R is measured too; ignore it).
+#   ROUNDS=2 RESEED=1 bench/realtime-cost.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 export BENCH_WORK=${BENCH_WORK:-$root/bench/.work}
 export PGB_SCRIPTS=${PGB_SCRIPTS:-write} PGB_MODES=${PGB_MODES:-prepared} PGB_CLIENTS=${PGB_CLIENTS:-32} PEER=${PEER:-0}
 rounds=${ROUNDS:-2}
+states=${STATES:-off idle listened}
 mkdir -p "$BENCH_WORK"
 summary="$BENCH_WORK/realtime-cost.txt"
 : >"$summary"
 
-toggle() {
-  psql -X -q -h "$BENCH_WORK/pg/sock" -p "${PG_PORT:-54329}" -U postgres bench \
-    -c "SELECT realtime.$1_table('public.user_profiles'); SELECT realtime.$1_table('public.children');" >/dev/null
+sql() { psql -X -q -h "$BENCH_WORK/pg/sock" -p "${PG_PORT:-54329}" -U postgres bench -c "$1" >/dev/null; }
+set_state() {
+  case "$1" in
+    off) sql "SELECT realtime.disable_table('public.user_profiles'), realtime.disable_table('public.children'); DELETE FROM realtime.listeners" ;;
+    idle) sql "SELECT realtime.enable_table('public.user_profiles'), realtime.enable_table('public.children'); DELETE FROM realtime.listeners" ;;
+    listened) sql "SELECT realtime.enable_table('public.user_profiles'), realtime.enable_table('public.children');
+                   INSERT INTO realtime.listeners SELECT t::regclass, gen_random_uuid(), now() + interval '1 day' FROM unnest(ARRAY['public.user_profiles', 'public.children']) t" ;;
+  esac
 }
 
+first=1
 for round in $(seq 1 "$rounds"); do
-  for state in on off; do
-    # The first run creates the cluster (with the triggers, from the migrations).
-    if [ -S "$BENCH_WORK/pg/sock/.s.PGSQL.${PG_PORT:-54329}" ]; then
-      if [ "$state" = on ]; then toggle enable; else toggle disable; fi
-    elif [ "$state" = off ]; then
-      echo "cluster not running" >&2; exit 1
+  for state in $states; do
+    if [ -S "$BENCH_WORK/pg/sock/.s.PGSQL.${PG_PORT:-54329}" ] && [ "${RESEED:-0}" != 1 -o $first = 0 ]; then
+      set_state "$state"
+    elif [ "$state" != idle ]; then
+      # The first run (re)creates the cluster from the migrations: triggers on, no lease.
+      echo "start with STATES beginning with idle, or a running cluster" >&2; exit 1
     fi
     echo "== round $round, triggers $state"
-    bench/compare.sh | tee "$BENCH_WORK/realtime-cost-$round-$state.txt"
+    if [ $first = 1 ]; then
+      bench/compare.sh | tee "$BENCH_WORK/realtime-cost-$round-$state.txt"
+    else
+      RESEED=0 bench/compare.sh | tee "$BENCH_WORK/realtime-cost-$round-$state.txt"
+    fi
+    first=0
     { echo "round $round triggers $state"; grep -E "^\| *W " "$BENCH_WORK/realtime-cost-$round-$state.txt" || true; } >>"$summary"
   done
 done
-toggle enable
+set_state idle
 echo "== summary (W rows per run)"
 cat "$summary"

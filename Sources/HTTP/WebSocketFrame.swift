@@ -69,7 +69,11 @@ struct WebSocketDecoder {
             if case .fail = event { failed = true; buffer = []; start = 0; fragments = []; break }
             if case .close = event { failed = true; break }
         }
-        if start > 0 && (start == buffer.count || start > 65536) {
+        if start == buffer.count {
+            // Everything decoded: let the storage go (an idle socket keeps no buffer).
+            buffer = []
+            start = 0
+        } else if start > 65536 {
             buffer.removeFirst(start)
             start = 0
         }

@@ -32,6 +32,28 @@ struct Change {
     }
 }
 
+extension Change {
+    /// True when `filter` is `column=eq.value` on a key column and the key says otherwise. Only
+    /// types whose text form is canonical or easily made so are decided (uuid, text, integers);
+    /// anything else is left to the database.
+    func keyMisses(_ filter: Condition, table: SchemaCache.Table) -> Bool {
+        guard case .filter(let condition) = filter, condition.op == .eq, case .value(let wanted) = condition.operand,
+              let present = key[condition.column], let type = table.column(condition.column)?.type else { return false }
+        switch (type, present) {
+        case ("uuid", let text as String):
+            guard let a = UUID(uuidString: text), let b = UUID(uuidString: wanted) else { return false }
+            return a != b
+        case ("text", let text as String), ("character varying", let text as String):
+            return text != wanted
+        case ("integer", let number as NSNumber), ("bigint", let number as NSNumber), ("smallint", let number as NSNumber):
+            guard let value = Int64(wanted) else { return false }
+            return number.int64Value != value
+        default:
+            return false
+        }
+    }
+}
+
 /// The change feed: one dedicated connection (never the pool's) listens on `realtime_changes`;
 /// each change is re-read once per distinct subscriber (role + claims) on a pool connection,
 /// under that subscriber's role and claims with the ownership rule added, so RLS and the
@@ -81,7 +103,7 @@ public final class ChangeFeed: Sendable {
                 for notification in try connection!.waitForNotifications(timeout: 0.25) where notification.channel == Self.channel {
                     process(notification.payload)
                 }
-                renewLeasesWhenDue()
+                if running.load(ordering: .acquiring) { service.renewLeasesLogged() }
             } catch {
                 let wasListening = listening.exchange(false, ordering: .acquiringAndReleasing)
                 connection = nil
@@ -96,23 +118,17 @@ public final class ChangeFeed: Sendable {
         listening.store(false, ordering: .releasing)
     }
 
-    private func renewLeasesWhenDue() {
-        guard running.load(ordering: .acquiring) else { return }
-        do {
-            try service.renewLeases()
-        } catch {
-            service.logger.error("realtime: could not renew the listener lease", metadata: ["error": "\(error)"])
-        }
-    }
-
     /// Fans one change out to the channels allowed to see it.
     func process(_ payload: String) {
         guard let change = Change(json: payload) else {
             service.logger.warning("realtime: unreadable change notification")
             return
         }
+        guard change.schema == "public", let table = service.schema.cache.tables[change.table] else { return }
+        // A filter on the primary key (the common "my own row") is decided here, without a query.
         let subscriptions = service.hub.matching(schema: change.schema, table: change.table, type: change.type)
-        guard !subscriptions.isEmpty, change.schema == "public", let table = service.schema.cache.tables[change.table] else { return }
+            .filter { subscription in subscription.filter.map { !change.keyMisses($0, table: table) } ?? true }
+        guard !subscriptions.isEmpty else { return }
 
         // One re-read per distinct subscriber; then one frame per channel with its matching ids.
         var groups: [String: [Subscription]] = [:]

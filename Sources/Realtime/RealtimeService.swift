@@ -167,17 +167,9 @@ public final class RealtimeService: Sendable {
     }
 
     /// Asks the database, as the subscriber, whether each table is enabled and each filter's
-    /// value fits its column (`id=eq.x` on a uuid column fails here, not at the first change);
-    /// then makes sure the triggers announce changes of these tables (a lease for this server).
+    /// value fits its column (`id=eq.x` on a uuid column fails here, not at the first change).
     func confirm(_ subscriptions: [Subscription], bindings: [Binding]) -> String? {
         let cache = schema.cache
-        defer {
-            do {
-                try renewLeases()
-            } catch {
-                logger.error("realtime: could not renew the listener lease", metadata: ["error": "\(error)"])
-            }
-        }
         for (subscription, binding) in zip(subscriptions, bindings) {
             guard let name = subscription.table, let table = cache.tables[name] else { continue }
             do {
@@ -206,6 +198,15 @@ public final class RealtimeService: Sendable {
     /// change feed calls it every quarter second, so leases are renewed every `leaseRenewal` s).
     func renewLeases() throws {
         try renewLeases(tables: hub.leaseNames())
+    }
+
+    /// `renewLeases()`, failures logged (the next renewal, at most a quarter second later, retries).
+    func renewLeasesLogged() {
+        do {
+            try renewLeases()
+        } catch {
+            logger.error("realtime: could not renew the listener lease", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Drops this server's leases (at shutdown: the triggers need not wait for them to expire).

@@ -129,17 +129,20 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         var bindings: [Binding] = []
         for entry in entries {
             guard let binding = Binding(entry) else {
-                reply(message, status: "error", response: #"{"reason":"Invalid postgres_changes entry: \#(jsonText(entry).replacingOccurrences(of: "\"", with: "'"))"}"#)
+                reply(message, status: "error", response: #"{"reason":\#(jsonString("Invalid postgres_changes entry: " + jsonText(entry)))}"#)
                 return
             }
             bindings.append(binding)
         }
 
-        // Register first, then reply: a change committed after the reply is never missed, and
-        // none is sent before it (deliveries run on this queue, after this function).
+        // Register (and hold a lease on the tables, so the triggers announce their changes) first,
+        // then reply: supabase-swift counts as subscribed from the reply on, and a change
+        // committed after it is never missed; none is sent before it (deliveries run on this
+        // queue, after this function).
         var channel = Channel(joinRef: message.joinRef ?? message.ref, caller: authorization.caller, token: token, bindings: bindings)
         let resolved = service.resolve(bindings, socket: self, topic: message.topic, joinRef: channel.joinRef, caller: authorization.caller)
         service.hub.add(resolved.subscriptions)
+        service.renewLeasesLogged()
         channel.expiry = scheduleExpiry(topic: message.topic, joinRef: channel.joinRef, at: authorization.expiresAt)
         channels[message.topic] = channel
         let echoed = bindings.map { binding in
