@@ -12,19 +12,6 @@ public protocol WebSocketDelegate: AnyObject, Sendable {
     func webSocketClosed(_ socket: WebSocket, code: WebSocketCloseCode)
 }
 
-/// Limits of one WebSocket connection (RFC 6455 §10.4).
-public struct WebSocketLimits: Sendable {
-    /// A bigger frame or reassembled message → close 1009.
-    public var maxMessageBytes = 1024 * 1024
-    /// Bytes queued for a client that does not read → close 1008 and drop the connection.
-    public var maxQueuedBytes = 4 * 1024 * 1024
-    /// Seconds without any frame from the client → close 1000 (Phoenix: 60 s; clients beat every 25 s).
-    public var idleTimeout: Double = 60
-    /// Seconds to wait for the client's Close after ours.
-    public var closeTimeout: Double = 5
-    public init() {}
-}
-
 /// The opening handshake (RFC 6455 §4.2): checks the request and builds the 101 response.
 public enum WebSocketHandshake {
     static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"

@@ -67,7 +67,8 @@ struct WebSocketDecoder {
         while let event = nextEvent() {
             events.append(event)
             if case .fail = event { failed = true; buffer = []; start = 0; fragments = []; break }
-            if case .close = event { failed = true; break }
+            // Nothing after a Close is read (RFC 6455 §5.5.1): drop what came with it.
+            if case .close = event { failed = true; buffer = []; start = 0; fragments = []; break }
         }
         if start == buffer.count {
             // Everything decoded: let the storage go (an idle socket keeps no buffer).
