@@ -3,17 +3,19 @@
 # pgbench's write ceiling) in three states, alternating, same cluster, same load:
 #   off       triggers disabled (realtime.disable_table)
 #   idle      triggers on, nobody subscribed (no lease: the trigger returns after one probe)
+#   rows      triggers on and row leases on 100 users' profiles (as while 100 clients each watch
+#             their own row): 1 % of the load's writes notify
 #   listened  triggers on and a lease on the tables (every write notifies, as while any client
-#             is subscribed to them; the server's feed reads every notification)
+#             is subscribed to a whole table; the server's feed reads every notification)
 # Each run is one bench/compare.sh (R is measured too; ignore it).
-#   ROUNDS=2 RESEED=1 bench/realtime-cost.sh
+#   ROUNDS=2 RESEED=1 bench/realtime-cost.sh     (RESEED=1 after a migration changed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 export BENCH_WORK=${BENCH_WORK:-$root/bench/.work}
 export PGB_SCRIPTS=${PGB_SCRIPTS:-write} PGB_MODES=${PGB_MODES:-prepared} PGB_CLIENTS=${PGB_CLIENTS:-32} PEER=${PEER:-0}
 rounds=${ROUNDS:-2}
-states=${STATES:-off idle listened}
+states=${STATES:-idle off rows listened}
 mkdir -p "$BENCH_WORK"
 summary="$BENCH_WORK/realtime-cost.txt"
 : >"$summary"
@@ -23,8 +25,12 @@ set_state() {
   case "$1" in
     off) sql "SELECT realtime.disable_table('public.user_profiles'), realtime.disable_table('public.children'); DELETE FROM realtime.listeners" ;;
     idle) sql "SELECT realtime.enable_table('public.user_profiles'), realtime.enable_table('public.children'); DELETE FROM realtime.listeners" ;;
-    listened) sql "SELECT realtime.enable_table('public.user_profiles'), realtime.enable_table('public.children');
-                   INSERT INTO realtime.listeners SELECT t::regclass, gen_random_uuid(), now() + interval '1 day' FROM unnest(ARRAY['public.user_profiles', 'public.children']) t" ;;
+    rows) sql "SELECT realtime.enable_table('public.user_profiles'), realtime.enable_table('public.children'); DELETE FROM realtime.listeners;
+               INSERT INTO realtime.listeners (relid, row_key, server_id, expires_at)
+               SELECT 'public.user_profiles'::regclass, id::text, gen_random_uuid(), now() + interval '1 day' FROM public.user_profiles ORDER BY random() LIMIT 100" ;;
+    listened) sql "SELECT realtime.enable_table('public.user_profiles'), realtime.enable_table('public.children'); DELETE FROM realtime.listeners;
+                   INSERT INTO realtime.listeners (relid, server_id, expires_at)
+                   SELECT t::regclass, gen_random_uuid(), now() + interval '1 day' FROM unnest(ARRAY['public.user_profiles', 'public.children']) t" ;;
   esac
 }
 

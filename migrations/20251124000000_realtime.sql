@@ -6,37 +6,42 @@
 CREATE SCHEMA realtime;
 GRANT USAGE ON SCHEMA realtime TO anon, authenticated, service_role;
 
--- Which tables some server has subscribers for: a lease per (table, server), renewed while the
--- server has subscriptions to it. Without a live lease the trigger returns at once, so writes to
--- a table nobody listens to pay one index probe instead of a notification (NOTIFY serialises
--- committing writers on a global lock). relid 0 stands for "every table" (a schema-wide binding).
+-- Which tables (or rows) some server has subscribers for: a lease per (table, row, server),
+-- renewed while the server has subscriptions to it. Without a live lease the trigger returns
+-- at once, so writes nobody listens to pay one index probe instead of a notification (NOTIFY
+-- serialises committing writers on a database-wide lock). relid 0 stands for "every table" (a
+-- schema-wide binding); row_key '' for "every row", else the text of a single-column primary
+-- key (a subscription filtered on it: "my own row").
 CREATE TABLE realtime.listeners (
     relid      oid NOT NULL,
+    row_key    text NOT NULL DEFAULT '',
     server_id  uuid NOT NULL,
     expires_at timestamptz NOT NULL,
-    PRIMARY KEY (relid, server_id)
+    PRIMARY KEY (relid, row_key, server_id)
 );
 GRANT SELECT ON realtime.listeners TO anon, authenticated, service_role;
 
--- Renews (or takes) `server`'s leases on `tables` ('schema.table' names, '*' for every table)
--- for `seconds`, and drops its other leases. Called by the server as service_role.
-CREATE FUNCTION realtime.renew_listener(server uuid, tables text[], seconds integer) RETURNS void
+-- Renews (or takes) `server`'s leases on (tables[i], row_keys[i]) — 'schema.table' names, '*'
+-- for every table, '' for every row — for `seconds`, and drops its other leases. Called by the
+-- server as service_role.
+CREATE FUNCTION realtime.renew_listener(server uuid, tables text[], row_keys text[], seconds integer) RETURNS void
 LANGUAGE sql
 SECURITY DEFINER
 SET search_path = ''
 AS $$
-    DELETE FROM realtime.listeners
-     WHERE server_id = server
-       AND relid <> ALL (SELECT CASE WHEN t = '*' THEN 0 ELSE coalesce(to_regclass(t)::oid, 0) END FROM unnest(tables) AS t);
-    INSERT INTO realtime.listeners (relid, server_id, expires_at)
-    SELECT DISTINCT CASE WHEN t = '*' THEN 0 ELSE to_regclass(t)::oid END, server, now() + make_interval(secs => seconds)
-      FROM unnest(tables) AS t
-     WHERE t = '*' OR to_regclass(t) IS NOT NULL
-    ON CONFLICT (relid, server_id) DO UPDATE SET expires_at = EXCLUDED.expires_at;
+    DELETE FROM realtime.listeners l
+     WHERE l.server_id = server
+       AND NOT EXISTS (SELECT 1 FROM unnest(tables, row_keys) AS t(name, row_key)
+                        WHERE t.row_key = l.row_key AND CASE WHEN t.name = '*' THEN 0 ELSE to_regclass(t.name)::oid END = l.relid);
+    INSERT INTO realtime.listeners (relid, row_key, server_id, expires_at)
+    SELECT DISTINCT CASE WHEN t.name = '*' THEN 0 ELSE to_regclass(t.name)::oid END, t.row_key, server, now() + make_interval(secs => seconds)
+      FROM unnest(tables, row_keys) AS t(name, row_key)
+     WHERE t.name = '*' OR to_regclass(t.name) IS NOT NULL
+    ON CONFLICT (relid, row_key, server_id) DO UPDATE SET expires_at = EXCLUDED.expires_at;
     DELETE FROM realtime.listeners WHERE expires_at < now() - interval '1 hour';
 $$;
-REVOKE ALL ON FUNCTION realtime.renew_listener(uuid, text[], integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION realtime.renew_listener(uuid, text[], integer) TO service_role;
+REVOKE ALL ON FUNCTION realtime.renew_listener(uuid, text[], text[], integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION realtime.renew_listener(uuid, text[], text[], integer) TO service_role;
 
 -- The notification: {"schema","table","type","commit_timestamp","pk",["old"]}. `pk` is the
 -- new row's key (the old one's for DELETE); `old` is the whole deleted row when it fits the
@@ -56,6 +61,12 @@ BEGIN
         RETURN NULL;
     END IF;
     source_row := CASE WHEN TG_OP = 'DELETE' THEN to_jsonb(OLD) ELSE to_jsonb(NEW) END;
+    -- Row leases name a single-column key (the server takes none for wider keys).
+    IF NOT EXISTS (SELECT 1 FROM realtime.listeners l
+                    WHERE l.relid IN (TG_RELID, 0) AND l.row_key IN ('', coalesce(source_row ->> TG_ARGV[0], ''))
+                      AND l.expires_at > now()) THEN
+        RETURN NULL;
+    END IF;
     FOREACH column_name IN ARRAY TG_ARGV LOOP
         key := key || jsonb_build_object(column_name, source_row -> column_name);
     END LOOP;

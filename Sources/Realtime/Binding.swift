@@ -66,5 +66,23 @@ struct Subscription: Sendable {
     let table: String?
     /// The filter parsed (validated against the table when one is named).
     let filter: Condition?
-    let caller: Caller
+    /// The row's key as PostgreSQL writes it, when `filter` is `key=eq.value` on a single-column
+    /// primary key: the triggers then announce only that row's changes for this subscription.
+    let rowKey: String?
+    var caller: Caller
+}
+
+extension SchemaCache.Table {
+    /// The text `to_jsonb(row) ->> key` gives for `filter`'s value, when `filter` is an equality
+    /// on this table's single-column primary key of a type whose text is canonical once parsed.
+    func rowKey(for filter: Condition?) -> String? {
+        guard primaryKey.count == 1, case .filter(let condition)? = filter, condition.column == primaryKey[0], condition.op == .eq,
+              case .value(let value) = condition.operand, let type = column(condition.column)?.type else { return nil }
+        switch type {
+        case "uuid": return UUID(uuidString: value).map { $0.uuidString.lowercased() }
+        case "integer", "bigint", "smallint": return Int64(value).map(String.init)
+        case "text": return value
+        default: return nil
+        }
+    }
 }

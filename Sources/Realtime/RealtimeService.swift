@@ -31,7 +31,7 @@ public final class RealtimeService: Sendable {
     private let leases = Mutex<Leases>(Leases())
 
     struct Leases {
-        var tables: Set<String> = []
+        var current: Set<Lease> = []
         var renewedAt: Double = 0
     }
 
@@ -160,8 +160,9 @@ public final class RealtimeService: Sendable {
             } else if binding.schema != "public" {
                 return ([], Self.notEnabled(binding))
             }
+            let rowKey = binding.table.flatMap { cache.tables[$0] }?.rowKey(for: filter)
             subscriptions.append(Subscription(socket: socket, topic: topic, joinRef: joinRef, bindingID: binding.id, event: binding.event,
-                                              schema: binding.schema, table: binding.table, filter: filter, caller: caller))
+                                              schema: binding.schema, table: binding.table, filter: filter, rowKey: rowKey, caller: caller))
         }
         return (subscriptions, nil)
     }
@@ -197,7 +198,7 @@ public final class RealtimeService: Sendable {
     /// overwrites a later one; skipped when nothing changed and the last one is recent (the
     /// change feed calls it every quarter second, so leases are renewed every `leaseRenewal` s).
     func renewLeases() throws {
-        try renewLeases(tables: hub.leaseNames())
+        try renewLeases(hub.leases())
     }
 
     /// `renewLeases()`, failures logged (the next renewal, at most a quarter second later, retries).
@@ -211,81 +212,34 @@ public final class RealtimeService: Sendable {
 
     /// Drops this server's leases (at shutdown: the triggers need not wait for them to expire).
     public func releaseLeases() throws {
-        try renewLeases(tables: [])
+        try renewLeases([])
     }
 
-    private func renewLeases(tables: Set<String>) throws {
+    private func renewLeases(_ wanted: Set<Lease>) throws {
         try leases.withLock { leases in
             let now = Date().timeIntervalSince1970
-            guard tables != leases.tables || now - leases.renewedAt > Self.leaseRenewal else { return }
-            let list = "{" + tables.sorted().map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
+            guard wanted != leases.current || now - leases.renewedAt > Self.leaseRenewal else { return }
+            let sorted = wanted.sorted { ($0.table, $0.rowKey) < ($1.table, $1.rowKey) }
             _ = try pool.withConnection { connection in
                 try connection.pipeline([
                     "SELECT set_config('role', 'service_role', true)",
-                    "SELECT realtime.renew_listener(\(serverID.uuidString), \(list)::text[], \(String(Int(Self.leaseSeconds)))::integer)",
+                    """
+                    SELECT realtime.renew_listener(\(serverID.uuidString), \(Self.arrayLiteral(sorted.map(\.table)))::text[], \
+                    \(Self.arrayLiteral(sorted.map(\.rowKey)))::text[], \(String(Int(Self.leaseSeconds)))::integer)
+                    """,
                 ])
             }
-            leases.tables = tables
+            leases.current = wanted
             leases.renewedAt = now
         }
     }
 
+    /// A PostgreSQL array literal of text (sent as a bound value).
+    static func arrayLiteral(_ items: [String]) -> String {
+        "{" + items.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
+    }
+
     private static func notEnabled(_ binding: Binding) -> String {
         "Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: \(binding.parametersDescription)"
-    }
-}
-
-/// Subscriptions by table: what the change feed looks up for each change.
-final class Hub: Sendable {
-    private let byTable = Mutex<[String: [Subscription]]>([:])
-
-    private static func key(_ schema: String, _ table: String?) -> String { schema + "." + (table ?? "*") }
-
-    var count: Int { byTable.withLock { $0.values.reduce(0) { $0 + $1.count } } }
-
-    func add(_ subscriptions: [Subscription]) {
-        byTable.withLock { table in
-            for subscription in subscriptions { table[Self.key(subscription.schema, subscription.table), default: []].append(subscription) }
-        }
-    }
-
-    func remove(socket: RealtimeSocket, topic: String? = nil) {
-        let id = ObjectIdentifier(socket)
-        byTable.withLock { table in
-            for key in Array(table.keys) {
-                table[key]!.removeAll { ObjectIdentifier($0.socket) == id && (topic == nil || $0.topic == topic) }
-                if table[key]!.isEmpty { table[key] = nil }
-            }
-        }
-    }
-
-    func replaceCaller(socket: RealtimeSocket, topic: String, caller: Caller) {
-        let id = ObjectIdentifier(socket)
-        byTable.withLock { table in
-            for key in Array(table.keys) {
-                table[key] = table[key]!.map { subscription in
-                    guard ObjectIdentifier(subscription.socket) == id, subscription.topic == topic else { return subscription }
-                    return Subscription(socket: subscription.socket, topic: subscription.topic, joinRef: subscription.joinRef,
-                                        bindingID: subscription.bindingID, event: subscription.event, schema: subscription.schema,
-                                        table: subscription.table, filter: subscription.filter, caller: caller)
-                }
-            }
-        }
-    }
-
-    /// The tables with subscriptions, as `realtime.renew_listener` takes them (`*`: a whole schema).
-    func leaseNames() -> Set<String> {
-        byTable.withLock { byTable in
-            Set(byTable.values.compactMap(\.first).map { subscription in
-                subscription.table.map { quoteIdentifier(subscription.schema) + "." + quoteIdentifier($0) } ?? "*"
-            })
-        }
-    }
-
-    /// Subscriptions to `schema.table` (and to the whole schema) whose event matches `type`.
-    func matching(schema: String, table: String, type: String) -> [Subscription] {
-        byTable.withLock { byTable in
-            ((byTable[Self.key(schema, table)] ?? []) + (byTable[Self.key(schema, nil)] ?? [])).filter { $0.event.matches(type) }
-        }
     }
 }

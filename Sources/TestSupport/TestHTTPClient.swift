@@ -68,18 +68,9 @@ public final class TestHTTPClient: @unchecked Sendable {  // used from one test 
 
     private func ensureConnected() throws {
         guard socket < 0 else { return }
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestHTTPError.io("socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let fd = try connectLoopback(port: port)
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else { close(fd); throw TestHTTPError.io("connect") }
         socket = fd
     }
 
@@ -155,6 +146,21 @@ public final class TestHTTPClient: @unchecked Sendable {  // used from one test 
         if header("connection")?.lowercased() == "close" { reset() }
         return TestResponse(status: status, headers: headers, body: body)
     }
+}
+
+/// A blocking TCP connection to 127.0.0.1:`port`.
+func connectLoopback(port: Int) throws -> Int32 {
+    let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestHTTPError.io("socket") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard result == 0 else { close(fd); throw TestHTTPError.io("connect") }
+    return fd
 }
 
 public enum TestHTTPError: Error {

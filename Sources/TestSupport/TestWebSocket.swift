@@ -26,17 +26,7 @@ public final class TestWebSocket: @unchecked Sendable {  // used from one test a
     /// Connects and sends the upgrade for `target`; `headers` replace the standard ones of the
     /// same name (pass `("Sec-WebSocket-Key", "")` to leave one out).
     public init(port: Int, target: String, headers extra: [(String, String)] = []) throws {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestHTTPError.io("socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else { close(fd); throw TestHTTPError.io("connect") }
-        socket = fd
+        socket = try connectLoopback(port: port)
         var fields: [(String, String)] = [
             ("Host", "127.0.0.1:\(port)"), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
             ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="), ("Sec-WebSocket-Version", "13"),

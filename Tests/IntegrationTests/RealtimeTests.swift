@@ -288,20 +288,39 @@ struct RealtimeTests {
         #expect(Set(event.payload["ids"] as? [Int] ?? []) == Set(echoed.dropLast().compactMap { $0["id"] as? Int }))
     }
 
-    /// The triggers announce changes only of tables some server holds a lease on: taken before
-    /// "Subscribed", dropped when the server stops.
-    @Test func subscribingTakesALeaseAndShutdownReleasesIt() throws {
+    /// The triggers announce changes only of tables (or rows) some server holds a lease on:
+    /// taken before the join reply, dropped when the server stops.
+    @Test func subscriptionsTakeLeasesAndOnlyLeasedChangesAreAnnounced() throws {
         let server = try TestServer()
-        let user = try server.signUp()
+        let a = try server.signUp()
+        let b = try server.signUp()
         let admin = try Connection(conninfo: server.databaseURL)
-        let live: SQL = "SELECT coalesce(string_agg(relid::regclass::text, ',' ORDER BY relid::regclass::text), '') FROM realtime.listeners WHERE expires_at > now()"
+        let live: SQL = """
+            SELECT coalesce(string_agg(relid::regclass::text || ':' || row_key, ',' ORDER BY relid::regclass::text, row_key), '') \
+            FROM realtime.listeners WHERE expires_at > now()
+            """
+        let listener = try Connection(conninfo: server.databaseURL)
+        try listener.listen("realtime_changes")
+        func announced(after write: () throws -> Void) throws -> [String] {
+            _ = try listener.waitForNotifications(timeout: 0.05)
+            try write()
+            return try listener.waitForNotifications(timeout: 0.5).map(\.payload)
+        }
+        #expect(try announced { try patch(server, a, state: "USER_INFO") }.isEmpty)  // nobody listens
+
+        // A's own row (the key filter, upper case as supabase-swift sends it): a row lease.
         let client = try PhoenixClient(server)
-        _ = try client.join("realtime:p", token: user.token, bindings: [["event": "*", "schema": "public", "table": "children"]])
+        _ = try client.join("realtime:own", token: a.token, bindings: [["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=eq.\(a.id.uppercased())"]])
         #expect(try client.next("system")?.payload["status"] as? String == "ok")
-        #expect(try admin.query(live).scalar == "children")
-        _ = try client.join("realtime:q", token: user.token, bindings: [["event": "*", "schema": "public", "table": "user_profiles"]])
+        #expect(try admin.query(live).scalar == "user_profiles:\(a.id)")
+        #expect(try announced { try patch(server, b, state: "USER_INFO") }.isEmpty)  // B's row: nobody listens
+        #expect(try announced { try patch(server, a, state: "CHILD_INFO") }.count == 1)
+        #expect(try client.next("postgres_changes") != nil)
+
+        // A whole table: a table lease.
+        _ = try client.join("realtime:kids", token: a.token, bindings: [["event": "*", "schema": "public", "table": "children"]])
         #expect(try client.next("system")?.payload["status"] as? String == "ok")
-        #expect(try admin.query(live).scalar == "children,user_profiles")
+        #expect(try admin.query(live).scalar == "children:,user_profiles:\(a.id)")
         server.application.shutdown()
         #expect(try admin.query(live).scalar == "")
     }

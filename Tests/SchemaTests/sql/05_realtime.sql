@@ -53,22 +53,22 @@ DO $$ BEGIN
   ASSERT (SELECT count(*) FROM public.children WHERE name = 'Maya') = 1, 'child written';
 END $$;
 
--- test: renew_listener keeps one lease per (table, server), replaces the set, maps '*' to 0
+-- test: renew_listener keeps one lease per (table, row, server), replaces the set, maps '*' to 0
 SET LOCAL ROLE service_role;
-SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles', '"public"."children"'], 60);
-SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles', '"public"."children"'], 60);
-SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY['*', 'public.no_such_table'], 60);
+SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles', '"public"."children"', 'public.user_profiles'], ARRAY['', '', 'abc'], 60);
+SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles', '"public"."children"', 'public.user_profiles'], ARRAY['', '', 'abc'], 60);
+SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY['*', 'public.no_such_table'], ARRAY['', ''], 60);
 DO $$ BEGIN
-  ASSERT (SELECT count(*) FROM realtime.listeners WHERE server_id = '11111111-0000-4000-8000-000000000001') = 2, 'two leases';
-  ASSERT (SELECT array_agg(relid::regclass::text ORDER BY relid::regclass::text) FROM realtime.listeners WHERE server_id = '11111111-0000-4000-8000-000000000001')
-         = ARRAY['children', 'user_profiles'], 'the named tables';
+  ASSERT (SELECT count(*) FROM realtime.listeners WHERE server_id = '11111111-0000-4000-8000-000000000001') = 3, 'three leases';
+  ASSERT (SELECT array_agg(relid::regclass::text || ':' || row_key ORDER BY relid::regclass::text, row_key) FROM realtime.listeners
+           WHERE server_id = '11111111-0000-4000-8000-000000000001') = ARRAY['children:', 'user_profiles:', 'user_profiles:abc'], 'the named tables and rows';
   ASSERT (SELECT array_agg(relid) FROM realtime.listeners WHERE server_id = '22222222-0000-4000-8000-000000000002') = ARRAY[0::oid], 'schema-wide lease only';
   ASSERT (SELECT bool_and(expires_at > now() + interval '50 seconds') FROM realtime.listeners), 'expiry from seconds';
 END $$;
-SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.children'], 60);
-SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY[]::text[], 60);
+SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles'], ARRAY['abc'], 60);
+SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY[]::text[], ARRAY[]::text[], 60);
 DO $$ BEGIN
-  ASSERT (SELECT array_agg(relid::regclass::text) FROM realtime.listeners) = ARRAY['children'], 'leases not renewed are dropped';
+  ASSERT (SELECT array_agg(relid::regclass::text || ':' || row_key) FROM realtime.listeners) = ARRAY['user_profiles:abc'], 'leases not renewed are dropped';
 END $$;
 
 -- test: only service_role may take leases
@@ -76,8 +76,8 @@ DO $$
 DECLARE role_name text;
 BEGIN
   FOREACH role_name IN ARRAY ARRAY['anon', 'authenticated'] LOOP
-    ASSERT NOT has_function_privilege(role_name, 'realtime.renew_listener(uuid, text[], integer)', 'EXECUTE'), role_name;
+    ASSERT NOT has_function_privilege(role_name, 'realtime.renew_listener(uuid, text[], text[], integer)', 'EXECUTE'), role_name;
     ASSERT NOT has_table_privilege(role_name, 'realtime.listeners', 'INSERT'), role_name || ' insert';
   END LOOP;
-  ASSERT has_function_privilege('service_role', 'realtime.renew_listener(uuid, text[], integer)', 'EXECUTE'), 'service_role';
+  ASSERT has_function_privilege('service_role', 'realtime.renew_listener(uuid, text[], text[], integer)', 'EXECUTE'), 'service_role';
 END $$;
