@@ -103,7 +103,7 @@ public final class ChangeFeed: Sendable {
                 for notification in try connection!.waitForNotifications(timeout: 0.25) where notification.channel == Self.channel {
                     process(notification.payload)
                 }
-                if running.load(ordering: .acquiring) { service.renewLeasesLogged() }
+                if running.load(ordering: .acquiring) { service.logLeaseFailure(service.renewLeases) }
             } catch {
                 let wasListening = listening.exchange(false, ordering: .acquiringAndReleasing)
                 connection = nil

@@ -193,18 +193,34 @@ public final class RealtimeService: Sendable {
         return nil
     }
 
-    /// Writes this server's leases in `realtime.listeners` for the tables its subscriptions name
-    /// (and drops the rest): without one the triggers stay silent. Serialised, so a renewal never
-    /// overwrites a later one; skipped when nothing changed and the last one is recent (the
-    /// change feed calls it every quarter second, so leases are renewed every `leaseRenewal` s).
-    func renewLeases() throws {
-        try renewLeases(hub.leases())
+    /// Takes the leases that new subscriptions need (before the join reply), so the triggers
+    /// announce their changes. Serialised with the periodic renewal, so neither undoes the other.
+    func addLeases() throws {
+        try leases.withLock { leases in
+            let added = hub.leases().subtracting(leases.current)
+            guard !added.isEmpty else { return }
+            try write(added, replace: false)
+            leases.current.formUnion(added)
+        }
     }
 
-    /// `renewLeases()`, failures logged (the next renewal, at most a quarter second later, retries).
-    func renewLeasesLogged() {
+    /// Every `leaseRenewal` seconds (the change feed asks every quarter second): the whole set,
+    /// renewed, and the leases no subscription needs any more dropped.
+    func renewLeases() throws {
+        try leases.withLock { leases in
+            let now = Date().timeIntervalSince1970
+            guard now - leases.renewedAt > Self.leaseRenewal else { return }
+            let wanted = hub.leases()
+            try write(wanted, replace: true)
+            leases.current = wanted
+            leases.renewedAt = now
+        }
+    }
+
+    /// `body`, failures logged (the next renewal retries).
+    func logLeaseFailure(_ body: () throws -> Void) {
         do {
-            try renewLeases()
+            try body()
         } catch {
             logger.error("realtime: could not renew the listener lease", metadata: ["error": "\(error)"])
         }
@@ -212,25 +228,22 @@ public final class RealtimeService: Sendable {
 
     /// Drops this server's leases (at shutdown: the triggers need not wait for them to expire).
     public func releaseLeases() throws {
-        try renewLeases([])
+        try leases.withLock { leases in
+            try write([], replace: true)
+            leases.current = []
+        }
     }
 
-    private func renewLeases(_ wanted: Set<Lease>) throws {
-        try leases.withLock { leases in
-            let now = Date().timeIntervalSince1970
-            guard wanted != leases.current || now - leases.renewedAt > Self.leaseRenewal else { return }
-            let sorted = wanted.sorted { ($0.table, $0.rowKey) < ($1.table, $1.rowKey) }
-            _ = try pool.withConnection { connection in
-                try connection.pipeline([
-                    "SELECT set_config('role', 'service_role', true)",
-                    """
-                    SELECT realtime.renew_listener(\(serverID.uuidString), \(Self.arrayLiteral(sorted.map(\.table)))::text[], \
-                    \(Self.arrayLiteral(sorted.map(\.rowKey)))::text[], \(String(Int(Self.leaseSeconds)))::integer)
-                    """,
-                ])
-            }
-            leases.current = wanted
-            leases.renewedAt = now
+    private func write(_ wanted: Set<Lease>, replace: Bool) throws {
+        let sorted = wanted.sorted { ($0.table, $0.rowKey) < ($1.table, $1.rowKey) }
+        _ = try pool.withConnection { connection in
+            try connection.pipeline([
+                "SELECT set_config('role', 'service_role', true)",
+                """
+                SELECT realtime.renew_listener(\(serverID.uuidString), \(Self.arrayLiteral(sorted.map(\.table)))::text[], \
+                \(Self.arrayLiteral(sorted.map(\.rowKey)))::text[], \(String(Int(Self.leaseSeconds)))::integer, \(replace ? "true" : "false")::boolean)
+                """,
+            ])
         }
     }
 

@@ -8,7 +8,7 @@ DO $$ BEGIN
   ASSERT NOT realtime.is_enabled('public.families'), 'families';
 END $$;
 
--- test: enable_table is idempotent and disable_table removes both triggers
+-- test: enable_table is idempotent and disable_table removes both triggers and the function
 SELECT realtime.enable_table('public.families');
 SELECT realtime.enable_table('public.families');
 DO $$ BEGIN
@@ -19,6 +19,7 @@ SELECT realtime.disable_table('public.families');
 DO $$ BEGIN
   ASSERT NOT realtime.is_enabled('public.families'), 'disabled';
   ASSERT (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'public.families'::regclass AND tgname LIKE 'realtime_changes%') = 0, 'no triggers';
+  ASSERT to_regprocedure(format('realtime.notify_%s()', 'public.families'::regclass::oid)) IS NULL, 'no function';
 END $$;
 
 -- test: a table without a primary key cannot be enabled
@@ -38,7 +39,9 @@ BEGIN
     ASSERT has_function_privilege(role_name, 'realtime.is_enabled(regclass)', 'EXECUTE'), role_name || ' is_enabled';
     ASSERT NOT has_function_privilege(role_name, 'realtime.enable_table(regclass)', 'EXECUTE'), role_name || ' enable_table';
     ASSERT NOT has_function_privilege(role_name, 'realtime.disable_table(regclass)', 'EXECUTE'), role_name || ' disable_table';
-    ASSERT NOT has_function_privilege(role_name, 'realtime.notify_change()', 'EXECUTE'), role_name || ' notify_change';
+    ASSERT NOT has_function_privilege(role_name, format('realtime.notify_%s()', 'public.user_profiles'::regclass::oid)::regprocedure, 'EXECUTE'),
+           role_name || ' trigger function';
+    ASSERT NOT has_function_privilege(role_name, 'realtime.trigger_function_template()', 'EXECUTE'), role_name || ' template';
   END LOOP;
 END $$;
 
@@ -55,9 +58,9 @@ END $$;
 
 -- test: renew_listener keeps one lease per (table, row, server), replaces the set, maps '*' to 0
 SET LOCAL ROLE service_role;
-SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles', '"public"."children"', 'public.user_profiles'], ARRAY['', '', 'abc'], 60);
-SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles', '"public"."children"', 'public.user_profiles'], ARRAY['', '', 'abc'], 60);
-SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY['*', 'public.no_such_table'], ARRAY['', ''], 60);
+SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles', '"public"."children"', 'public.user_profiles'], ARRAY['', '', 'abc'], 60, true);
+SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles', '"public"."children"', 'public.user_profiles'], ARRAY['', '', 'abc'], 60, true);
+SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY['*', 'public.no_such_table'], ARRAY['', ''], 60, true);
 DO $$ BEGIN
   ASSERT (SELECT count(*) FROM realtime.listeners WHERE server_id = '11111111-0000-4000-8000-000000000001') = 3, 'three leases';
   ASSERT (SELECT array_agg(relid::regclass::text || ':' || row_key ORDER BY relid::regclass::text, row_key) FROM realtime.listeners
@@ -65,8 +68,12 @@ DO $$ BEGIN
   ASSERT (SELECT array_agg(relid) FROM realtime.listeners WHERE server_id = '22222222-0000-4000-8000-000000000002') = ARRAY[0::oid], 'schema-wide lease only';
   ASSERT (SELECT bool_and(expires_at > now() + interval '50 seconds') FROM realtime.listeners), 'expiry from seconds';
 END $$;
-SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles'], ARRAY['abc'], 60);
-SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY[]::text[], ARRAY[]::text[], 60);
+SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY['public.children'], ARRAY['k'], 60, false);
+DO $$ BEGIN
+  ASSERT (SELECT count(*) FROM realtime.listeners WHERE server_id = '22222222-0000-4000-8000-000000000002') = 2, 'adding keeps the others';
+END $$;
+SELECT realtime.renew_listener('11111111-0000-4000-8000-000000000001', ARRAY['public.user_profiles'], ARRAY['abc'], 60, true);
+SELECT realtime.renew_listener('22222222-0000-4000-8000-000000000002', ARRAY[]::text[], ARRAY[]::text[], 60, true);
 DO $$ BEGIN
   ASSERT (SELECT array_agg(relid::regclass::text || ':' || row_key) FROM realtime.listeners) = ARRAY['user_profiles:abc'], 'leases not renewed are dropped';
 END $$;
@@ -76,8 +83,8 @@ DO $$
 DECLARE role_name text;
 BEGIN
   FOREACH role_name IN ARRAY ARRAY['anon', 'authenticated'] LOOP
-    ASSERT NOT has_function_privilege(role_name, 'realtime.renew_listener(uuid, text[], text[], integer)', 'EXECUTE'), role_name;
+    ASSERT NOT has_function_privilege(role_name, 'realtime.renew_listener(uuid, text[], text[], integer, boolean)', 'EXECUTE'), role_name;
     ASSERT NOT has_table_privilege(role_name, 'realtime.listeners', 'INSERT'), role_name || ' insert';
   END LOOP;
-  ASSERT has_function_privilege('service_role', 'realtime.renew_listener(uuid, text[], text[], integer)', 'EXECUTE'), 'service_role';
+  ASSERT has_function_privilege('service_role', 'realtime.renew_listener(uuid, text[], text[], integer, boolean)', 'EXECUTE'), 'service_role';
 END $$;
