@@ -8,59 +8,91 @@ struct Lease: Hashable, Sendable {
     let rowKey: String
 }
 
-/// Subscriptions by table: what the change feed looks up for each change.
+extension Subscription {
+    /// The lease this subscription needs: its row when it is filtered on the row's key, else its
+    /// table (`*`: a whole schema).
+    var lease: Lease {
+        Lease(table: table.map { quoteIdentifier(schema) + "." + quoteIdentifier($0) } ?? "*", rowKey: rowKey ?? "")
+    }
+}
+
+/// Subscriptions by table (what the change feed looks up for each change), by socket (what a
+/// leave or a close removes) and the leases they need, each kept up to date on every change so
+/// no operation walks every subscription.
 final class Hub: Sendable {
-    private let byTable = Mutex<[String: [Subscription]]>([:])
+    /// One subscription's place: its socket, channel and position in the join's bindings.
+    private struct Key: Hashable {
+        let socket: ObjectIdentifier
+        let topic: String
+        let slot: Int
+    }
 
-    private static func key(_ schema: String, _ table: String?) -> String { schema + "." + (table ?? "*") }
+    private struct State {
+        var byTable: [String: [Key: Subscription]] = [:]
+        var bySocket: [ObjectIdentifier: [Key: String]] = [:]
+        var leaseCounts: [Lease: Int] = [:]
+        var count = 0
+    }
 
-    var count: Int { byTable.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+    private let state = Mutex(State())
 
+    private static func tableKey(_ schema: String, _ table: String?) -> String { schema + "." + (table ?? "*") }
+
+    var count: Int { state.withLock { $0.count } }
+
+    /// One join's subscriptions (the channel's earlier ones were removed first).
     func add(_ subscriptions: [Subscription]) {
-        byTable.withLock { table in
-            for subscription in subscriptions { table[Self.key(subscription.schema, subscription.table), default: []].append(subscription) }
+        state.withLock { state in
+            for (slot, subscription) in subscriptions.enumerated() {
+                let key = Key(socket: ObjectIdentifier(subscription.socket), topic: subscription.topic, slot: slot)
+                let table = Self.tableKey(subscription.schema, subscription.table)
+                state.byTable[table, default: [:]][key] = subscription
+                state.bySocket[key.socket, default: [:]][key] = table
+                state.leaseCounts[subscription.lease, default: 0] += 1
+                state.count += 1
+            }
         }
     }
 
+    /// A channel's subscriptions (`topic`), or all of the socket's.
     func remove(socket: RealtimeSocket, topic: String? = nil) {
         let id = ObjectIdentifier(socket)
-        byTable.withLock { table in
-            for key in Array(table.keys) {
-                table[key]!.removeAll { ObjectIdentifier($0.socket) == id && (topic == nil || $0.topic == topic) }
-                if table[key]!.isEmpty { table[key] = nil }
+        state.withLock { state in
+            guard let entries = state.bySocket[id] else { return }
+            for (key, table) in entries where topic == nil || key.topic == topic {
+                if let subscription = state.byTable[table]?.removeValue(forKey: key) {
+                    let lease = subscription.lease
+                    state.leaseCounts[lease, default: 1] -= 1
+                    if state.leaseCounts[lease] == 0 { state.leaseCounts[lease] = nil }
+                    state.count -= 1
+                }
+                if state.byTable[table]?.isEmpty == true { state.byTable[table] = nil }
+                state.bySocket[id]?[key] = nil
             }
+            if state.bySocket[id]?.isEmpty == true { state.bySocket[id] = nil }
         }
     }
 
     func replaceCaller(socket: RealtimeSocket, topic: String, caller: Caller) {
         let id = ObjectIdentifier(socket)
-        byTable.withLock { table in
-            for key in Array(table.keys) {
-                table[key] = table[key]!.map { subscription in
-                    guard ObjectIdentifier(subscription.socket) == id, subscription.topic == topic else { return subscription }
-                    var renewed = subscription
-                    renewed.caller = caller
-                    return renewed
-                }
+        state.withLock { state in
+            for (key, table) in state.bySocket[id] ?? [:] where key.topic == topic {
+                state.byTable[table]?[key]?.caller = caller
             }
         }
     }
 
-    /// What the subscriptions need announced, as `realtime.renew_listener` takes it: one lease
-    /// per row for subscriptions filtered on their row's key, one per table for the rest.
+    /// Every lease some subscription needs.
     func leases() -> Set<Lease> {
-        byTable.withLock { byTable in
-            Set(byTable.values.joined().map { subscription in
-                let table = subscription.table.map { quoteIdentifier(subscription.schema) + "." + quoteIdentifier($0) } ?? "*"
-                return Lease(table: table, rowKey: subscription.rowKey ?? "")
-            })
-        }
+        state.withLock { Set($0.leaseCounts.keys) }
     }
 
     /// Subscriptions to `schema.table` (and to the whole schema) whose event matches `type`.
     func matching(schema: String, table: String, type: String) -> [Subscription] {
-        byTable.withLock { byTable in
-            ((byTable[Self.key(schema, table)] ?? []) + (byTable[Self.key(schema, nil)] ?? [])).filter { $0.event.matches(type) }
+        state.withLock { state in
+            let exact = state.byTable[Self.tableKey(schema, table)]?.values.filter { $0.event.matches(type) } ?? []
+            let schemaWide = state.byTable[Self.tableKey(schema, nil)]?.values.filter { $0.event.matches(type) } ?? []
+            return exact + schemaWide
         }
     }
 }

@@ -195,9 +195,9 @@ public final class RealtimeService: Sendable {
 
     /// Takes the leases that new subscriptions need (before the join reply), so the triggers
     /// announce their changes. Serialised with the periodic renewal, so neither undoes the other.
-    func addLeases() throws {
+    func addLeases(for subscriptions: [Subscription]) throws {
         try leases.withLock { leases in
-            let added = hub.leases().subtracting(leases.current)
+            let added = Set(subscriptions.map(\.lease)).subtracting(leases.current)
             guard !added.isEmpty else { return }
             try write(added, replace: false)
             leases.current.formUnion(added)

@@ -142,7 +142,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         var channel = Channel(joinRef: message.joinRef ?? message.ref, caller: authorization.caller, token: token, bindings: bindings)
         let resolved = service.resolve(bindings, socket: self, topic: message.topic, joinRef: channel.joinRef, caller: authorization.caller)
         service.hub.add(resolved.subscriptions)
-        service.logLeaseFailure(service.addLeases)
+        service.logLeaseFailure { try service.addLeases(for: resolved.subscriptions) }
         channel.expiry = scheduleExpiry(topic: message.topic, joinRef: channel.joinRef, at: authorization.expiresAt)
         channels[message.topic] = channel
         let echoed = bindings.map { binding in
