@@ -1,7 +1,8 @@
--- Realtime (postgres_changes): every committed row change of an enabled table is announced with
--- pg_notify on the channel `realtime_changes`: schema, table, operation and primary key only.
--- The server re-reads the row under each subscriber's role and claims, so row-level security
--- decides who hears of it. `realtime.enable_table(regclass)` is our "publication".
+-- Realtime (postgres_changes): a committed row change of an enabled table is announced with
+-- pg_notify on the channel `realtime_changes` (schema, table, operation and primary key) while
+-- some server holds a lease on its table or row, i.e. has subscribers for it. The server
+-- re-reads the row under each subscriber's role and claims, so row-level security decides who
+-- hears of it. `realtime.enable_table(regclass)` is our "publication".
 
 CREATE SCHEMA realtime;
 GRANT USAGE ON SCHEMA realtime TO anon, authenticated, service_role;

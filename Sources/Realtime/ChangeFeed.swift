@@ -6,7 +6,7 @@ import Postgres
 import REST
 import Synchronization
 
-/// One row change as the `realtime.notify_change()` trigger announces it.
+/// One row change as the `realtime.notify_<oid>()` triggers announce it.
 struct Change {
     let schema: String
     let table: String
