@@ -29,7 +29,8 @@ public struct ServerLimits: Sendable {
 public struct WebSocketLimits: Sendable {
     /// A bigger frame or reassembled message → close 1009.
     public var maxMessageBytes = 1024 * 1024
-    /// Bytes queued for a client that does not read → close 1008 and drop the connection.
+    /// Bytes queued for a client that does not read → the connection is dropped (the delegate
+    /// hears 1008; no room is left to send a Close).
     public var maxQueuedBytes = 4 * 1024 * 1024
     /// Seconds without any frame from the client → close 1000 (Phoenix: 60 s; clients beat every 25 s).
     public var idleTimeout: Double = 60

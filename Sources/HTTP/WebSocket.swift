@@ -96,6 +96,9 @@ public final class WebSocket: Sendable {
         /// Shut down once the queue is flushed (after our Close answering the peer's).
         var finishAfterFlush = false
         var terminated = false
+        /// Set by `start` once bytes that came with the handshake are decoded: before it, no
+        /// epoll change may hand the descriptor to the epoll thread.
+        var registered = false
         var lastReceived: Double
     }
 
@@ -184,7 +187,7 @@ public final class WebSocket: Sendable {
             output.offset = 0
         }
         let wantsWritable = !output.queue.isEmpty
-        if wantsWritable != output.wantsWritable {
+        if output.registered && wantsWritable != output.wantsWritable {
             output.wantsWritable = wantsWritable
             var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (wantsWritable ? EPOLLOUT.rawValue : 0),
                                     data: epoll_data_t(fd: output.fd))
@@ -205,6 +208,8 @@ public final class WebSocket: Sendable {
         if !leftover.isEmpty { process(leftover) }
         state.withLock { output in
             guard !output.terminated else { return }
+            output.registered = true
+            output.wantsWritable = !output.queue.isEmpty
             var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (output.wantsWritable ? EPOLLOUT.rawValue : 0),
                                     data: epoll_data_t(fd: output.fd))
             if epoll_ctl(output.epoll, EPOLL_CTL_MOD, output.fd, &event) != 0 {
