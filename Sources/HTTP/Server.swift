@@ -298,7 +298,7 @@ public final class HTTPServer: Sendable {
             let started = monotonicNow()
             let response = respond(to: work.request)
             if response.status == 101, let delegate = response.webSocket {
-                work.connection.upgrade = (work.request, delegate)
+                work.connection.upgrade = delegate
             }
             let bytes = serialize(response, head: work.request.method == "HEAD", keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
             inFlight.add(-1, ordering: .acquiringAndReleasing)
@@ -339,8 +339,8 @@ public final class HTTPServer: Sendable {
         }
         connection.pendingOutput = []
         connection.pendingOffset = 0
-        if let (request, delegate) = connection.upgrade {
-            startWebSocket(connection, request: request, delegate: delegate)
+        if let delegate = connection.upgrade {
+            startWebSocket(connection, delegate: delegate)
         } else if connection.closeAfterWrite {
             // Let the client read the answer before the close (no RST on unread input).
             Glibc.shutdown(connection.fd, Int32(SHUT_WR))
@@ -352,10 +352,10 @@ public final class HTTPServer: Sendable {
 
     /// After the 101 is written: the connection leaves HTTP for good and belongs to a WebSocket,
     /// read level-triggered by the epoll thread; bytes read past the request are its first frames.
-    private func startWebSocket(_ connection: Connection, request: HTTPRequest, delegate: any WebSocketDelegate) {
+    private func startWebSocket(_ connection: Connection, delegate: any WebSocketDelegate) {
         connection.upgrade = nil
         let (epoll, stopping) = state.withLock { ($0.epoll, $0.stopping) }
-        let webSocket = WebSocket(fd: connection.fd, epoll: epoll, request: request, remoteAddress: connection.remoteAddress,
+        let webSocket = WebSocket(fd: connection.fd, epoll: epoll, remoteAddress: connection.remoteAddress,
                                   limits: limits.webSocket, delegate: delegate) { [self] fd in
             state.withLock { state in
                 state.connections[fd] = nil
@@ -456,7 +456,7 @@ final class Connection: @unchecked Sendable {
     var peerClosed = false
     var requestStarted: Double = 0
     /// Set by the worker when the response is a 101; the switch happens once it is written.
-    var upgrade: (HTTPRequest, any WebSocketDelegate)?
+    var upgrade: (any WebSocketDelegate)?
     /// Set once the connection is upgraded; from then on the WebSocket owns the descriptor.
     var webSocket: WebSocket?
 

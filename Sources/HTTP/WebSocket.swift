@@ -75,8 +75,6 @@ public enum WebSocketHandshake {
 /// and the descriptor is closed under it, so a late send never reaches a reused descriptor.
 public final class WebSocket: Sendable {
     public let remoteAddress: String
-    /// The upgrade request (its query and headers stay available to the application).
-    public let request: HTTPRequest
     let limits: WebSocketLimits
     let delegate: any WebSocketDelegate
     private let state: Mutex<Output>
@@ -102,9 +100,8 @@ public final class WebSocket: Sendable {
         var lastReceived: Double
     }
 
-    init(fd: Int32, epoll: Int32, request: HTTPRequest, remoteAddress: String, limits: WebSocketLimits,
+    init(fd: Int32, epoll: Int32, remoteAddress: String, limits: WebSocketLimits,
          delegate: any WebSocketDelegate, onTerminate: @escaping @Sendable (Int32) -> Void) {
-        self.request = request
         self.remoteAddress = remoteAddress
         self.limits = limits
         self.delegate = delegate

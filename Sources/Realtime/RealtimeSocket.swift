@@ -14,7 +14,6 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         var joinRef: String?
         var caller: Caller
         var token: String
-        var bindings: [Binding]
         var expiry: DispatchWorkItem?
     }
 
@@ -139,7 +138,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         // then reply: supabase-swift counts as subscribed from the reply on, and a change
         // committed after it is never missed; none is sent before it (deliveries run on this
         // queue, after this function).
-        var channel = Channel(joinRef: message.joinRef ?? message.ref, caller: authorization.caller, token: token, bindings: bindings)
+        var channel = Channel(joinRef: message.joinRef ?? message.ref, caller: authorization.caller, token: token)
         let resolved = service.resolve(bindings, socket: self, topic: message.topic, joinRef: channel.joinRef, caller: authorization.caller)
         service.hub.add(resolved.subscriptions)
         service.logLeaseFailure { try service.addLeases(for: resolved.subscriptions) }
