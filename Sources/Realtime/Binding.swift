@@ -32,7 +32,7 @@ struct Binding: Sendable {
         schema = (object["schema"] as? String) ?? "public"
         table = (object["table"] as? String).flatMap { $0.isEmpty || $0 == "*" ? nil : $0 }
         filter = (object["filter"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        let echo = jsonText(object)
+        let echo = JWT.serialize(object)
         echoJSON = echo
         id = Self.stableID(echo)
     }

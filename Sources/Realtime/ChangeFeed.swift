@@ -33,24 +33,12 @@ struct Change {
 }
 
 extension Change {
-    /// True when `filter` is `column=eq.value` on a key column and the key says otherwise. Only
-    /// types whose text form is canonical or easily made so are decided (uuid, text, integers);
-    /// anything else is left to the database.
+    /// True when `filter` is an equality on the table's key (`id=eq.…`) and this change's key
+    /// is another row: decided without a query, with the same canonical key text the leases use.
     func keyMisses(_ filter: Condition, table: SchemaCache.Table) -> Bool {
-        guard case .filter(let condition) = filter, condition.op == .eq, case .value(let wanted) = condition.operand,
-              let present = key[condition.column], let type = table.column(condition.column)?.type else { return false }
-        switch (type, present) {
-        case ("uuid", let text as String):
-            guard let a = UUID(uuidString: text), let b = UUID(uuidString: wanted) else { return false }
-            return a != b
-        case ("text", let text as String), ("character varying", let text as String):
-            return text != wanted
-        case ("integer", let number as NSNumber), ("bigint", let number as NSNumber), ("smallint", let number as NSNumber):
-            guard let value = Int64(wanted) else { return false }
-            return number.int64Value != value
-        default:
-            return false
-        }
+        guard let wanted = table.rowKey(for: filter), let present = key[table.primaryKey[0]] else { return false }
+        let text = (present as? String) ?? (present as? NSNumber)?.stringValue
+        return text != nil && text != wanted
     }
 }
 
@@ -182,7 +170,7 @@ public final class ChangeFeed: Sendable {
         if isDelete {
             // The row is gone: filters and the ownership rule are checked on the deleted row the
             // trigger sent (Realtime itself does not check DELETEs at all).
-            let oldRow = jsonText(change.oldRow ?? change.key)
+            let oldRow = JWT.serialize(change.oldRow ?? change.key)
             from = " FROM jsonb_populate_record(NULL::\(unsafeRaw: qualified), \(oldRow)::jsonb) AS \(unsafeRaw: quoteIdentifier(table.name))"
         } else {
             from = SQL(unsafeSQL: " FROM \(qualified)")
@@ -216,7 +204,7 @@ public final class ChangeFeed: Sendable {
 
         var data = #"{"schema":\#(jsonString(change.schema)),"table":\#(jsonString(change.table)),"commit_timestamp":\#(jsonString(change.commitTimestamp)),"type":\#(jsonString(change.type)),"columns":\#(results[results.count - 1].scalar ?? "[]")"#
         if let record = rows[0, 0] { data += #","record":\#(record)"# }
-        if change.type != "INSERT" { data += #","old_record":\#(jsonText(change.key))"# }
+        if change.type != "INSERT" { data += #","old_record":\#(JWT.serialize(change.key))"# }
         data += #","errors":null}"#
         return (data, matched)
     }
@@ -230,7 +218,7 @@ public final class ChangeFeed: Sendable {
         switch value {
         case let text as String: return text
         case is NSNull: return nil
-        default: return jsonText(value)
+        default: return JWT.serialize(value)
         }
     }
 }

@@ -55,9 +55,3 @@ enum PhoenixSerializer: String, Sendable {
 
     private static func json(_ ref: String?) -> String { ref.map(jsonString) ?? "null" }
 }
-
-/// JSON text for payloads built from Foundation values (keys sorted, slashes unescaped).
-func jsonText(_ object: Any) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]) else { return "null" }
-    return String(decoding: data, as: UTF8.self)
-}

@@ -240,16 +240,11 @@ public final class RealtimeService: Sendable {
             try connection.pipeline([
                 "SELECT set_config('role', 'service_role', true)",
                 """
-                SELECT realtime.renew_listener(\(serverID.uuidString), \(Self.arrayLiteral(sorted.map(\.table)))::text[], \
-                \(Self.arrayLiteral(sorted.map(\.rowKey)))::text[], \(String(Int(Self.leaseSeconds)))::integer, \(replace ? "true" : "false")::boolean)
+                SELECT realtime.renew_listener(\(serverID.uuidString), \(array: sorted.map(\.table))::text[], \
+                \(array: sorted.map(\.rowKey))::text[], \(String(Int(Self.leaseSeconds)))::integer, \(replace)::boolean)
                 """,
             ])
         }
-    }
-
-    /// A PostgreSQL array literal of text (sent as a bound value).
-    static func arrayLiteral(_ items: [String]) -> String {
-        "{" + items.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
     }
 
     private static func notEnabled(_ binding: Binding) -> String {

@@ -128,7 +128,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         var bindings: [Binding] = []
         for entry in entries {
             guard let binding = Binding(entry) else {
-                reply(message, status: "error", response: #"{"reason":\#(jsonString("Invalid postgres_changes entry: " + jsonText(entry)))}"#)
+                reply(message, status: "error", response: #"{"reason":\#(jsonString("Invalid postgres_changes entry: " + JWT.serialize(entry)))}"#)
                 return
             }
             bindings.append(binding)
