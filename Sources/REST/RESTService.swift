@@ -124,7 +124,8 @@ public final class RESTService: Sendable {
 
     /// The first statement of every request: claims and role as binds (postgres-notes §1–2: the
     /// claims are set for anonymous requests too, and the role switch precedes the statement).
-    static func setup(caller: Caller, readOnly: Bool) -> SQL {
+    /// Realtime's re-reads start the same way.
+    public static func setup(caller: Caller, readOnly: Bool) -> SQL {
         readOnly
             ? "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true), set_config('transaction_read_only', 'on', true)"
             : "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"

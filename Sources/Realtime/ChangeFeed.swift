@@ -177,7 +177,7 @@ public final class ChangeFeed: Sendable {
             for (column, value) in change.key { conditions.append(.filter(Filter(column: column, op: .eq, operand: .value(Self.text(value) ?? "")))) }
         }
         from = from + SQL(unsafeSQL: " WHERE ") + (try RowAccess.sql(conditions, table: table))
-        var statements = [Self.roleSetup(caller)]
+        var statements = [RESTService.setup(caller: caller, readOnly: true)]
         let chunks = stride(from: 0, to: max(filters.count, 1), by: Self.filtersPerStatement).map { Array(filters[$0..<min(filters.count, $0 + Self.filtersPerStatement)]) }
         for chunk in chunks {
             var select = SQL(unsafeSQL: "SELECT " + (isDelete ? "NULL::text" : "to_jsonb(\(quoteIdentifier(table.name)))::text"))
@@ -207,11 +207,6 @@ public final class ChangeFeed: Sendable {
         if change.type != "INSERT" { data += #","old_record":\#(JWT.serialize(change.key))"# }
         data += #","errors":null}"#
         return (data, matched)
-    }
-
-    /// `request.jwt.claims` and the role for the rest of the (implicit) transaction.
-    static func roleSetup(_ caller: Caller) -> SQL {
-        "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
     }
 
     private static func text(_ value: Any) -> String? {

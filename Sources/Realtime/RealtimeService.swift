@@ -176,7 +176,7 @@ public final class RealtimeService: Sendable {
             do {
                 let qualified = quoteIdentifier("public") + "." + quoteIdentifier(name)
                 var statements: [SQL] = [
-                    ChangeFeed.roleSetup(subscription.caller),
+                    RESTService.setup(caller: subscription.caller, readOnly: true),
                     "SELECT realtime.is_enabled(\(qualified)::regclass)",
                 ]
                 if let filter = subscription.filter {
