@@ -275,6 +275,10 @@ extension ApiRequest {
 
         var isRPCRead = false
         if case .call(readOnly: true, _) = action { isRPCRead = true }
+        // PostgreSQL refuses NUL in text (22021); refuse it before any value is used.
+        if query.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) {
+            throw .database(.nulCharacter, authenticated: false)
+        }
         for (name, value) in query {
             switch name {
             case "select": request.select = try QueryGrammar.parseSelect(value)
@@ -311,8 +315,10 @@ extension ApiRequest {
             if bounds.count == 2, let low = Int(bounds[0].trimmedOWS), low >= 0 {
                 let high = bounds[1].trimmedOWS.isEmpty ? nil : Int(bounds[1].trimmedOWS)
                 if let high, high < low { throw .invalidRange(.lowerGreaterThanUpper) }
-                let rangeLimit = high.map { $0 - low + 1 }
-                request.offset = request.offset + low
+                // The bounds are the client's: saturate instead of trapping (PostgREST's are
+                // unbounded integers; nothing lies past Int.max rows anyway).
+                let rangeLimit = high.map { ($0 - low).addingSaturated(1) }
+                request.offset = request.offset.addingSaturated(low)
                 if let rangeLimit { request.limit = min(request.limit ?? Int.max, rangeLimit) }
             }
         }
@@ -763,5 +769,14 @@ public enum QueryGrammar {
             i += 1
         }
         return true
+    }
+}
+
+extension Int {
+    /// `self + other`, clamped to `Int.min…Int.max` instead of trapping: for arithmetic on
+    /// numbers that came from a request.
+    func addingSaturated(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
     }
 }

@@ -102,11 +102,11 @@ enum ResponseRenderer {
     /// RangeQuery.hs `rangeStatusHeader`.
     static func rangeStatusHeader(offset: Int, pageTotal: Int, total: Int?) -> (Int, String) {
         let lower = offset
-        let upper = offset + pageTotal - 1
+        let upper = offset.addingSaturated(pageTotal - 1)
         let header = contentRange(lower: lower, upper: upper, total: total)
         guard let total else { return (200, header) }
         if lower > total { return (416, header) }
-        if 1 + upper - lower < total { return (206, header) }
+        if pageTotal < total { return (206, header) }
         return (200, header)
     }
 

@@ -108,11 +108,11 @@ public final class RealtimeService: Sendable {
                                         message: "Fields `role` and `exp` are required in JWT", socketMessage: "Fields `role` and `exp` are required in JWT"))
             }
             let now = Date().timeIntervalSince1970
-            if exp <= now { return .failure(Self.expired(secondsAgo: Int(now - exp))) }
+            if exp <= now { return .failure(Self.expired(secondsAgo: now - exp)) }
             return .success(Authorization(caller: Caller(claimsJSON: verified.json, claims: verified.claims), expiresAt: exp))
         } catch .expired {
             let exp = Self.unverifiedExpiry(token) ?? Date().timeIntervalSince1970
-            return .failure(Self.expired(secondsAgo: max(0, Int(Date().timeIntervalSince1970 - exp))))
+            return .failure(Self.expired(secondsAgo: Date().timeIntervalSince1970 - exp))
         } catch .badSignature {
             return .failure(Refusal(reason: "JwtSignatureError: Failed to validate JWT signature", message: "Failed to validate JWT signature",
                                     socketMessage: "The token provided is not a valid JWT"))
@@ -122,9 +122,17 @@ public final class RealtimeService: Sendable {
         }
     }
 
-    private static func expired(secondsAgo: Int) -> Refusal {
-        Refusal(reason: "InvalidJWTToken: Token has expired \(secondsAgo) seconds ago", message: "Token has expired \(secondsAgo) seconds ago",
+    private static func expired(secondsAgo interval: Double) -> Refusal {
+        let secondsAgo = wholeSeconds(interval)
+        return Refusal(reason: "InvalidJWTToken: Token has expired \(secondsAgo) seconds ago", message: "Token has expired \(secondsAgo) seconds ago",
                 socketMessage: "Token has expired")
+    }
+
+    /// A number of seconds computed from a token's claims, as a whole number that cannot trap:
+    /// `exp` may be any JSON number (1e300, negative).
+    static func wholeSeconds(_ interval: Double) -> Int {
+        guard interval.isFinite, interval > 0 else { return 0 }
+        return interval < 1e15 ? Int(interval) : 1_000_000_000_000_000
     }
 
     /// `exp` of a token whose signature was already checked (only for the error's wording).

@@ -192,10 +192,11 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         guard let expiresAt else { return nil }
         let item = DispatchWorkItem { [weak self] in
             guard let self, self.channels[topic]?.joinRef == joinRef else { return }
-            let ago = max(0, Int(Date().timeIntervalSince1970 - expiresAt))
+            let ago = RealtimeService.wholeSeconds(Date().timeIntervalSince1970 - expiresAt)
             self.kick(topic, reason: "Token has expired \(ago) seconds ago")
         }
-        queue.asyncAfter(deadline: .now() + max(0, expiresAt - Date().timeIntervalSince1970), execute: item)
+        let delay = expiresAt - Date().timeIntervalSince1970  // `exp` is any JSON number: bound it
+        queue.asyncAfter(deadline: .now() + (delay.isFinite ? min(max(0, delay), 1e9) : 0), execute: item)
         return item
     }
 
