@@ -116,6 +116,10 @@ public struct HTTPParser: Sendable {
         if versionMinor == 1 && !headers.contains("Host") {
             return .failed(HTTPParseError(status: 400, message: "Bad Request: missing Host header"))
         }
+        // RFC 9112 §3.2: more than one Host field is a 400 (proxies may disagree on which wins).
+        if headers.values("Host").count > 1 {
+            return .failed(HTTPParseError(status: 400, message: "Bad Request: more than one Host header"))
+        }
         guard Self.knownMethods.contains(method) else {
             return .failed(HTTPParseError(status: 501, message: "Not Implemented"))
         }

@@ -84,6 +84,11 @@ public final class Connection: @unchecked Sendable {  // confined: one thread at
     /// before the Sync is one implicit transaction (unless a statement opens its own), so an error
     /// in any statement rolls back the ones before it and skips the ones after.
     public func pipeline(_ statements: [SQL], prepared: Bool = true) throws -> [QueryResult] {
+        // libpq takes each value as a C string: a NUL would silently cut it (a filter value
+        // `a\0b` would compare as `a`). PostgreSQL refuses NUL in text; so do we, before sending.
+        if statements.contains(where: { $0.binds.contains { $0?.utf8.contains(0) == true } }) {
+            throw PostgresError.nulCharacter
+        }
         let usePrepared = prepared && allowsPreparedStatements
         if usePrepared && preparedNames.count + statements.count > Self.maxPreparedStatements {
             try execute("DEALLOCATE ALL")

@@ -30,6 +30,10 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         self.sqlState = sqlState
     }
 
+    /// What PostgreSQL answers for a NUL character in text (22021), raised here before sending:
+    /// libpq passes values as C strings, so a NUL would otherwise silently cut the value.
+    public static let nulCharacter = PostgresError(kind: .server, message: "invalid byte sequence for encoding \"UTF8\": 0x00", sqlState: "22021")
+
     /// Copies the diagnostic fields out of a failed result.
     init(result: OpaquePointer) {
         func field(_ code: Int32) -> String? {

@@ -50,6 +50,8 @@ struct ParserTests {
 
     @Test(arguments: [
         ("GET / HTTP/1.1\r\n\r\n", 400),                                                    // no Host
+        ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),                                // two Host fields (RFC 9112 §3.2)
+        ("GET / HTTP/1.1\r\nHost: a\r\nX: a\u{0}b\r\n\r\n", 400),                              // NUL in a field value
         ("GET /\r\nHost: x\r\n\r\n", 400),                                                  // no version
         ("GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505),
         ("GET / FOO/1.1\r\nHost: x\r\n\r\n", 400),

@@ -75,17 +75,23 @@ struct JWTTests {
         #expect(Base64URL.decode("") == [])
     }
 
-    @Test func bcryptMatchesTheClassicVectorAndRoundTrips() {
+    @Test func bcryptMatchesTheClassicVectorAndRoundTrips() throws {
         // crypt_blowfish's test vector ("U*U").
         #expect(Password.verify("U*U", hash: "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"))
         #expect(!Password.verify("U*V", hash: "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"))
-        let hash = Password.hash("Secret-pass-1", cost: 4)
+        let hash = try Password.hash("Secret-pass-1", cost: 4)
         #expect(hash.hasPrefix("$2b$04$") && hash.count == 60)
         #expect(Password.verify("Secret-pass-1", hash: hash))
         #expect(!Password.verify("secret-pass-1", hash: hash))
         for malformed in ["", "$2b$", "plain", "$1$abc$def", String(repeating: "x", count: 60)] {
             #expect(!Password.verify("x", hash: malformed))
         }
+        // libxcrypt refuses 512 bytes and more: no hash rather than an empty one.
+        #expect(throws: Password.HashError.self) { try Password.hash(String(repeating: "y", count: 600), cost: 4) }
+        // A NUL would end the C string: never hashed, never matched.
+        #expect(throws: Password.HashError.self) { try Password.hash("\u{0}abcdefgh", cost: 4) }
+        let short = try Password.hash("abc", cost: 4)
+        #expect(!Password.verify("abc\u{0}def", hash: short))
     }
 }
 
