@@ -53,16 +53,21 @@ enum Routes {
             router.add(method, "/children", restHandler)
         }
 
-        // GoTrue: /auth/v1/…. The bearer on /signup and /token is ignored (clients send stale
-        // ones); the apikey must still be one of ours.
+        // GoTrue: /auth/v1/…. As Supabase's gateway: every route needs one of our keys as
+        // `apikey`, except the links opened from e-mails and OAuth redirects. The bearer on
+        // /signup and /token is ignored (clients send stale ones).
         let authHandler: Handler = { request in
-            if request.headers["apikey"] != nil || request.queryValue("apikey") != nil {
-                let key = apiKey(request) ?? ""
-                guard key == config.keys.anonKey || key == config.keys.serviceRoleKey else {
-                    return .json(401, #"{"message":"Invalid API key"}"#)
+            let route = String(request.path.dropFirst("/auth/v1".count))
+            if !AuthRequest.isOpenRoute(route) {
+                guard let key = apiKey(request), !key.isEmpty else {
+                    return .json(401, #"{"message":"No API key found in request","hint":"No `apikey` request header or url param was found."}"#)
+                }
+                guard Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.anonKey.utf8))
+                        || Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.serviceRoleKey.utf8)) else {
+                    return .json(401, #"{"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}"#)
                 }
             }
-            return auth.respond(to: request, route: String(request.path.dropFirst("/auth/v1".count)))
+            return auth.respond(to: request, route: route)
         }
         for method in ["GET", "POST", "PUT", "DELETE"] {
             router.add(method, "/auth/v1/*", authHandler)

@@ -14,7 +14,10 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case noAuthorization
     case badJWT(String)
     case sessionNotFound
+    /// The admin API's unknown user (404).
     case userNotFound
+    /// The user named by a still-valid token's `sub` no longer exists (403: clients sign out).
+    case userFromTokenNotFound
     case notAdmin
     case rateLimited
     case providerDisabled(String)
@@ -32,7 +35,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken, .idToken, .idTokenNonce: return 400
         case .weakPassword, .userAlreadyExists, .emailExists: return 422
         case .noAuthorization: return 401
-        case .badJWT, .sessionNotFound, .notAdmin: return 403
+        case .badJWT, .sessionNotFound, .userFromTokenNotFound, .notAdmin: return 403
         case .userNotFound, .notFound: return 404
         case .rateLimited: return 429
         case .unexpected: return 500
@@ -51,7 +54,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .noAuthorization: return "no_authorization"
         case .badJWT: return "bad_jwt"
         case .sessionNotFound: return "session_not_found"
-        case .userNotFound: return "user_not_found"
+        case .userNotFound, .userFromTokenNotFound: return "user_not_found"
         case .notAdmin: return "not_admin"
         case .rateLimited: return "over_request_rate_limit"
         case .providerDisabled: return "provider_disabled"
@@ -74,6 +77,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .badJWT(let why): return "invalid JWT: unable to parse or verify signature, \(why)"
         case .sessionNotFound: return "Session from session_id claim in JWT does not exist"
         case .userNotFound: return "User not found"
+        case .userFromTokenNotFound: return "User from sub claim in JWT does not exist"
         case .notAdmin: return "User not allowed"
         case .rateLimited: return "Request rate limit reached"
         case .providerDisabled(let provider): return "Provider (issuer \"\(provider)\") is not enabled"

@@ -55,27 +55,25 @@ public final class AuthService: Sendable {
     }
 
     func dispatch(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
-        let segments = route.split(separator: "/").map(String.init)
-        switch (request.method, segments) {
-        case ("GET", ["health"]), ("HEAD", ["health"]):
+        switch try AuthRequest.parse(method: request.method, route: route, query: request.query, body: request.body) {
+        case .health:
             return .json(200, #"{"version":"onboard","name":"GoTrue","description":"GoTrue-compatible auth of onboard"}"#)
-        case ("GET", ["settings"]):
+        case .settings:
             return .json(200, settingsJSON())
-        case ("POST", ["signup"]):
-            return try signUp(request)
-        case ("POST", ["token"]):
-            return try token(request)
-        case ("GET", ["user"]):
+        case .signUp(let signUp):
+            return try self.signUp(signUp, remoteAddress: request.remoteAddress)
+        case .token(let grant):
+            return try token(grant, remoteAddress: request.remoteAddress)
+        case .getUser:
             let (user, _) = try authenticatedUser(request)
-            return .json(200, try userJSON(user))
-        case ("PUT", ["user"]):
-            return try updateUser(request)
-        case ("POST", ["logout"]):
-            return try logout(request)
-        case (_, let path) where path.first == "admin":
-            return try admin(request, path: Array(path.dropFirst()))
-        default:
-            throw AuthError.notFound
+            return .json(200, try userJSON(user, missing: .userFromTokenNotFound))
+        case .updateUser(let changes):
+            let (userID, _) = try authenticatedUser(request)
+            return .json(200, try applyUserChanges(userID: userID, changes, missing: .userFromTokenNotFound))
+        case .logout(let scope):
+            return try logout(request, scope: scope)
+        case .admin(let operation):
+            return try admin(request, operation)
         }
     }
 
@@ -87,19 +85,14 @@ public final class AuthService: Sendable {
 
     // MARK: sign-up and sign-in
 
-    func signUp(_ request: HTTPRequest) throws -> HTTPResponse {
-        let body = try jsonBody(request)
-        let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        let phone = (body["phone"] as? String) ?? ""
-        let data = body["data"] as? [String: Any] ?? [:]
-        try limiter.check(keys: ["ip:\(request.remoteAddress)"] + (email.isEmpty ? [] : ["email:\(email)"]))
-        if email.isEmpty && phone.isEmpty {
-            return try signInAnonymously(data: data)
+    func signUp(_ body: AuthRequest.SignUp, remoteAddress: String) throws -> HTTPResponse {
+        try limiter.check(keys: ["ip:\(remoteAddress)"] + (body.email.map { ["email:\($0)"] } ?? []))
+        guard let email = body.email else {
+            guard body.phone == nil else { throw AuthError.validationFailed("Phone signups are disabled") }
+            return try signInAnonymously(metadataJSON: body.metadataJSON)
         }
-        guard !email.isEmpty else { throw AuthError.validationFailed("Phone signups are disabled") }
         guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
-        let password = try checkedPassword(body["password"] as? String)
-        let hash = Password.hash(password, cost: config.bcryptCost)
+        let hash = try Password.hash(try checkedPassword(body.password), cost: config.bcryptCost)
         let userID = UUID().uuidString.lowercased()
         let sessionID = UUID().uuidString.lowercased()
         let refreshToken = Self.newRefreshToken()
@@ -109,7 +102,7 @@ public final class AuthService: Sendable {
                 """
                 WITH u AS (
                     INSERT INTO auth.users (id, email, encrypted_password, email_confirmed_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data)
-                    VALUES (\(userID)::uuid, \(email), \(hash), now(), now(), \(appMetadata)::jsonb, \(JWT.serialize(data))::jsonb)
+                    VALUES (\(userID)::uuid, \(email), \(hash), now(), now(), \(appMetadata)::jsonb, \(body.metadataJSON)::jsonb)
                     ON CONFLICT ((lower(email))) WHERE email IS NOT NULL DO NOTHING
                     RETURNING id, email
                 ), i AS (
@@ -127,7 +120,7 @@ public final class AuthService: Sendable {
         }
     }
 
-    func signInAnonymously(data: [String: Any]) throws -> HTTPResponse {
+    func signInAnonymously(metadataJSON: String) throws -> HTTPResponse {
         let userID = UUID().uuidString.lowercased()
         let sessionID = UUID().uuidString.lowercased()
         let refreshToken = Self.newRefreshToken()
@@ -136,7 +129,7 @@ public final class AuthService: Sendable {
                 """
                 WITH u AS (
                     INSERT INTO auth.users (id, is_anonymous, last_sign_in_at, raw_app_meta_data, raw_user_meta_data)
-                    VALUES (\(userID)::uuid, true, now(), '{"provider":"anonymous","providers":[]}'::jsonb, \(JWT.serialize(data))::jsonb)
+                    VALUES (\(userID)::uuid, true, now(), '{"provider":"anonymous","providers":[]}'::jsonb, \(metadataJSON)::jsonb)
                     RETURNING id
                 ), s AS (
                     INSERT INTO auth.sessions (id, user_id) SELECT \(sessionID)::uuid, id FROM u RETURNING id, user_id
@@ -149,27 +142,24 @@ public final class AuthService: Sendable {
         }
     }
 
-    func token(_ request: HTTPRequest) throws -> HTTPResponse {
-        let grant = request.queryValue("grant_type") ?? ""
-        let body = try jsonBody(request)
+    func token(_ grant: AuthRequest.TokenGrant, remoteAddress: String) throws -> HTTPResponse {
         switch grant {
-        case "password":
-            let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            try limiter.check(keys: ["ip:\(request.remoteAddress)", "email:\(email)"])
-            guard let password = body["password"] as? String, !email.isEmpty || body["phone"] != nil else {
+        case .password(let email, let phone, let password):
+            try limiter.check(keys: ["ip:\(remoteAddress)", "email:\(email)"])
+            guard let password, !email.isEmpty || phone != nil else {
                 throw AuthError.validationFailed("missing email or phone")
             }
             return try signInWithPassword(email: email, password: password)
-        case "refresh_token":
-            try limiter.check(keys: ["ip:\(request.remoteAddress)"])
-            guard let token = body["refresh_token"] as? String, !token.isEmpty else { throw AuthError.refreshTokenNotFound }
+        case .refreshToken(let token):
+            try limiter.check(keys: ["ip:\(remoteAddress)"])
+            guard let token, !token.isEmpty else { throw AuthError.refreshTokenNotFound }
             return try refresh(token)
-        case "id_token":
-            try limiter.check(keys: ["ip:\(request.remoteAddress)"])
-            return try signInWithIDToken(body)
-        case "pkce":
+        case .idToken(let grant):
+            try limiter.check(keys: ["ip:\(remoteAddress)"])
+            return try signInWithIDToken(grant)
+        case .pkce:
             throw AuthError.validationFailed("invalid flow state, no valid flow state found")
-        default:
+        case .unsupported:
             throw AuthError.validationFailed("unsupported_grant_type")
         }
     }
@@ -182,7 +172,7 @@ public final class AuthService: Sendable {
                 """)
             // Unknown e-mail and wrong password answer alike, in about the same time.
             let hash = found.count == 1 ? (found[0, 1] ?? Password.dummyHash) : Password.dummyHash
-            guard Password.verify(password, hash: hash), found.count == 1, let userID = found[0, 0] else {
+            guard Password.verify(password, hash: hash), password.utf8.count <= Password.maxBytes, found.count == 1, let userID = found[0, 0] else {
                 throw AuthError.invalidCredentials
             }
             return .json(200, try startSession(connection, userID: userID, method: "password"))
@@ -265,47 +255,41 @@ public final class AuthService: Sendable {
                        \(sessionID)::uuid IS NULL OR EXISTS (SELECT 1 FROM auth.sessions WHERE id = \(sessionID)::uuid AND user_id = \(userID)::uuid) AS session_exists
                 """)
         }
-        guard state[0, "user_exists"] == "t" else { throw AuthError.userNotFound }
+        guard state[0, "user_exists"] == "t" else { throw AuthError.userFromTokenNotFound }
         guard state[0, "session_exists"] == "t" else { throw AuthError.sessionNotFound }
         return (userID, sessionID)
     }
 
-    func userJSON(_ userID: String) throws -> String {
+    /// The user's JSON; `missing` when there is no such user (404 for the admin API, GoTrue's 403
+    /// when the user came from a token).
+    func userJSON(_ userID: String, missing: AuthError = .userNotFound) throws -> String {
         try pool.withConnection { connection in
             guard let json = try connection.query("SELECT auth.user_json(u)::text FROM auth.users u WHERE u.id = \(userID)::uuid").scalar else {
-                throw AuthError.userNotFound
+                throw missing
             }
             return json
         }
     }
 
-    func updateUser(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (userID, _) = try authenticatedUser(request)
-        let body = try jsonBody(request)
-        return .json(200, try applyUserChanges(userID: userID, body: body, asAdmin: false))
-    }
-
     /// `PUT /user` and `PUT /admin/users/{id}`: metadata merged key by key (null deletes), e-mail
     /// and password changes, and the in-place upgrade of an anonymous user.
-    func applyUserChanges(userID: String, body: [String: Any], asAdmin: Bool) throws -> String {
-        let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased()
-        let password = body["password"] as? String
-        let data = (body["data"] ?? (asAdmin ? body["user_metadata"] : nil)) as? [String: Any]
+    func applyUserChanges(userID: String, _ changes: AuthRequest.UserChanges, missing: AuthError = .userNotFound) throws -> String {
+        let email = changes.email
         if let email, !Self.isValidEmail(email) { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
-        let hash = try password.map { Password.hash(try checkedPassword($0), cost: config.bcryptCost) }
+        let hash = try changes.password.map { try Password.hash(try checkedPassword($0), cost: config.bcryptCost) }
         return try pool.withConnection { connection in
             try connection.execute("BEGIN")
             do {
                 let current = try connection.query("SELECT is_anonymous, email FROM auth.users WHERE id = \(userID)::uuid FOR UPDATE")
-                guard current.count == 1 else { throw AuthError.userNotFound }
+                guard current.count == 1 else { throw missing }
                 let anonymous = current[0, 0] == "t"
                 if anonymous && hash != nil && email == nil && current[0, 1] == nil {
                     throw AuthError.validationFailed("Updating password of an anonymous user without an email or phone is not allowed")
                 }
-                if let data {
+                if let metadata = changes.metadataJSON {
                     _ = try connection.query("""
                         UPDATE auth.users SET raw_user_meta_data = coalesce((
-                            SELECT jsonb_object_agg(key, value) FROM jsonb_each(raw_user_meta_data || \(JWT.serialize(data))::jsonb)
+                            SELECT jsonb_object_agg(key, value) FROM jsonb_each(raw_user_meta_data || \(metadata)::jsonb)
                             WHERE value <> 'null'::jsonb), '{}'::jsonb), updated_at = now()
                         WHERE id = \(userID)::uuid
                         """)
@@ -341,19 +325,16 @@ public final class AuthService: Sendable {
         }
     }
 
-    func logout(_ request: HTTPRequest) throws -> HTTPResponse {
+    func logout(_ request: HTTPRequest, scope: AuthRequest.LogoutScope) throws -> HTTPResponse {
         let (userID, sessionID) = try authenticatedUser(request)
-        let scope = request.queryValue("scope") ?? "global"
         _ = try pool.withConnection { connection -> QueryResult in
             switch scope {
-            case "local":
+            case .local:
                 return try connection.query("DELETE FROM auth.sessions WHERE id = \(sessionID)::uuid")
-            case "others":
+            case .others:
                 return try connection.query("DELETE FROM auth.sessions WHERE user_id = \(userID)::uuid AND id IS DISTINCT FROM \(sessionID)::uuid")
-            case "global":
+            case .global:
                 return try connection.query("DELETE FROM auth.sessions WHERE user_id = \(userID)::uuid")
-            default:
-                throw AuthError.validationFailed("Unsupported logout scope \"\(scope)\"")
             }
         }
         return HTTPResponse(status: 204)
@@ -361,7 +342,7 @@ public final class AuthService: Sendable {
 
     // MARK: admin (service role)
 
-    func admin(_ request: HTTPRequest, path: [String]) throws -> HTTPResponse {
+    func admin(_ request: HTTPRequest, _ operation: AuthRequest.Admin) throws -> HTTPResponse {
         guard let token = Credentials.bearerToken(request.headers["Authorization"]) else { throw AuthError.noAuthorization }
         let isService: Bool
         if Crypto.constantTimeEquals(Array(token.utf8), Array(config.keys.serviceRoleKey.utf8)) {
@@ -372,10 +353,8 @@ public final class AuthService: Sendable {
             throw AuthError.badJWT("invalid token")
         }
         guard isService else { throw AuthError.notAdmin }
-        switch (request.method, path) {
-        case ("GET", ["users"]):
-            let page = max(1, Int(request.queryValue("page") ?? "1") ?? 1)
-            let perPage = min(1000, max(1, Int(request.queryValue("per_page") ?? "50") ?? 50))
+        switch operation {
+        case .listUsers(let page, let perPage):
             let users = try pool.withConnection { connection in
                 try connection.query("""
                     SELECT coalesce(jsonb_agg(auth.user_json(u) ORDER BY u.created_at), '[]'::jsonb)::text
@@ -383,14 +362,11 @@ public final class AuthService: Sendable {
                     """).scalar ?? "[]"
             }
             return .json(200, #"{"aud":"authenticated","users":\#(users)}"#)
-        case ("POST", ["users"]):
-            let body = try jsonBody(request)
-            guard let email = (body["email"] as? String)?.lowercased(), Self.isValidEmail(email) else {
+        case .createUser(let email, let password, let metadata, let confirmed):
+            guard let email, Self.isValidEmail(email) else {
                 throw AuthError.validationFailed("Unable to validate email address: invalid format")
             }
-            let hash = try (body["password"] as? String).map { Password.hash(try checkedPassword($0), cost: config.bcryptCost) }
-            let metadata = JWT.serialize(body["user_metadata"] as? [String: Any] ?? [:])
-            let confirmed = body["email_confirm"] as? Bool ?? false
+            let hash = try password.map { try Password.hash(try checkedPassword($0), cost: config.bcryptCost) }
             let userID = UUID().uuidString.lowercased()
             let json = try pool.withConnection { connection in
                 let results = try connection.pipeline([
@@ -410,19 +386,17 @@ public final class AuthService: Sendable {
                 return json
             }
             return .json(200, json)
-        case ("GET", let parts) where parts.count == 2 && parts[0] == "users":
-            guard let id = UUID(uuidString: parts[1])?.uuidString.lowercased() else { throw AuthError.userNotFound }
+        case .getUser(let id):
+            guard let id else { throw AuthError.userNotFound }
             return .json(200, try userJSON(id))
-        case ("PUT", let parts) where parts.count == 2 && parts[0] == "users":
-            guard let id = UUID(uuidString: parts[1])?.uuidString.lowercased() else { throw AuthError.userNotFound }
-            return .json(200, try applyUserChanges(userID: id, body: try jsonBody(request), asAdmin: true))
-        case ("DELETE", let parts) where parts.count == 2 && parts[0] == "users":
-            guard let id = UUID(uuidString: parts[1])?.uuidString.lowercased() else { throw AuthError.userNotFound }
+        case .updateUser(let id, let changes):
+            guard let id else { throw AuthError.userNotFound }
+            return .json(200, try applyUserChanges(userID: id, changes))
+        case .deleteUser(let id):
+            guard let id else { throw AuthError.userNotFound }
             let json = try userJSON(id)
             _ = try pool.withConnection { try $0.query("DELETE FROM auth.users WHERE id = \(id)::uuid") }
             return .json(200, json)
-        default:
-            throw AuthError.notFound
         }
     }
 
@@ -446,18 +420,14 @@ public final class AuthService: Sendable {
         return #"{"access_token":\#(jsonString(accessToken)),"token_type":"bearer","expires_in":\#(config.jwtExpiry),"expires_at":\#(expiresAt),"refresh_token":\#(jsonString(refreshToken)),"user":\#(userJSON)}"#
     }
 
-    func jsonBody(_ request: HTTPRequest) throws -> [String: Any] {
-        // supabase-py sends an empty body typed as JSON on logout; that is an empty object.
-        guard !request.body.isEmpty else { return [:] }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
-            throw AuthError.validationFailed("Could not read request body: invalid JSON")
-        }
-        return object
-    }
-
+    /// The password policy for new passwords: GoTrue's minimum length, and at most bcrypt's 72
+    /// bytes (bcrypt ignores the rest, so a longer password would match any with its prefix).
     func checkedPassword(_ password: String?) throws -> String {
         guard let password, password.count >= config.minimumPasswordLength else {
             throw AuthError.weakPassword("Password should be at least \(config.minimumPasswordLength) characters.", reasons: ["length"])
+        }
+        guard password.utf8.count <= Password.maxBytes else {
+            throw AuthError.weakPassword("Password cannot be longer than \(Password.maxBytes) bytes.", reasons: ["length"])
         }
         return password
     }

@@ -87,9 +87,9 @@ extension AuthService {
     /// `grant_type=id_token` (GoTrue's native Google/Apple sign-in): the token's signature against
     /// the provider's JWKS, its issuer, audience, expiry and nonce; then the user found by the
     /// identity, linked by a verified e-mail, or created.
-    func signInWithIDToken(_ body: [String: Any]) throws -> HTTPResponse {
-        guard let idToken = body["id_token"] as? String, !idToken.isEmpty else { throw AuthError.validationFailed("id_token required") }
-        guard let name = body["provider"] as? String, !name.isEmpty else {
+    func signInWithIDToken(_ grant: AuthRequest.IDTokenGrant) throws -> HTTPResponse {
+        guard let idToken = grant.idToken, !idToken.isEmpty else { throw AuthError.validationFailed("id_token required") }
+        guard let name = grant.provider, !name.isEmpty else {
             throw AuthError.validationFailed("provider or client_id and issuer required")
         }
         guard ["google", "apple"].contains(name) else { throw AuthError.validationFailed("Custom OIDC provider \"\(name)\" not allowed") }
@@ -100,7 +100,7 @@ extension AuthService {
         let audiences = (claims["aud"] as? String).map { [$0] } ?? (claims["aud"] as? [String]) ?? []
         guard audiences.contains(where: provider.clientIDs.contains) else { throw AuthError.idToken("Unacceptable audience in id_token") }
         let tokenNonce = claims["nonce"] as? String ?? ""
-        let givenNonce = body["nonce"] as? String ?? ""
+        let givenNonce = grant.nonce ?? ""
         if tokenNonce.isEmpty != givenNonce.isEmpty {
             throw AuthError.idToken("Passed nonce and nonce in id_token should either both exist or not.")
         }
