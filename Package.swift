@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "onboard",
             dependencies: [
-                "App", "Migrations", "Postgres", "JWT", "HTTP",
+                "App", "Migrations", "Postgres", "JWT", "HTTP", "REST",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -53,6 +53,8 @@ public final class Application: Sendable {
         self.logger = logger
         var restConfig = RESTConfig()
         restConfig.enforceOwnership = config.enforceOwnership
+        restConfig.transactionEnd = config.transactionEnd
+        restConfig.openAPIAccess = config.openAPIAccess
         let rest = RESTService(pool: pool, schema: schema, config: restConfig)
         var authConfig = AuthConfig(keys: config.keys)
         authConfig.jwtExpiry = config.jwtExpiry

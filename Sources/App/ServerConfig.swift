@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import JWT
+import REST
 
 /// Everything `serve` needs, resolved once from flags, environment and defaults.
 public struct ServerConfig: Sendable {
@@ -25,6 +26,10 @@ public struct ServerConfig: Sendable {
     /// the server logs in as a role that may not read the migrations table).
     public var migrateOnStart = true
     public var auth = AuthSettings()
+    /// PostgREST's `db-tx-end` (`PGRST_DB_TX_END`): `Prefer: tx` is ignored unless it allows an override.
+    public var transactionEnd = TransactionEnd.commit
+    /// Who may read `GET /rest/v1/` (`OPENAPI_ACCESS`).
+    public var openAPIAccess = OpenAPIAccess.serviceRole
 
     public init(keys: KeyConfig) {
         self.keys = keys

@@ -36,6 +36,8 @@ struct Planner {
     let cache: SchemaCache
     let policy: OwnershipPolicy
     let ownershipEnabled: Bool
+    /// `db-tx-end` rolls back unless `Prefer: tx=commit` (when overrides are allowed).
+    var rollbackByDefault = false
 
     func plan(_ request: ApiRequest, caller: Caller) throws(RESTError) -> ActionPlan {
         switch request.target {
@@ -93,7 +95,7 @@ struct Planner {
         let mutation = !request.isRead
         var plan = ActionPlan(kind: .read, request: request, statement: nil, readOnly: !mutation,
                               mustDecide: mutation && (request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict)),
-                              rollback: request.preferences.transaction == .rollback, resource: table.name)
+                              rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: table.name)
         // The statement is written front to back with binds numbered as they come: no fragment
         // is renumbered or copied (this stage was most of REST's CPU per request).
         var sql = SQLBuilder()
@@ -312,7 +314,7 @@ struct Planner {
         if case .call(readOnly: true, _) = request.action { readOnly = true }
         var plan = ActionPlan(kind: .call(returnsVoid: function.returnsVoid), request: request, statement: nil, readOnly: readOnly,
                               mustDecide: request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict),
-                              rollback: request.preferences.transaction == .rollback, resource: function.name)
+                              rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: function.name)
         if readOnly { plan.mustDecide = false }
         var limits: SQL = ""
         if let limit = request.limit { limits.append(" LIMIT \(limit)") }

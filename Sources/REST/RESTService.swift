@@ -11,6 +11,10 @@ public struct RESTConfig: Sendable {
     public var enforceOwnership = true
     /// Roles a request may run as; another `role` claim is refused (403 42501) before any SQL.
     public var allowedRoles: Set<String> = ["anon", "authenticated", "service_role"]
+    /// How transactions end and whether `Prefer: tx=` may change it (PostgREST's `db-tx-end`).
+    public var transactionEnd = TransactionEnd.commit
+    /// Who may read the OpenAPI document at the root.
+    public var openAPIAccess = OpenAPIAccess.serviceRole
     /// Called once for each request that failed because of the database or the connection
     /// (an answer ≥ 500), with the request id and the error (SQLSTATE and message; never binds).
     /// The app wires its Logger here (STYLE §4: the cause is logged once, where it is mapped).
@@ -18,6 +22,26 @@ public struct RESTConfig: Sendable {
     public init() {}
 
     var policy: OwnershipPolicy { ownership }
+}
+
+/// PostgREST's `db-tx-end`. The default commits and ignores `Prefer: tx`: with an override any
+/// caller could try a write and roll it back (a free oracle for throttled functions).
+public enum TransactionEnd: String, Sendable, CaseIterable {
+    case commit
+    case commitAllowOverride = "commit-allow-override"
+    case rollback
+    case rollbackAllowOverride = "rollback-allow-override"
+
+    var allowsOverride: Bool { self == .commitAllowOverride || self == .rollbackAllowOverride }
+    var rollsBack: Bool { self == .rollback || self == .rollbackAllowOverride }
+}
+
+/// The OpenAPI document at `GET /rest/v1/`. Supabase's gateways answer it to the service role
+/// only (it lists every table, column and function); `all` restores PostgREST's answer to any
+/// caller.
+public enum OpenAPIAccess: String, Sendable, CaseIterable {
+    case serviceRole = "service_role"
+    case all
 }
 
 /// PostgREST's dialect over the pool: parse → plan → SQL → one round trip → render
@@ -39,6 +63,9 @@ public final class RESTService: Sendable {
         do {
             let plan = try plan(request, resource: resource, caller: caller)
             if plan.kind == .describe {
+                guard caller.isServiceRole || config.openAPIAccess == .all else {
+                    return .json(403, #"{"message":"You cannot consume this service"}"#)
+                }
                 let document = OpenAPI.document(schema.cache)
                 var headers = HTTPHeaders()
                 headers.add("Content-Type", ResponseRenderer.contentType(.openAPI))
@@ -65,9 +92,11 @@ public final class RESTService: Sendable {
             throw .database(PostgresError(kind: .server, message: "permission denied to set role \"\(caller.role)\"", sqlState: "42501"),
                             authenticated: caller.role != "anon")
         }
-        let api = try ApiRequest.parse(method: request.method, resource: resource, query: request.query,
+        var api = try ApiRequest.parse(method: request.method, resource: resource, query: request.query,
                                        headers: request.headers, body: request.body)
-        let planner = Planner(cache: schema.cache, policy: config.policy, ownershipEnabled: config.enforceOwnership)
+        if !config.transactionEnd.allowsOverride { api.preferences.transaction = nil }
+        var planner = Planner(cache: schema.cache, policy: config.policy, ownershipEnabled: config.enforceOwnership)
+        planner.rollbackByDefault = config.transactionEnd.rollsBack
         return try planner.plan(api, caller: caller)
     }
 
@@ -100,6 +129,11 @@ public final class RESTService: Sendable {
                 } else {
                     let results = try connection.pipeline([setup, statement] + statusQuery)
                     result = Self.mainResult(results[1], status: isCall ? results[2] : nil)
+                }
+                // A PUT writes exactly one row; none means the row exists and is not the caller's
+                // (the upsert's ownership condition held it back): PostgreSQL's RLS answer, 42501.
+                if plan.kind == .singleUpsert, result.pageTotal == 0 {
+                    throw RESTError.ownership(table: plan.resource, authenticated: caller.role != "anon")
                 }
                 return result
             }

@@ -6,6 +6,7 @@ import Glibc
 import HTTP
 import JWT
 import Logging
+import REST
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the HTTP server (Auth, REST, health).")
@@ -101,6 +102,18 @@ enum ServeConfiguration {
         if let value = environment["SITE_URL"] { config.auth.siteURL = value }
         if let value = environment["BCRYPT_COST"].flatMap({ Int($0) }) { config.auth.bcryptCost = value }
         if let value = environment["RATE_LIMIT_AUTH_PER_MINUTE"].flatMap({ Int($0) }) { config.auth.rateLimit = value }
+        if let value = environment["PGRST_DB_TX_END"], !value.isEmpty {
+            guard let end = TransactionEnd(rawValue: value) else {
+                throw ValidationError("PGRST_DB_TX_END must be one of \(TransactionEnd.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            config.transactionEnd = end
+        }
+        if let value = environment["OPENAPI_ACCESS"], !value.isEmpty {
+            guard let access = OpenAPIAccess(rawValue: value) else {
+                throw ValidationError("OPENAPI_ACCESS must be one of \(OpenAPIAccess.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            config.openAPIAccess = access
+        }
         config.auth.googleClientIDs = (environment["GOOGLE_CLIENT_IDS"] ?? "").split(separator: ",").map(String.init)
         config.auth.googleJWKS = environment["GOOGLE_JWKS"]
         config.auth.appleClientIDs = (environment["APPLE_CLIENT_IDS"] ?? "").split(separator: ",").map(String.init)
@@ -133,6 +146,8 @@ enum ServeConfiguration {
             MAX_CONNECTIONS       \(config.limits.maxConnections)
             MAX_BODY_BYTES        \(config.limits.maxBodyBytes)
             CORS_ALLOWED_ORIGINS  \(config.cors.allowedOrigins.joined(separator: ","))
+            PGRST_DB_TX_END       \(config.transactionEnd.rawValue)
+            OPENAPI_ACCESS        \(config.openAPIAccess.rawValue)
             BCRYPT_COST           \(config.auth.bcryptCost)
             GOOGLE_CLIENT_IDS     \(config.auth.googleClientIDs.joined(separator: ","))
             GOOGLE_JWKS           \(config.auth.googleJWKS ?? "(unset: Google sign-in disabled)")

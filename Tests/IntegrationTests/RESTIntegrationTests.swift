@@ -120,7 +120,7 @@ struct RESTIntegrationTests {
     }
 
     @Test func openAPIDescribesTheTablesAndFunctions() throws {
-        let document = try server.client().request("GET", "/rest/v1/", headers: server.headers())
+        let document = try server.client().request("GET", "/rest/v1/", headers: server.headers(server.serviceKey))
         #expect(document.status == 200)
         let paths = document.jsonObject?["paths"] as? [String: Any]
         #expect(paths?["/children"] != nil && paths?["/user_profiles"] != nil && paths?["/rpc/complete_onboarding"] != nil)

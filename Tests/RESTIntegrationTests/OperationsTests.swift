@@ -167,9 +167,17 @@ struct OperationsTests {
     }
 
     @Test func transactionPreferences() throws {
+        // By default (PostgREST's db-tx-end = commit) `Prefer: tx` is ignored: the write stays.
+        let ignored = try server.signUp()
+        let committed = try server.client().request("PATCH", "/rest/v1/user_profiles?id=eq.\(ignored.id)", headers: Wire.py(server, ignored.token, [("Prefer", "return=representation, tx=rollback")]), body: #"{"onboarding_state":"COMPLETE"}"#)
+        #expect(committed.status == 200 && committed.header("Preference-Applied") == "return=representation")
+        let kept = try server.client().request("GET", "/rest/v1/user_profiles?select=onboarding_state", headers: Wire.py(server, ignored.token))
+        Wire.expectBody(kept, #"[{"onboarding_state":"COMPLETE"}]"#)
+
+        let server = try TestServer { $0.transactionEnd = .commitAllowOverride }
         let user = try server.signUp()
         let http = server.client()
-        // tx=rollback: the answer shows the change, the database keeps nothing.
+        // tx=rollback where overrides are allowed: the answer shows the change, the database keeps nothing.
         let rolled = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: Wire.py(server, user.token, [("Prefer", "return=representation, tx=rollback")]), body: #"{"onboarding_state":"COMPLETE"}"#)
         #expect(rolled.status == 200 && rolled.header("Preference-Applied") == "return=representation, tx=rollback")
         #expect(rolled.jsonArray?.first?["onboarding_state"] as? String == "COMPLETE")
@@ -256,7 +264,12 @@ struct OperationsTests {
     @Test func openAPIAndBarePaths() throws {
         let user = try server.signUp()
         let http = server.client()
-        let root = try http.request("GET", "/rest/v1/", headers: Wire.py(server, user.token))
+        // The document is the service role's (Supabase's gateways answer others 403).
+        for token in [user.token, server.anonKey] {
+            let refused = try http.request("GET", "/rest/v1/", headers: Wire.py(server, token))
+            #expect(refused.status == 403 && refused.text == #"{"message":"You cannot consume this service"}"#)
+        }
+        let root = try http.request("GET", "/rest/v1/", headers: Wire.py(server, server.serviceKey))
         #expect(root.status == 200)
         let document = try #require(root.jsonObject)
         #expect(document["swagger"] as? String == "2.0")
