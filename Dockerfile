@@ -1,5 +1,7 @@
 # Multi-stage build: the official Swift image builds, a slim Debian image runs.
-FROM swift:6.3-bookworm AS build
+# Base images are pinned to exact versions (scripts/check-docker reproduces the build stage with
+# the host's toolchain and says when its Swift differs from this one); bump them deliberately.
+FROM swift:6.3.1-bookworm AS build
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq-dev libssl-dev libcrypt-dev libcurl4-openssl-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
@@ -11,7 +13,7 @@ RUN swift build -c release --product onboard --static-swift-stdlib \
  && install -D .build/release/onboard /out/bin/onboard
 COPY migrations /out/migrations
 
-FROM debian:bookworm-slim
+FROM debian:bookworm-20261005-slim
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq5 libssl3 libcrypt1 libcurl4 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
@@ -21,6 +23,6 @@ WORKDIR /app
 USER onboard
 ENV ONBOARD_HOST=0.0.0.0 ONBOARD_PORT=54321 ONBOARD_MIGRATIONS_DIR=/app/migrations
 EXPOSE 54321
-HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD curl -fsS http://127.0.0.1:54321/health || exit 1
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD curl -fsS "http://127.0.0.1:${ONBOARD_PORT}/health" || exit 1
 ENTRYPOINT ["/app/bin/onboard"]
 CMD ["serve"]
