@@ -48,6 +48,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // libFuzzer's driver over the whole request path short of I/O (fuzz/run.sh); a plain
+        // build replays input files through the same path.
+        .executableTarget(name: "RequestFuzz", dependencies: ["HTTP", "JWT", "REST", "Auth", "Realtime"], swiftSettings: swiftSettings),
         .target(
             name: "TestSupport",
             dependencies: ["App", "EmbeddedPostgres", "Migrations", "Postgres", "HTTP", "JWT", .product(name: "Logging", package: "swift-log")],

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (the HTTP parser, the WebSocket frame decoder) and runs each:
+# Builds the libFuzzer targets (the HTTP parser, the WebSocket frame decoder, the whole request
+# path short of I/O) and runs each:
 # `fuzz/run.sh [seconds]` (default 15 per target).
 # Crashes, hangs (> 2 s per input) and leaks fail the run; artifacts go to .build/fuzz/.
 set -euo pipefail
@@ -17,10 +18,10 @@ printf 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\nWiki\r\n
 printf 'GET / HTTP/1.0\r\n\r\nGET / HTTP/1.1\r\nHost: y\r\nConnection: close\r\n\r\n' >"$out/corpus/pipelined"
 printf 'POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab' >"$out/corpus/conflict"
 printf 'PUT / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc' >"$out/corpus/expect"
-run() {  # name, corpus, max_len
-  "$out/$1" "$2" -max_total_time="$seconds" -max_len="$3" -timeout=2 \
+run() {  # name, corpus, max_len[, read-only seed folder]
+  "$out/$1" "$2" ${4:-} -max_total_time="$seconds" -max_len="$3" -timeout=2 \
     -artifact_prefix="$out/$1-" -print_final_stats=1 2>&1 | tee "$out/$1.log" | grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|SUMMARY" || true
-  if grep -qE "ERROR: |SUMMARY: |deadly signal|timeout" "$out/$1.log"; then
+  if grep -qE "ERROR: |SUMMARY: |deadly signal|timeout|Program crashed" "$out/$1.log"; then
     echo "fuzzing $1 found a failure: see $out/$1.log and the $1-crash-* artifact" >&2
     exit 1
   fi
@@ -37,3 +38,17 @@ printf '\x81\x82\x01\x02\x03\x04\x69\x6b' >"$out/ws-corpus/text"
 printf '\x01\x81\x00\x00\x00\x00a\x89\x80\x00\x00\x00\x00\x80\x81\x00\x00\x00\x00b' >"$out/ws-corpus/fragments"
 printf '\x88\x82\x00\x00\x00\x00\x03\xe8' >"$out/ws-corpus/close"
 run websocket "$out/ws-corpus" 1024
+
+# The request path: HTTP parse → credentials → PostgREST's parse, ownership, plan, SQL and
+# rendering; the Auth request parser; Realtime's frames, bindings and filters (Sources/RequestFuzz).
+# SwiftPM builds every module it needs with ASan and libFuzzer's coverage into its own scratch
+# folder; the target has its own main, so it links libFuzzer's driver without libFuzzer's main.
+runtime=$(dirname "$(find "$(dirname "$(dirname "$(command -v swiftc)")")/lib/clang" -name 'libclang_rt.fuzzer_no_main-x86_64.a' | head -1)")
+swift build -c release --product RequestFuzz --scratch-path .build-fuzz \
+  -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp -Xswiftc -DFUZZING \
+  -Xlinker "$runtime/libclang_rt.fuzzer_no_main-x86_64.a" -Xlinker -lstdc++ >"$out/build-request.log" 2>&1 \
+  || { grep -v "Cannot export" "$out/build-request.log" >&2; exit 1; }
+cp .build-fuzz/release/RequestFuzz "$out/request"
+mkdir -p "$out/request-corpus"
+# Seeds: what supabase-py and supabase-swift send (fuzz/seeds/request), and what fuzzing found.
+run request "$out/request-corpus" 4096 fuzz/seeds/request

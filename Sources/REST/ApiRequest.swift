@@ -366,7 +366,8 @@ extension ApiRequest {
         if case .describe = action {
             guard let accept, !accept.isEmpty else { return .openAPI }
             for part in accept.split(separator: ",") {
-                let type = part.split(separator: ";")[0].trimmedOWS.lowercased()
+                // `split` drops empty pieces: a part that is only `;` has none (no `[0]`).
+                let type = (part.split(separator: ";").first ?? "").trimmedOWS.lowercased()
                 if ["application/openapi+json", "application/json", "*/*", "application/*"].contains(type) { return .openAPI }
             }
             throw .notAcceptable(accept)
@@ -376,7 +377,7 @@ extension ApiRequest {
         if accept == "*/*" || accept == "application/json" { return .json }
         for part in accept.split(separator: ",") {
             let pieces = part.split(separator: ";").map { $0.trimmedOWS.lowercased() }
-            switch pieces[0] {
+            switch pieces.first ?? "" {
             case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
                 return .singleObject(stripNulls: pieces.dropFirst().contains("nulls=stripped"))
             case "application/json", "*/*", "application/*", "application/vnd.pgrst.array+json":

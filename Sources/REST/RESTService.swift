@@ -88,6 +88,24 @@ public final class RESTService: Sendable {
 
     /// The pure stages: parse and plan (with the ownership check).
     func plan(_ request: HTTPRequest, resource: String, caller: Caller) throws(RESTError) -> ActionPlan {
+        try Self.plan(request, resource: resource, caller: caller, cache: schema.cache, config: config)
+    }
+
+    /// The whole request path short of I/O: parse, ownership, plan and SQL, then the response
+    /// rendered from a result the caller makes up (`pageTotal` rows, `total` counted). What the
+    /// request-path fuzz target drives; nothing here may trap, whatever the request.
+    public static func dryRun(_ request: HTTPRequest, resource: String, caller: Caller, cache: SchemaCache, config: RESTConfig,
+                              pageTotal: Int, total: Int?) -> (statement: SQL?, response: HTTPResponse) {
+        do {
+            let plan = try plan(request, resource: resource, caller: caller, cache: cache, config: config)
+            let result = MainResult(total: total, pageTotal: pageTotal, body: pageTotal == 0 ? "[]" : "[{}]", inserted: nil)
+            return (plan.statement, ResponseRenderer.render(plan, result))
+        } catch {
+            return (nil, error.response(for: request))
+        }
+    }
+
+    static func plan(_ request: HTTPRequest, resource: String, caller: Caller, cache: SchemaCache, config: RESTConfig) throws(RESTError) -> ActionPlan {
         guard config.allowedRoles.contains(caller.role) else {
             throw .database(PostgresError(kind: .server, message: "permission denied to set role \"\(caller.role)\"", sqlState: "42501"),
                             authenticated: caller.role != "anon")
@@ -95,7 +113,7 @@ public final class RESTService: Sendable {
         var api = try ApiRequest.parse(method: request.method, resource: resource, query: request.query,
                                        headers: request.headers, body: request.body)
         if !config.transactionEnd.allowsOverride { api.preferences.transaction = nil }
-        var planner = Planner(cache: schema.cache, policy: config.policy, ownershipEnabled: config.enforceOwnership)
+        var planner = Planner(cache: cache, policy: config.policy, ownershipEnabled: config.enforceOwnership)
         planner.rollbackByDefault = config.transactionEnd.rollsBack
         return try planner.plan(api, caller: caller)
     }

@@ -143,6 +143,30 @@ public final class RealtimeService: Sendable {
         return (claims["exp"] as? NSNumber)?.doubleValue
     }
 
+    /// The pure part of a client frame's way in: decoded in both serializers; a join's
+    /// `postgres_changes` entries read as bindings, their filters parsed and written as SQL
+    /// against `cache`. Returns how many bindings were read. What the request-path fuzz target
+    /// drives; nothing here may trap, whatever the frame.
+    public static func dryRun(frame text: String, cache: SchemaCache) -> Int {
+        var count = 0
+        for serializer in [PhoenixSerializer.v1, .v2] {
+            guard let message = serializer.decode(text) else { continue }
+            _ = serializer.encode(joinRef: message.joinRef, ref: message.ref, topic: message.topic, event: message.event, payloadJSON: "{}")
+            guard message.event == "phx_join" else { continue }
+            let config = message.payload["config"] as? [String: Any] ?? [:]
+            for entry in config["postgres_changes"] as? [Any] ?? [] {
+                guard let binding = Binding(entry) else { continue }
+                count += 1
+                _ = binding.parametersDescription
+                guard let name = binding.table, let table = cache.tables[name], let text = binding.filter,
+                      let filter = try? RowAccess.parseFilter(text, table: table) else { continue }
+                _ = try? RowAccess.sql([filter], table: table)
+                _ = table.rowKey(for: filter)
+            }
+        }
+        return count
+    }
+
     // MARK: subscriptions
 
     /// The bindings as subscriptions, and the first problem Realtime would report for them
