@@ -81,7 +81,7 @@ struct WebSocketTests {
         let frame = try socket.readFrame()
         #expect(frame?.closeCode == 1002)
         #expect(socket.waitForEOF())
-        for _ in 0..<100 where delegate.closes.withLock({ $0.isEmpty }) { usleep(10_000) }
+        _ = eventually { !delegate.closes.withLock { $0.isEmpty } }
         #expect(delegate.closes.withLock { $0 } == [.protocolError])
     }
 
@@ -144,7 +144,7 @@ struct WebSocketTests {
         #expect(try socket.readFrame()?.closeCode == 4001)
         #expect(socket.waitForEOF())
         // The descriptor is shut down a moment before the bookkeeping finishes.
-        for _ in 0..<100 where server.connectionCount > 0 { usleep(10_000) }
+        _ = eventually { server.connectionCount == 0 }
         #expect(delegate.closes.withLock { $0 } == [WebSocketCloseCode(rawValue: 4001)])
         #expect(server.connectionCount == 0)
     }
@@ -165,10 +165,7 @@ struct WebSocketTests {
         let socket = try TestWebSocket(port: server.port, target: "/ws")
         try socket.sendText("hello")
         var webSocket: WebSocket?
-        for _ in 0..<100 where webSocket == nil {
-            webSocket = delegate.opened.withLock { $0.first }
-            usleep(10_000)
-        }
+        _ = eventually { webSocket = delegate.opened.withLock { $0.first }; return webSocket != nil }
         let chunk = String(repeating: "y", count: 16 * 1024)
         var refused = false
         // The kernel's buffers fill first (a few MB on loopback), then our queue's 256 KB.

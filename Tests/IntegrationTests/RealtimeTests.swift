@@ -113,7 +113,9 @@ struct RealtimeTests {
         let second = try #require(try client.next("postgres_changes"))
         #expect(((second.payload["data"] as? [String: Any])?["record"] as? [String: Any])?["onboarding_state"] as? String == "CHILD_INFO")
 
-        let metrics = try server.client().request("GET", "/metrics").text
+        // The server counts an event after sending it: wait for the count, not for a moment.
+        var metrics = ""
+        _ = try eventually { metrics = try server.client().request("GET", "/metrics").text; return metrics.contains("onboard_realtime_events_total 2\n") }
         #expect(metrics.contains("onboard_realtime_sockets 1\n") && metrics.contains("onboard_realtime_subscriptions 1\n"))
         #expect(metrics.contains("onboard_realtime_events_total 2\n") && metrics.contains("onboard_realtime_feed_listening 1\n"))
         #expect(metrics.contains(#"onboard_http_requests_total{route="/realtime/v1/websocket",method="GET",status="101"} 1"#))
@@ -340,8 +342,7 @@ struct RealtimeTests {
         #expect(code == 1001)
 
         // The feed reconnects; a new socket hears changes again.
-        for _ in 0..<50 where !server.application.changeFeed.isListening { Thread.sleep(forTimeInterval: 0.1) }
-        #expect(server.application.changeFeed.isListening)
+        #expect(eventually { server.application.changeFeed.isListening })
         let again = try PhoenixClient(server)
         _ = try again.join("realtime:p", token: user.token, bindings: [["event": "*", "schema": "public", "table": "user_profiles"]])
         #expect(try again.next("system")?.payload["status"] as? String == "ok")

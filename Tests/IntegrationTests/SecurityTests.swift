@@ -41,6 +41,16 @@ struct SecurityTests {
         }
     }
 
+    @Test func malformedAcceptHeadersAreAnsweredNotTrapped() throws {
+        // Found by the request-path fuzz target: an Accept part with nothing before `;`.
+        let http = server.client()
+        for (path, accept) in [("/rest/v1/", ";"), ("/rest/v1/children", "application/json, ;"), ("/children", ";;,;")] {
+            let response = try http.request("GET", path, headers: server.headers(server.serviceKey, [("Accept", accept)]))
+            #expect([200, 406].contains(response.status), "\(path) Accept \(accept): \(response.status)")
+            try expectAlive("Accept: \(accept) on \(path)")
+        }
+    }
+
     @Test func nulBytesAreRefusedBeforeTheyCutAString() throws {
         let http = server.client()
         // A password of NUL + 32 characters must not become the empty password.

@@ -120,11 +120,7 @@ struct ConnectionTests {
         let admin = try Connection(conninfo: url)
         _ = try admin.query("SELECT pg_terminate_backend(\(Int(pid)))")
         // Give the backend a moment to go.
-        var gone = false
-        for _ in 0..<50 where !gone {
-            gone = try admin.query("SELECT count(*) FROM pg_stat_activity WHERE pid = \(Int(pid))").scalar == "0"
-            if !gone { usleep(20_000) }
-        }
+        let gone = try eventually { try admin.query("SELECT count(*) FROM pg_stat_activity WHERE pid = \(Int(pid))").scalar == "0" }
         #expect(gone)
         // The idle check usually notices the closed socket before lending the connection; when
         // the backend left pg_stat_activity a moment before its socket closed, the first use
@@ -172,7 +168,7 @@ struct ConnectionTests {
         #expect(pool.stats.inUse == 2)
         #expect(throws: PostgresError.self) { try pool.withConnection { _ in } }
         release.signal(); release.signal()
-        usleep(100_000)
+        #expect(eventually { pool.stats.inUse == 0 })
         #expect(try pool.withConnection { _ in 1 } == 1)
         #expect(pool.stats.open <= 2)
     }
