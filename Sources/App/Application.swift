@@ -61,8 +61,9 @@ public final class Application: Sendable {
         authConfig.issuer = "http://\(config.host):\(config.port)/auth/v1"
         authConfig.bcryptCost = config.auth.bcryptCost
         authConfig.minimumPasswordLength = config.auth.minimumPasswordLength
-        authConfig.rateLimit = config.auth.rateLimit
-        authConfig.rateLimitWindow = config.auth.rateLimitWindow
+        authConfig.signInLimit = config.auth.signInLimit
+        authConfig.refreshLimit = config.auth.refreshLimit
+        authConfig.rateLimitHeader = config.auth.rateLimitHeader
         authConfig.refreshReuseInterval = config.auth.refreshReuseInterval
         // A provider is enabled by its key set; without client ids no audience can match.
         if let jwks = config.auth.googleJWKS {

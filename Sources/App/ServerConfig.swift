@@ -1,3 +1,4 @@
+import Auth
 import Foundation
 import HTTP
 import JWT
@@ -41,9 +42,12 @@ public struct AuthSettings: Sendable {
     public var siteURL = "http://127.0.0.1:3000"
     public var bcryptCost = Password.defaultCost
     public var minimumPasswordLength = 6
-    /// Requests per window per IP (and per e-mail) on /token and /signup.
-    public var rateLimit = 30
-    public var rateLimitWindow: Double = 60
+    /// Sign-ins and sign-ups per window, per client and per e-mail (GoTrue's default: 30 per 5 minutes).
+    public var signInLimit = RateLimit(hits: 30, window: 300)
+    /// Refresh-token grants per window per client (GoTrue's default: 150 per 5 minutes).
+    public var refreshLimit = RateLimit(hits: 150, window: 300)
+    /// The header naming the client behind a trusted proxy (GoTrue's RATE_LIMIT_HEADER).
+    public var rateLimitHeader: String?
     /// Seconds a rotated refresh token may still be used (GoTrue's reuse interval).
     public var refreshReuseInterval: Double = 10
     public var googleClientIDs: [String] = []

@@ -13,8 +13,15 @@ public struct AuthConfig: Sendable {
     public var issuer = "http://127.0.0.1:54321/auth/v1"
     public var bcryptCost = Password.defaultCost
     public var minimumPasswordLength = 6
-    public var rateLimit = 30
-    public var rateLimitWindow: Double = 60
+    /// Password, id_token sign-ins and sign-ups per window, per client address and per e-mail
+    /// (GoTrue's RATE_LIMIT_SIGN_IN_SIGN_UPS: 30 per 5 minutes).
+    public var signInLimit = RateLimit(hits: 30, window: 300)
+    /// Refresh-token grants per window per client address (GoTrue's RATE_LIMIT_TOKEN_REFRESH).
+    public var refreshLimit = RateLimit(hits: 150, window: 300)
+    /// The header naming the client behind a trusted proxy (GoTrue's RATE_LIMIT_HEADER, e.g.
+    /// `X-Forwarded-For`); nil: the TCP peer. Never read when not configured: a client could
+    /// then choose its own budget.
+    public var rateLimitHeader: String?
     public var refreshReuseInterval: Double = 10
     public var providers: [String: IDTokenProvider] = [:]
 
@@ -28,14 +35,12 @@ public struct AuthConfig: Sendable {
 public final class AuthService: Sendable {
     let pool: Pool
     let config: AuthConfig
-    let limiter: RateLimiter
     let logger: Logger
 
     public init(pool: Pool, config: AuthConfig, logger: Logger = Logger(label: "onboard.auth")) {
         self.pool = pool
         self.config = config
         self.logger = logger
-        self.limiter = RateLimiter(limit: config.rateLimit, window: config.rateLimitWindow)
     }
 
     /// Serves `route` (the path after `/auth/v1`).
@@ -61,9 +66,9 @@ public final class AuthService: Sendable {
         case .settings:
             return .json(200, settingsJSON())
         case .signUp(let signUp):
-            return try self.signUp(signUp, remoteAddress: request.remoteAddress)
+            return try self.signUp(signUp, client: clientAddress(request))
         case .token(let grant):
-            return try token(grant, remoteAddress: request.remoteAddress)
+            return try token(grant, client: clientAddress(request))
         case .getUser:
             let (user, _) = try authenticatedUser(request)
             return .json(200, try userJSON(user, missing: .userFromTokenNotFound))
@@ -85,8 +90,8 @@ public final class AuthService: Sendable {
 
     // MARK: sign-up and sign-in
 
-    func signUp(_ body: AuthRequest.SignUp, remoteAddress: String) throws -> HTTPResponse {
-        try limiter.check(keys: ["ip:\(remoteAddress)"] + (body.email.map { ["email:\($0)"] } ?? []))
+    func signUp(_ body: AuthRequest.SignUp, client: String) throws -> HTTPResponse {
+        try checkRate(config.signInLimit, "signin", keys: ["ip:\(client)"] + (body.email.map { ["email:\($0)"] } ?? []))
         guard let email = body.email else {
             guard body.phone == nil else { throw AuthError.validationFailed("Phone signups are disabled") }
             return try signInAnonymously(metadataJSON: body.metadataJSON)
@@ -142,20 +147,20 @@ public final class AuthService: Sendable {
         }
     }
 
-    func token(_ grant: AuthRequest.TokenGrant, remoteAddress: String) throws -> HTTPResponse {
+    func token(_ grant: AuthRequest.TokenGrant, client: String) throws -> HTTPResponse {
         switch grant {
         case .password(let email, let phone, let password):
-            try limiter.check(keys: ["ip:\(remoteAddress)", "email:\(email)"])
+            try checkRate(config.signInLimit, "signin", keys: ["ip:\(client)", "email:\(email)"])
             guard let password, !email.isEmpty || phone != nil else {
                 throw AuthError.validationFailed("missing email or phone")
             }
             return try signInWithPassword(email: email, password: password)
         case .refreshToken(let token):
-            try limiter.check(keys: ["ip:\(remoteAddress)"])
+            try checkRate(config.refreshLimit, "refresh", keys: ["ip:\(client)"])
             guard let token, !token.isEmpty else { throw AuthError.refreshTokenNotFound }
             return try refresh(token)
         case .idToken(let grant):
-            try limiter.check(keys: ["ip:\(remoteAddress)"])
+            try checkRate(config.signInLimit, "signin", keys: ["ip:\(client)"])
             return try signInWithIDToken(grant)
         case .pkce:
             throw AuthError.validationFailed("invalid flow state, no valid flow state found")
@@ -400,6 +405,27 @@ public final class AuthService: Sendable {
         }
     }
 
+    // MARK: rate limits
+
+    /// The client's address: the configured header's last hop (the one the trusted proxy
+    /// appended to `X-Forwarded-For`), else the TCP peer.
+    func clientAddress(_ request: HTTPRequest) -> String {
+        guard let name = config.rateLimitHeader, let value = request.headers.values(name).last,
+              let hop = value.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !hop.isEmpty else {
+            return request.remoteAddress
+        }
+        return hop
+    }
+
+    /// One hit on each key of `bucket`, counted in PostgreSQL so that every replica shares the
+    /// budget (one small upsert beside a bcrypt check); 429 once a key is over.
+    func checkRate(_ limit: RateLimit, _ bucket: String, keys: [String]) throws {
+        let within = try pool.withConnection { connection in
+            try connection.query("SELECT auth.rate_limit_hit(\(array: keys.map { "\(bucket):\($0)" }), \(limit.hits)::integer, \(limit.window)::double precision)").scalar
+        }
+        if within != "t" { throw AuthError.rateLimited }
+    }
+
     // MARK: helpers
 
     /// The session object GoTrue answers sign-ins with, around a new access token.
@@ -445,31 +471,13 @@ public final class AuthService: Sendable {
     static func digest(_ token: String) -> String { Crypto.hex(Crypto.sha256(Array(token.utf8))) }
 }
 
-/// Fixed-window counters per key (IP, e-mail), decided under one lock.
-final class RateLimiter: Sendable {
-    private let counters = Mutex<[String: (windowStart: Double, count: Int)]>([:])
-    let limit: Int
-    let window: Double
+/// At most `hits` requests per `window` seconds.
+public struct RateLimit: Sendable, Equatable {
+    public var hits: Int
+    public var window: Double
 
-    init(limit: Int, window: Double) {
-        self.limit = limit
+    public init(hits: Int, window: Double) {
+        self.hits = hits
         self.window = window
-    }
-
-    func check(keys: [String]) throws {
-        let now = Date().timeIntervalSince1970
-        let allowed = counters.withLock { counters -> Bool in
-            if counters.count > 100_000 { counters = counters.filter { now - $0.value.windowStart < window } }
-            var ok = true
-            for key in keys {
-                var entry = counters[key] ?? (now, 0)
-                if now - entry.windowStart >= window { entry = (now, 0) }
-                entry.count += 1
-                counters[key] = entry
-                if entry.count > limit { ok = false }
-            }
-            return ok
-        }
-        if !allowed { throw AuthError.rateLimited }
     }
 }

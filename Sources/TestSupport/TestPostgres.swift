@@ -22,12 +22,29 @@ public enum TestPostgres {
     private static let started: Result<EmbeddedPostgres, any Error> = Result {
         var options = EmbeddedPostgres.Options()
         options.durable = false
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("onboard-test-cluster-\(geteuid())")
+        // A cluster of this process's own: two test runs on one machine (a developer's and a
+        // stress loop's) must not drop each other's databases or stop each other's cluster.
+        let temporary = URL(fileURLWithPath: NSTemporaryDirectory())
+        let prefix = "onboard-test-cluster-\(geteuid())-"
+        removeAbandonedClusters(in: temporary, prefix: prefix, options: options)
+        let folder = temporary.appendingPathComponent(prefix + "\(getpid())")
         let cluster = try EmbeddedPostgres(dataDirectory: folder, options: options)
         try cluster.start()
         stopAtExit(cluster)
         try prepareTemplate(cluster)
         return cluster
+    }
+
+    /// Clusters left by test processes that died without their exit handler (killed, crashed):
+    /// stopped and removed, so they neither run on nor fill the disk.
+    private static func removeAbandonedClusters(in folder: URL, prefix: String, options: EmbeddedPostgres.Options) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = pid_t(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let abandoned = folder.appendingPathComponent(name)
+            try? EmbeddedPostgres(dataDirectory: abandoned, options: options).stop()
+            try? FileManager.default.removeItem(at: abandoned)
+        }
     }
 
     /// The running test cluster (started on first use).
@@ -72,6 +89,8 @@ nonisolated(unsafe) private var clusterToStop: EmbeddedPostgres?  // written onc
 private func stopAtExit(_ cluster: EmbeddedPostgres) {
     clusterToStop = cluster
     atexit {
-        try? clusterToStop?.stop()
+        guard let cluster = clusterToStop else { return }
+        try? cluster.stop()
+        try? FileManager.default.removeItem(at: cluster.dataDirectory)
     }
 }

@@ -25,7 +25,8 @@ public final class TestServer: Sendable {
         config.poolSize = 4
         config.limits.workerThreads = 8
         config.auth.bcryptCost = 4
-        config.auth.rateLimit = 10_000
+        config.auth.signInLimit.hits = 10_000
+        config.auth.refreshLimit.hits = 10_000
         configure(&config)
         var logger = Logger(label: "onboard.test")
         logger.logLevel = .warning

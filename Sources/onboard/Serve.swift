@@ -1,4 +1,5 @@
 import App
+import Auth
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -101,7 +102,12 @@ enum ServeConfiguration {
         if let value = environment["DB_MIGRATE_ON_START"] { config.migrateOnStart = value != "false" && value != "0" }
         if let value = environment["SITE_URL"] { config.auth.siteURL = value }
         if let value = environment["BCRYPT_COST"].flatMap({ Int($0) }) { config.auth.bcryptCost = value }
-        if let value = environment["RATE_LIMIT_AUTH_PER_MINUTE"].flatMap({ Int($0) }) { config.auth.rateLimit = value }
+        // GoTrue's names: per 5 minutes. RATE_LIMIT_AUTH_PER_MINUTE (this server's older name)
+        // still sets the sign-in budget per minute.
+        if let value = environment["RATE_LIMIT_SIGN_IN_SIGN_UPS"].flatMap({ Int($0) }) { config.auth.signInLimit = RateLimit(hits: value, window: 300) }
+        if let value = environment["RATE_LIMIT_AUTH_PER_MINUTE"].flatMap({ Int($0) }) { config.auth.signInLimit = RateLimit(hits: value, window: 60) }
+        if let value = environment["RATE_LIMIT_TOKEN_REFRESH"].flatMap({ Int($0) }) { config.auth.refreshLimit = RateLimit(hits: value, window: 300) }
+        if let value = environment["RATE_LIMIT_HEADER"], !value.isEmpty { config.auth.rateLimitHeader = value }
         if let value = environment["PGRST_DB_TX_END"], !value.isEmpty {
             guard let end = TransactionEnd(rawValue: value) else {
                 throw ValidationError("PGRST_DB_TX_END must be one of \(TransactionEnd.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -149,6 +155,9 @@ enum ServeConfiguration {
             PGRST_DB_TX_END       \(config.transactionEnd.rawValue)
             OPENAPI_ACCESS        \(config.openAPIAccess.rawValue)
             BCRYPT_COST           \(config.auth.bcryptCost)
+            RATE_LIMIT_SIGN_IN_SIGN_UPS \(config.auth.signInLimit.hits) per \(Int(config.auth.signInLimit.window)) s
+            RATE_LIMIT_TOKEN_REFRESH \(config.auth.refreshLimit.hits) per \(Int(config.auth.refreshLimit.window)) s
+            RATE_LIMIT_HEADER     \(config.auth.rateLimitHeader ?? "(unset: the TCP peer)")
             GOOGLE_CLIENT_IDS     \(config.auth.googleClientIDs.joined(separator: ","))
             GOOGLE_JWKS           \(config.auth.googleJWKS ?? "(unset: Google sign-in disabled)")
             APPLE_CLIENT_IDS      \(config.auth.appleClientIDs.joined(separator: ","))
