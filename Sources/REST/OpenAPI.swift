@@ -3,6 +3,7 @@ import Foundation
 /// The OpenAPI (Swagger 2.0) description PostgREST serves at the root (its Response/OpenAPI.hs),
 /// built from the schema cache: one path per table (GET/POST/PATCH/DELETE, PUT when it has a
 /// primary key) and per function (POST, and GET unless volatile), one definition per table.
+/// The document is valid Swagger 2.0 (checked by openapi-spec-validator in the e2e run).
 enum OpenAPI {
     static func document(_ cache: SchemaCache) -> String {
         var paths: [String: Any] = [
@@ -18,15 +19,23 @@ enum OpenAPI {
             for column in table.columns {
                 var property: [String: Any] = ["format": column.type, "type": jsonType(column.type)]
                 if column.type.hasSuffix("[]") { property["items"] = ["type": jsonType(String(column.type.dropLast(2)))] }
-                if let expression = column.defaultExpression { property["default"] = expression }
+                if let expression = column.defaultExpression {
+                    // A default must be a value of the column's type; an expression (now(),
+                    // gen_random_uuid()) is described, not given as a value.
+                    if let value = defaultValue(expression, type: column.type) { property["default"] = value } else {
+                        property["description"] = "Default: \(expression)"
+                    }
+                }
                 if table.primaryKey.contains(column.name) { property["description"] = "Note:\nThis is a Primary Key.<pk/>" }
                 properties[column.name] = property
                 let key = "rowFilter.\(table.name).\(column.name)"
                 parameters[key] = ["name": column.name, "in": "query", "required": false, "type": "string", "format": column.type]
                 filters.append(["$ref": "#/parameters/\(key)"])
             }
-            var definition: [String: Any] = ["type": "object", "properties": properties,
-                                             "required": table.columns.filter { !$0.nullable && !$0.hasDefault }.map(\.name)]
+            var definition: [String: Any] = ["type": "object", "properties": properties]
+            // Swagger 2.0: `required` has at least one item, or is absent.
+            let required = table.columns.filter { !$0.nullable && !$0.hasDefault }.map(\.name)
+            if !required.isEmpty { definition["required"] = required }
             if let description = table.description { definition["description"] = description }
             definitions[table.name] = definition
             let refs = { (names: [String]) in names.map { ["$ref": "#/parameters/\($0)"] } }
@@ -59,19 +68,20 @@ enum OpenAPI {
                 if argument.type.hasSuffix("[]") { property["items"] = ["type": jsonType(String(argument.type.dropLast(2)))] }
                 properties[argument.name] = property
             }
+            var arguments: [String: Any] = ["type": "object", "properties": properties]
             let required = function.arguments.filter { !$0.hasDefault }.map(\.name)
+            if !required.isEmpty { arguments["required"] = required }
             let ok = ["200": ["description": "OK"]]
             var operations: [String: Any] = [
                 "post": ["tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
-                         "parameters": [["in": "body", "name": "args", "required": true,
-                                         "schema": ["type": "object", "properties": properties, "required": required]],
+                         "parameters": [["in": "body", "name": "args", "required": true, "schema": arguments],
                                         ["$ref": "#/parameters/preferParams"]],
                          "responses": ok],
             ]
             if function.volatility != .volatile {
                 operations["get"] = ["tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
                                      "parameters": function.arguments.map { argument -> [String: Any] in
-                                         ["name": argument.name, "in": "query", "required": !argument.hasDefault, "type": jsonType(argument.type), "format": argument.type]
+                                         queryParameter(argument)
                                      },
                                      "responses": ok]
             }
@@ -103,6 +113,47 @@ enum OpenAPI {
                        "enum": ["return=representation", "return=minimal", "return=none", "resolution=ignore-duplicates", "resolution=merge-duplicates"], "description": "Preference"],
         "preferParams": ["name": "Prefer", "in": "header", "required": false, "type": "string", "enum": ["params=single-object"], "description": "Preference"],
     ] }
+
+    /// A query parameter may be a string, number, integer, boolean or array (of those) in Swagger
+    /// 2.0, never an object: JSON arguments travel as text.
+    static func queryParameter(_ argument: SchemaCache.Function.Argument) -> [String: Any] {
+        var parameter: [String: Any] = ["name": argument.name, "in": "query", "required": !argument.hasDefault, "format": argument.type]
+        let type = jsonType(argument.type)
+        parameter["type"] = type == "object" ? "string" : type
+        if type == "array" {
+            let element = jsonType(String(argument.type.dropLast(2)))
+            parameter["items"] = ["type": element == "object" ? "string" : element]
+        }
+        return parameter
+    }
+
+    /// The value of a constant default expression as the catalog prints it (`5`, `'x'::text`,
+    /// `'{}'::text[]`, `true`), or nil for anything computed.
+    static func defaultValue(_ expression: String, type: String) -> Any? {
+        var text = Substring(expression)
+        // Strip one trailing cast: `'x'::text`, `'{}'::text[]`, `'a'::character varying`.
+        if let cast = text.range(of: "::", options: .backwards) { text = text[..<cast.lowerBound] }
+        if text.hasPrefix("("), text.hasSuffix(")") { text = text.dropFirst().dropLast() }
+        let literal: String?
+        if text.count >= 2, text.hasPrefix("'"), text.hasSuffix("'") {
+            literal = String(text.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'")
+        } else {
+            literal = nil
+        }
+        switch jsonType(type) {
+        case "integer": return Int(literal ?? String(text))
+        case "number": return Double(literal ?? String(text))
+        case "boolean":
+            switch (literal ?? String(text)).lowercased() {
+            case "true": return true
+            case "false": return false
+            default: return nil
+            }
+        case "array": return literal == "{}" ? [Any]() : nil
+        case "object": return nil
+        default: return literal
+        }
+    }
 
     static func jsonType(_ type: String) -> String {
         if type.hasSuffix("[]") { return "array" }

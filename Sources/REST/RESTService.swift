@@ -66,7 +66,7 @@ public final class RESTService: Sendable {
                 guard caller.isServiceRole || config.openAPIAccess == .all else {
                     return .json(403, #"{"message":"You cannot consume this service"}"#)
                 }
-                let document = OpenAPI.document(schema.cache)
+                let document = OpenAPI.document(caller.isServiceRole ? schema.cache : try privileged(schema.cache, caller: caller))
                 var headers = HTTPHeaders()
                 headers.add("Content-Type", ResponseRenderer.contentType(.openAPI))
                 return HTTPResponse(status: 200, headers: headers, body: plan.request.isHeadOnly ? [] : Array(document.utf8))
@@ -119,6 +119,33 @@ public final class RESTService: Sendable {
     }
 
     // MARK: execution (the only I/O)
+
+    /// What of the schema `caller`'s role holds a privilege on (PostgREST's openapi-mode
+    /// follow-privileges): tables with any of SELECT/INSERT/UPDATE/DELETE, functions it may EXECUTE.
+    func privileged(_ cache: SchemaCache, caller: Caller) throws(RESTError) -> SchemaCache {
+        let query: SQL = """
+            SELECT 't', c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+              AND pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE')
+            UNION ALL
+            SELECT 'f', p.proname::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+            WHERE n.nspname = 'public' AND pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
+            """
+        do {
+            let rows = try pool.withConnection { try $0.pipeline([Self.setup(caller: caller, readOnly: true), query])[1] }
+            var tables = Set<String>(), functions = Set<String>()
+            for row in 0..<rows.count {
+                guard let name = rows[row, 1] else { continue }
+                if rows[row, 0] == "t" { tables.insert(name) } else { functions.insert(name) }
+            }
+            return SchemaCache(tables: cache.tables.values.filter { tables.contains($0.name) },
+                               functions: cache.functions.values.filter { functions.contains($0.name) })
+        } catch let error as PostgresError {
+            throw .database(error, authenticated: caller.role != "anon")
+        } catch {
+            throw .database(PostgresError(kind: .client, message: "\(error)"), authenticated: caller.role != "anon")
+        }
+    }
 
     /// Runs a plan in one round trip: the claims and role (and read-only for GET/HEAD), then the
     /// statement, pipelined as one implicit transaction. When the result decides the outcome

@@ -278,6 +278,17 @@ struct OperationsTests {
         let definitions = try #require(document["definitions"] as? [String: Any])
         let children = try #require((definitions["children"] as? [String: Any])?["properties"] as? [String: Any])
         #expect(children["goals"] != nil && children["user_id"] != nil)
+        // OPENAPI_ACCESS=all: PostgREST's follow-privileges listing, so anon sees what anon may use.
+        let open = try TestServer { $0.openAPIAccess = .all }
+        let anonDocument = try open.client().request("GET", "/rest/v1/", headers: Wire.py(open, nil))
+        #expect(anonDocument.status == 200)
+        let anonPaths = try #require(anonDocument.jsonObject?["paths"] as? [String: Any])
+        #expect(anonPaths["/children"] != nil)  // anon holds privileges; RLS shows it no rows
+        for hidden in ["/rpc/join_family", "/rpc/get_family", "/rpc/new_invite_code", "/family_join_failures", "/rpc/shares_family_with", "/rpc/my_family_id"] {
+            #expect(anonPaths[hidden] == nil, "\(hidden) listed to anon")
+        }
+        let userPaths = try #require(try open.client().request("GET", "/rest/v1/", headers: Wire.py(open, try open.signUp().token)).jsonObject?["paths"] as? [String: Any])
+        #expect(userPaths["/rpc/join_family"] != nil && userPaths["/rpc/new_invite_code"] == nil && userPaths["/rpc/owns_family_of"] == nil)
         let bare = try http.request("GET", "/children?select=name", headers: Wire.py(server, user.token))
         #expect(bare.status == 200 && bare.text == "[]")
         let bareProfile = try http.request("GET", "/user_profiles?select=onboarding_state", headers: Wire.py(server, user.token))

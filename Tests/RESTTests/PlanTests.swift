@@ -221,4 +221,21 @@ import Testing
     #expect(properties["id"]?["description"] as? String == "Note:\nThis is a Primary Key.<pk/>")
     #expect(Set(definitions["children"]?["required"] as? [String] ?? []) == ["user_id", "name"])
     #expect(text.contains(#""/children""#))  // slashes not escaped
+    // Swagger 2.0: defaults are values of the column's type; `required` is never empty.
+    #expect(properties["goals"]?["default"] as? [Any] != nil && (properties["goals"]?["default"] as? [Any])?.isEmpty == true)
+    #expect(properties["temperament_talkative"]?["default"] as? Int == 5)
+    #expect(properties["created_at"]?["default"] == nil && properties["created_at"]?["description"] as? String == "Default: now()")
+    let profile = try #require(definitions["user_profiles"]?["properties"] as? [String: [String: Any]])
+    #expect(profile["onboarding_state"]?["default"] as? String == "NOT_STARTED")
+    #expect(!text.contains(#""required":[]"#))
+}
+
+@Test func openAPIDefaultsAreValuesOrNothing() {
+    #expect(OpenAPI.defaultValue("'it''s'::text", type: "text") as? String == "it's")
+    #expect(OpenAPI.defaultValue("'{}'::text[]", type: "text[]") as? [Any] != nil)
+    #expect(OpenAPI.defaultValue("'{a}'::text[]", type: "text[]") == nil)
+    #expect(OpenAPI.defaultValue("0.5", type: "numeric") as? Double == 0.5)
+    #expect(OpenAPI.defaultValue("true", type: "boolean") as? Bool == true)
+    #expect(OpenAPI.defaultValue("gen_random_uuid()", type: "uuid") == nil)
+    #expect(OpenAPI.defaultValue("nextval('s'::regclass)", type: "bigint") == nil)
 }
