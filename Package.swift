@@ -18,7 +18,7 @@ let package = Package(
     targets: [
         // C: only Postgres sees libpq.
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // C: libcrypto for JWT (and libxcrypt's bcrypt) and for the WebSocket handshake's SHA-1.
+        // C: libcrypto for JWT (and libxcrypt's bcrypt) and for the WebSocket handshake's SHA-1; libssl for the SMTP client's TLS.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev", "libcrypt-dev"])]),
 
         .target(name: "Postgres", dependencies: ["CPostgres"], swiftSettings: swiftSettings),
@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CSystemLinux", "COpenSSL", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .target(name: "REST", dependencies: ["HTTP", "Postgres", "JWT"], swiftSettings: swiftSettings),
-        .target(name: "Auth", dependencies: ["HTTP", "Postgres", "JWT", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .target(name: "Auth", dependencies: ["HTTP", "Postgres", "JWT", "COpenSSL", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(name: "Realtime", dependencies: ["HTTP", "Postgres", "JWT", "REST", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(
             name: "App",

@@ -19,6 +19,7 @@ public final class Application: Sendable {
     let schema: SchemaCacheStore
     public let realtime: RealtimeService
     public let changeFeed: ChangeFeed
+    public let mailer: Mailer
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
 
@@ -65,6 +66,12 @@ public final class Application: Sendable {
         authConfig.refreshLimit = config.auth.refreshLimit
         authConfig.rateLimitHeader = config.auth.rateLimitHeader
         authConfig.refreshReuseInterval = config.auth.refreshReuseInterval
+        authConfig.mail = config.auth.mail
+        authConfig.mail.siteURL = config.auth.siteURL
+        authConfig.mail.externalURL = config.auth.externalURL ?? "http://\(config.host):\(config.port)"
+        let mailer = Mailer(transport: config.auth.smtp.map { .smtp($0, config.auth.mailSender) } ?? .log, logger: logger,
+                            retryDelays: config.auth.mailRetryDelays)
+        self.mailer = mailer
         // A provider is enabled by its key set; without client ids no audience can match.
         if let jwks = config.auth.googleJWKS {
             authConfig.providers["google"] = .google(clientIDs: config.auth.googleClientIDs, jwks: jwks)
@@ -72,14 +79,14 @@ public final class Application: Sendable {
         if let jwks = config.auth.appleJWKS {
             authConfig.providers["apple"] = .apple(clientIDs: config.auth.appleClientIDs, jwks: jwks)
         }
-        let auth = AuthService(pool: pool, config: authConfig, logger: logger)
+        let auth = AuthService(pool: pool, config: authConfig, logger: logger, mailer: mailer)
         var realtimeConfig = RealtimeConfig(keys: config.keys)
         realtimeConfig.enforceOwnership = config.enforceOwnership
         let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
         self.realtime = realtime
         self.changeFeed = changeFeed
-        let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed)
+        let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed, mailer: mailer)
         let migrator = Migrator(directory: config.migrationsDirectory)
         let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
                                  readiness: { Readiness.check(pool: pool, migrator: migrator) }, logger: logger)
@@ -100,6 +107,7 @@ public final class Application: Sendable {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         changeFeed.stop()
         server.shutdown()
+        mailer.shutdown()
         do {
             try realtime.releaseLeases()
         } catch {

@@ -6,13 +6,15 @@ import Postgres
 import Realtime
 import REST
 import Synchronization
+import Auth
 
 /// Prometheus metrics for `GET /metrics`: requests by route and status, a latency histogram by
 /// route, the pool's connections in use and waiters, and auth failures by reason. Route labels
 /// are bounded: known tables, functions and auth endpoints by name, everything else `other`.
 public final class Metrics: Sendable {
     static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
-    static let authEndpoints: Set<String> = ["signup", "token", "user", "logout", "settings", "health", "admin", "verify", "recover"]
+    static let authEndpoints: Set<String> = ["signup", "token", "user", "logout", "settings", "health", "admin", "verify", "recover",
+                                             "otp", "magiclink", "resend", "reauthenticate"]
 
     struct Histogram {
         var counts = [UInt64](repeating: 0, count: Metrics.buckets.count)
@@ -35,12 +37,14 @@ public final class Metrics: Sendable {
     private let started = Date()
     private let realtime: RealtimeService?
     private let feed: ChangeFeed?
+    private let mailer: Mailer?
 
-    init(pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil) {
+    init(pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, mailer: Mailer? = nil) {
         self.pool = pool
         self.schema = schema
         self.realtime = realtime
         self.feed = feed
+        self.mailer = mailer
     }
 
     /// Records one answered request.
@@ -151,6 +155,20 @@ public final class Metrics: Sendable {
         out += "# HELP onboard_process_start_time_seconds Start time of the process since the Unix epoch.\n"
         out += "# TYPE onboard_process_start_time_seconds gauge\n"
         out += "onboard_process_start_time_seconds \(Int(started.timeIntervalSince1970))\n"
+        if let mailer {
+            let stats = mailer.stats
+            out += "# HELP onboard_mail_total Mails of the Auth flows by outcome: sent (accepted by the SMTP server), logged (no SMTP_HOST: written to the log), failed (given up after retries), dropped (queue full or server stopping).\n"
+            out += "# TYPE onboard_mail_total counter\n"
+            for (result, count) in [("dropped", stats.dropped), ("failed", stats.failed), ("logged", stats.logged), ("sent", stats.sent)] {
+                out += "onboard_mail_total{result=\"\(result)\"} \(count)\n"
+            }
+            out += "# HELP onboard_mail_retries_total Delivery attempts that failed transiently and were scheduled again.\n"
+            out += "# TYPE onboard_mail_retries_total counter\n"
+            out += "onboard_mail_retries_total \(stats.retried)\n"
+            out += "# HELP onboard_mail_queue Mails waiting for a sender thread.\n"
+            out += "# TYPE onboard_mail_queue gauge\n"
+            out += "onboard_mail_queue \(stats.queued)\n"
+        }
         if let realtime, let feed {
             out += "# HELP onboard_realtime_sockets Open Realtime WebSockets.\n"
             out += "# TYPE onboard_realtime_sockets gauge\n"

@@ -54,5 +54,14 @@ public struct AuthSettings: Sendable {
     public var googleJWKS: String?
     public var appleClientIDs: [String] = []
     public var appleJWKS: String?
+    /// The e-mail flows (GoTrue's MAILER_*, SMTP_MAX_FREQUENCY, RATE_LIMIT_EMAIL_SENT, …).
+    /// Its `siteURL` follows `siteURL` above; `externalURL` nil → `http://host:port`.
+    public var mail = MailConfig()
+    public var externalURL: String?
+    /// The mail server (`SMTP_*`); nil: mails are written to the log.
+    public var smtp: SMTPConfig?
+    public var mailSender = MailSender(address: "noreply@localhost")
+    /// Seconds before each retry of a mail whose delivery failed for a transient reason.
+    public var mailRetryDelays: [Double] = [2, 10]
     public init() {}
 }

@@ -28,12 +28,35 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     /// `{"error":"invalid nonce","error_description":"Nonces mismatch"}`.
     case idTokenNonce
     case notFound
+    /// A wrong, used or expired code (`link: false`) or link token (`link: true`).
+    case otpExpired(link: Bool)
+    /// `/otp` with `create_user: false` for an address nobody has.
+    case otpDisabled
+    /// Password sign-in before the address is confirmed (400).
+    case emailNotConfirmed
+    /// `/reauthenticate` before the address is confirmed (422).
+    case reauthenticationEmailNotConfirmed
+    /// The per-address resend interval or the mail budget (429).
+    case overEmailSendRateLimit(String)
+    /// A PKCE code nobody issued, or one already exchanged (404); at `GET /verify`, a `pkce_`
+    /// token without its flow (400).
+    case flowStateNotFound(String, status: Int)
+    case flowStateExpired
+    case badCodeVerifier
+    case reauthenticationNeeded
+    case reauthenticationNotValid
+    case phoneProviderDisabled
     case unexpected(String)
 
     var status: Int {
         switch self {
         case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken, .idToken, .idTokenNonce: return 400
-        case .weakPassword, .userAlreadyExists, .emailExists: return 422
+        case .weakPassword, .userAlreadyExists, .emailExists, .otpDisabled, .reauthenticationEmailNotConfirmed, .flowStateExpired,
+             .reauthenticationNotValid: return 422
+        case .emailNotConfirmed, .badCodeVerifier, .reauthenticationNeeded, .phoneProviderDisabled: return 400
+        case .otpExpired: return 403
+        case .overEmailSendRateLimit: return 429
+        case .flowStateNotFound(_, let status): return status
         case .noAuthorization: return 401
         case .badJWT, .sessionNotFound, .userFromTokenNotFound, .notAdmin: return 403
         case .userNotFound, .notFound: return 404
@@ -60,6 +83,16 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .providerDisabled: return "provider_disabled"
         case .badIDToken, .idToken, .idTokenNonce: return "bad_oauth_callback"
         case .notFound: return "not_found"
+        case .otpExpired: return "otp_expired"
+        case .otpDisabled: return "otp_disabled"
+        case .emailNotConfirmed, .reauthenticationEmailNotConfirmed: return "email_not_confirmed"
+        case .overEmailSendRateLimit: return "over_email_send_rate_limit"
+        case .flowStateNotFound: return "flow_state_not_found"
+        case .flowStateExpired: return "flow_state_expired"
+        case .badCodeVerifier: return "bad_code_verifier"
+        case .reauthenticationNeeded: return "reauthentication_needed"
+        case .reauthenticationNotValid: return "reauthentication_not_valid"
+        case .phoneProviderDisabled: return "phone_provider_disabled"
         case .unexpected: return "unexpected_failure"
         }
     }
@@ -85,6 +118,17 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .idToken(let description): return description
         case .idTokenNonce: return "Nonces mismatch"
         case .notFound: return "Not found"
+        case .otpExpired(let link): return link ? "Email link is invalid or has expired" : "Token has expired or is invalid"
+        case .otpDisabled: return "Signups not allowed for otp"
+        case .emailNotConfirmed: return "Email not confirmed"
+        case .reauthenticationEmailNotConfirmed: return "Please verify your email first."
+        case .overEmailSendRateLimit(let message): return message
+        case .flowStateNotFound(let message, _): return message
+        case .flowStateExpired: return "invalid flow state, flow state has expired"
+        case .badCodeVerifier: return "code challenge does not match previously saved code verifier"
+        case .reauthenticationNeeded: return "Password update requires reauthentication"
+        case .reauthenticationNotValid: return "Nonce has expired or is invalid"
+        case .phoneProviderDisabled: return "Unsupported phone provider"
         case .unexpected: return "Unexpected failure, please check server logs for more information"
         }
     }

@@ -14,6 +14,14 @@ public enum AuthRequest: Sendable, Equatable {
     case updateUser(UserChanges)
     case logout(LogoutScope)
     case admin(Admin)
+    case recover(Recover)
+    case otp(OTP)
+    case resend(Resend)
+    /// `POST /verify`.
+    case verify(Verify)
+    /// `GET /verify`: the link in a mail.
+    case verifyLink(VerifyLink)
+    case reauthenticate
 
     public struct SignUp: Sendable, Equatable {
         /// Trimmed and lower-cased; nil when absent or empty (then it is an anonymous sign-up).
@@ -22,13 +30,71 @@ public enum AuthRequest: Sendable, Equatable {
         public var password: String?
         /// `data`, the user metadata, as JSON object text.
         public var metadataJSON: String
+        public var pkce: PKCEChallenge? = nil
+        /// The `redirect_to` query parameter (validated against SITE_URL later).
+        public var redirectTo: String? = nil
+    }
+
+    /// `code_challenge` and `code_challenge_method`, both given and well-formed.
+    public struct PKCEChallenge: Sendable, Equatable {
+        public var challenge: String
+        /// `s256` or `plain`.
+        public var method: String
+    }
+
+    /// `POST /recover`.
+    public struct Recover: Sendable, Equatable {
+        public var email: String
+        public var pkce: PKCEChallenge?
+        public var redirectTo: String?
+    }
+
+    /// `POST /otp` with an e-mail (magic link and code).
+    public struct OTP: Sendable, Equatable {
+        public var email: String
+        public var createUser: Bool
+        public var metadataJSON: String
+        public var pkce: PKCEChallenge?
+        public var redirectTo: String?
+    }
+
+    /// `POST /resend`.
+    public struct Resend: Sendable, Equatable {
+        public enum Kind: String, Sendable, Equatable { case signup, emailChange = "email_change" }
+        public var kind: Kind
+        public var email: String
+        public var pkce: PKCEChallenge?
+        public var redirectTo: String?
+    }
+
+    /// The verification types of e-mail tokens.
+    public enum VerifyType: String, Sendable, Equatable {
+        case signup, recovery, magiclink, emailChange = "email_change", email
+    }
+
+    /// `POST /verify`: a code with the address it was mailed to, or a link's token (`token_hash`).
+    public struct Verify: Sendable, Equatable {
+        public enum Credential: Sendable, Equatable {
+            case otp(email: String, token: String)
+            case tokenHash(String)
+        }
+        public var type: VerifyType
+        public var credential: Credential
+        public var redirectTo: String?
+    }
+
+    /// `GET /verify?token=…&type=…&redirect_to=…`.
+    public struct VerifyLink: Sendable, Equatable {
+        public var token: String
+        public var type: VerifyType
+        public var redirectTo: String?
     }
 
     public enum TokenGrant: Sendable, Equatable {
         case password(email: String, phone: String?, password: String?)
         case refreshToken(String?)
         case idToken(IDTokenGrant)
-        case pkce
+        case pkce(authCode: String, codeVerifier: String)
         case unsupported(String)
     }
 
@@ -44,6 +110,11 @@ public enum AuthRequest: Sendable, Equatable {
         public var password: String?
         /// Metadata to merge (a null value deletes a key), as JSON object text.
         public var metadataJSON: String?
+        /// The reauthentication code (`PUT /user` only).
+        public var nonce: String? = nil
+        /// With an e-mail change (`PUT /user` only).
+        public var pkce: PKCEChallenge? = nil
+        public var redirectTo: String? = nil
     }
 
     public enum LogoutScope: String, Sendable, Equatable { case global, local, others }
@@ -76,7 +147,57 @@ public enum AuthRequest: Sendable, Equatable {
         case ("POST", ["signup"]):
             let object = try JSONBody(body)
             return .signUp(SignUp(email: try object.email("email"), phone: try object.string("phone").flatMap { $0.isEmpty ? nil : $0 },
-                                  password: try object.string("password"), metadataJSON: try object.objectText("data") ?? "{}"))
+                                  password: try object.string("password"), metadataJSON: try object.objectText("data") ?? "{}",
+                                  pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
+        case ("POST", ["recover"]):
+            let object = try JSONBody(body)
+            guard let email = try object.email("email") else { throw .validationFailed("Password recovery requires an email") }
+            return .recover(Recover(email: email, pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
+        case ("POST", ["otp"]), ("POST", ["magiclink"]):
+            let object = try JSONBody(body)
+            let email = try object.email("email")
+            let phone = try object.string("phone").flatMap { $0.isEmpty ? nil : $0 }
+            if email != nil && phone != nil { throw .validationFailed("Only an email address or phone number should be provided") }
+            if phone != nil { throw .phoneProviderDisabled }
+            guard let email else { throw .validationFailed("An email address or phone number is required") }
+            if try object.string("channel").map({ !$0.isEmpty }) ?? false {
+                throw .validationFailed("Channel should only be specified with Phone OTP")
+            }
+            return .otp(OTP(email: email, createUser: try object.bool("create_user") ?? true, metadataJSON: try object.objectText("data") ?? "{}",
+                            pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
+        case ("POST", ["resend"]):
+            let object = try JSONBody(body)
+            let type = try object.string("type") ?? ""
+            if type == "sms" || type == "phone_change" { throw .phoneProviderDisabled }
+            guard let kind = Resend.Kind(rawValue: type) else {
+                throw .validationFailed("Missing one of these types: signup, email_change, sms, phone_change")
+            }
+            guard let email = try object.email("email") else { throw .validationFailed("Missing email address") }
+            return .resend(Resend(kind: kind, email: email, pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
+        case ("POST", ["verify"]):
+            let object = try JSONBody(body)
+            let type = try verifyType(try object.string("type"))
+            let token = try object.string("token") ?? ""
+            let tokenHash = try object.string("token_hash") ?? ""
+            let email = try object.email("email")
+            let phone = try object.string("phone").flatMap { $0.isEmpty ? nil : $0 }
+            let redirectTo = try object.string("redirect_to").flatMap { $0.isEmpty ? nil : $0 } ?? queryValue("redirect_to")
+            guard token.isEmpty != tokenHash.isEmpty else { throw .validationFailed("Verify requires either a token or a token hash") }
+            if !tokenHash.isEmpty {
+                guard email == nil, phone == nil, (try object.string("redirect_to") ?? "").isEmpty else {
+                    throw .validationFailed("Only the token_hash and type should be provided")
+                }
+                return .verify(Verify(type: type, credential: .tokenHash(tokenHash), redirectTo: nil))
+            }
+            guard let email, phone == nil else { throw .validationFailed("Only an email address or phone number should be provided on verify") }
+            return .verify(Verify(type: type, credential: .otp(email: email, token: token.trimmingCharacters(in: .whitespaces)), redirectTo: redirectTo))
+        case ("GET", ["verify"]):
+            let type = try verifyType(queryValue("type"))
+            guard let token = queryValue("token"), !token.isEmpty else { throw .validationFailed("Verify requires a token or a token hash") }
+            guard !token.utf8.contains(0) else { throw .validationFailed("Verify requires a token or a token hash") }
+            return .verifyLink(VerifyLink(token: token, type: type, redirectTo: queryValue("redirect_to")))
+        case ("GET", ["reauthenticate"]):
+            return .reauthenticate
         case ("POST", ["token"]):
             let object = try JSONBody(body)
             switch queryValue("grant_type") ?? "" {
@@ -88,14 +209,23 @@ public enum AuthRequest: Sendable, Equatable {
                 return .token(.idToken(IDTokenGrant(idToken: try object.string("id_token"), provider: try object.string("provider"),
                                                     nonce: try object.string("nonce"))))
             case "pkce":
-                return .token(.pkce)
+                let code = try object.string("auth_code") ?? "", verifier = try object.string("code_verifier") ?? ""
+                guard !code.isEmpty, !verifier.isEmpty else {
+                    throw .validationFailed("invalid request: both auth code and code verifier should be non-empty")
+                }
+                return .token(.pkce(authCode: code, codeVerifier: verifier))
             case let grant:
                 return .token(.unsupported(grant))
             }
         case ("GET", ["user"]):
             return .getUser
         case ("PUT", ["user"]):
-            return .updateUser(try userChanges(JSONBody(body), metadataKeys: ["data"]))
+            let object = try JSONBody(body)
+            var changes = try userChanges(object, metadataKeys: ["data"])
+            changes.nonce = try object.string("nonce").flatMap { $0.isEmpty ? nil : $0 }
+            changes.pkce = try object.pkce()
+            changes.redirectTo = queryValue("redirect_to")
+            return .updateUser(changes)
         case ("POST", ["logout"]):
             let scope = queryValue("scope") ?? "global"
             guard let value = LogoutScope(rawValue: scope) else { throw .validationFailed("Unsupported logout scope \"\(scope)\"") }
@@ -128,6 +258,13 @@ public enum AuthRequest: Sendable, Equatable {
         default:
             throw .notFound
         }
+    }
+
+    /// The verification `type`: e-mail types only (this server sends no SMS and no invites).
+    private static func verifyType(_ text: String?) throws(AuthError) -> VerifyType {
+        guard let text, !text.isEmpty else { throw .validationFailed("Verify requires a verification type") }
+        guard let type = VerifyType(rawValue: text) else { throw .validationFailed("Unsupported verification type") }
+        return type
     }
 
     private static func userChanges(_ object: JSONBody, metadataKeys: [String]) throws(AuthError) -> UserChanges {
@@ -187,6 +324,23 @@ struct JSONBody {
         case let value as Bool: return value
         default: throw .validationFailed("Could not read request body: \(key) must be a boolean")
         }
+    }
+
+    /// `code_challenge` with `code_challenge_method`: both or neither; the challenge 43 to 128
+    /// characters of `[A-Za-z0-9._~-]`, the method `s256` or `plain` in any case.
+    func pkce() throws(AuthError) -> AuthRequest.PKCEChallenge? {
+        let challenge = try string("code_challenge") ?? "", method = try string("code_challenge_method") ?? ""
+        if challenge.isEmpty && method.isEmpty { return nil }
+        guard !challenge.isEmpty, !method.isEmpty else { throw .validationFailed("PKCE flow requires code_challenge_method and code_challenge") }
+        guard (43...128).contains(challenge.utf8.count), challenge.utf8.allSatisfy({ byte in
+            (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39)
+                || byte == 0x2d || byte == 0x2e || byte == 0x5f || byte == 0x7e
+        }) else {
+            throw .validationFailed("code challenge has to be between 43 and 128 characters and contain only unreserved characters")
+        }
+        let lowered = method.lowercased()
+        guard lowered == "s256" || lowered == "plain" else { throw .validationFailed("code challenge method not supported") }
+        return AuthRequest.PKCEChallenge(challenge: challenge, method: lowered)
     }
 
     /// An object field as JSON text; absent or null is nil.

@@ -24,6 +24,8 @@ public struct AuthConfig: Sendable {
     public var rateLimitHeader: String?
     public var refreshReuseInterval: Double = 10
     public var providers: [String: IDTokenProvider] = [:]
+    /// The e-mail flows (confirmation, recovery, magic link, e-mail change, PKCE).
+    public var mail = MailConfig()
 
     public init(keys: KeyConfig) {
         self.keys = keys
@@ -36,11 +38,14 @@ public final class AuthService: Sendable {
     let pool: Pool
     let config: AuthConfig
     let logger: Logger
+    /// Delivers the flows' mails off the request path.
+    public let mailer: Mailer
 
-    public init(pool: Pool, config: AuthConfig, logger: Logger = Logger(label: "onboard.auth")) {
+    public init(pool: Pool, config: AuthConfig, logger: Logger = Logger(label: "onboard.auth"), mailer: Mailer? = nil) {
         self.pool = pool
         self.config = config
         self.logger = logger
+        self.mailer = mailer ?? Mailer(transport: .log, logger: logger)
     }
 
     /// Serves `route` (the path after `/auth/v1`).
@@ -65,6 +70,9 @@ public final class AuthService: Sendable {
             return .json(200, #"{"version":"onboard","name":"GoTrue","description":"GoTrue-compatible auth of onboard"}"#)
         case .settings:
             return .json(200, settingsJSON())
+        case .signUp(let signUp) where !config.mail.autoconfirm && signUp.email != nil:
+            try checkRate(config.signInLimit, "signin", keys: ["ip:\(clientAddress(request))", "email:\(signUp.email!)"])
+            return try signUpAwaitingConfirmation(signUp, email: signUp.email!, request: request)
         case .signUp(let signUp):
             return try self.signUp(signUp, client: clientAddress(request))
         case .token(let grant):
@@ -73,19 +81,30 @@ public final class AuthService: Sendable {
             let (user, _) = try authenticatedUser(request)
             return .json(200, try userJSON(user, missing: .userFromTokenNotFound))
         case .updateUser(let changes):
-            let (userID, _) = try authenticatedUser(request)
-            return .json(200, try applyUserChanges(userID: userID, changes, missing: .userFromTokenNotFound))
+            return try updateSignedInUser(request, changes)
         case .logout(let scope):
             return try logout(request, scope: scope)
         case .admin(let operation):
             return try admin(request, operation)
+        case .recover(let body):
+            return try recover(body, request: request)
+        case .otp(let body):
+            return try sendOTP(body, request: request)
+        case .resend(let body):
+            return try resend(body, request: request)
+        case .verify(let body):
+            return try verify(body, request: request)
+        case .verifyLink(let link):
+            return try verifyLink(link, request: request)
+        case .reauthenticate:
+            return try reauthenticate(request)
         }
     }
 
     func settingsJSON() -> String {
         let google = config.providers["google"] != nil
         let apple = config.providers["apple"] != nil
-        return #"{"external":{"anonymous_users":true,"apple":\#(apple),"email":true,"google":\#(google),"phone":false},"disable_signup":false,"mailer_autoconfirm":true,"phone_autoconfirm":false,"sms_provider":"","saml_enabled":false}"#
+        return #"{"external":{"anonymous_users":true,"apple":\#(apple),"email":true,"google":\#(google),"phone":false},"disable_signup":false,"mailer_autoconfirm":\#(config.mail.autoconfirm),"phone_autoconfirm":false,"sms_provider":"","saml_enabled":false}"#
     }
 
     // MARK: sign-up and sign-in
@@ -162,8 +181,8 @@ public final class AuthService: Sendable {
         case .idToken(let grant):
             try checkRate(config.signInLimit, "signin", keys: ["ip:\(client)"])
             return try signInWithIDToken(grant)
-        case .pkce:
-            throw AuthError.validationFailed("invalid flow state, no valid flow state found")
+        case .pkce(let code, let verifier):
+            return try exchangePKCE(authCode: code, codeVerifier: verifier, client: client)
         case .unsupported:
             throw AuthError.validationFailed("unsupported_grant_type")
         }
@@ -172,7 +191,7 @@ public final class AuthService: Sendable {
     func signInWithPassword(email: String, password: String) throws -> HTTPResponse {
         try pool.withConnection { connection in
             let found = try connection.query("""
-                SELECT id::text, encrypted_password FROM auth.users
+                SELECT id::text, encrypted_password, email_confirmed_at IS NOT NULL FROM auth.users
                 WHERE lower(email) = \(email) AND deleted_at IS NULL AND (banned_until IS NULL OR banned_until < now())
                 """)
             // Unknown e-mail and wrong password answer alike, in about the same time.
@@ -180,6 +199,8 @@ public final class AuthService: Sendable {
             guard Password.verify(password, hash: hash), password.utf8.count <= Password.maxBytes, found.count == 1, let userID = found[0, 0] else {
                 throw AuthError.invalidCredentials
             }
+            // As GoTrue: only once the password is right, so the answer tells nothing to others.
+            guard found[0, 2] == "t" else { throw AuthError.emailNotConfirmed }
             return .json(200, try startSession(connection, userID: userID, method: "password"))
         }
     }

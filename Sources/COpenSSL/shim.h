@@ -9,5 +9,16 @@
 #include <openssl/rsa.h>
 #include <openssl/ec.h>
 #include <openssl/obj_mac.h>
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
 #include <crypt.h>
+
+/* OpenSSL's macros, which Swift cannot import, as functions (the SMTP client's TLS). */
+static inline long onboard_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+static inline int onboard_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
 #endif

@@ -124,8 +124,86 @@ enum ServeConfiguration {
         config.auth.googleJWKS = environment["GOOGLE_JWKS"]
         config.auth.appleClientIDs = (environment["APPLE_CLIENT_IDS"] ?? "").split(separator: ",").map(String.init)
         config.auth.appleJWKS = environment["APPLE_JWKS"]
+        try resolveMail(environment, into: &config.auth)
         config.limits.workerThreads = max(config.limits.workerThreads, config.poolSize + 4)
         return config
+    }
+
+    /// The e-mail flows' settings, with GoTrue's names (without its `GOTRUE_` prefix).
+    static func resolveMail(_ environment: [String: String], into auth: inout AuthSettings) throws {
+        func flag(_ name: String) throws -> Bool? {
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            switch value.lowercased() {
+            case "true", "1", "yes", "on": return true
+            case "false", "0", "no", "off": return false
+            default: throw ValidationError("\(name) must be true or false, not \(value)")
+            }
+        }
+        func number(_ name: String) throws -> Int? {
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            guard let number = Int(value), number >= 0 else { throw ValidationError("\(name) must be a whole number ≥ 0, not \(value)") }
+            return number
+        }
+        func seconds(_ name: String) throws -> Double? {
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            guard let seconds = parseDuration(value) else { throw ValidationError("\(name) must be seconds or a duration such as 60s, 5m, 1h; not \(value)") }
+            return seconds
+        }
+        if let value = try flag("MAILER_AUTOCONFIRM") { auth.mail.autoconfirm = value }
+        if let value = try flag("MAILER_SECURE_EMAIL_CHANGE_ENABLED") { auth.mail.secureEmailChange = value }
+        if let value = try flag("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION") { auth.mail.requireReauthentication = value }
+        if let value = try seconds("MAILER_OTP_EXP") { auth.mail.otpExpiry = value }
+        if let value = try number("MAILER_OTP_LENGTH") { auth.mail.otpLength = (6...10).contains(value) ? value : 6 }
+        if let value = try number("MAILER_OTP_MAX_FAILURES") { auth.mail.otpMaxFailures = max(1, value) }
+        if let value = try seconds("SMTP_MAX_FREQUENCY") { auth.mail.maxFrequency = value }
+        if let value = try seconds("EXTERNAL_FLOW_STATE_EXPIRY_DURATION") { auth.mail.flowStateExpiry = max(300, value) }
+        if let value = try number("RATE_LIMIT_EMAIL_SENT") { auth.mail.emailSentLimit = RateLimit(hits: value, window: 3600) }
+        if let value = try number("RATE_LIMIT_OTP") { auth.mail.otpRequestLimit = RateLimit(hits: value, window: 300) }
+        if let value = try number("RATE_LIMIT_VERIFY") { auth.mail.verifyLimit = RateLimit(hits: value, window: 300) }
+        if let value = environment["API_EXTERNAL_URL"], !value.isEmpty { auth.externalURL = value }
+        if let value = environment["URI_ALLOW_LIST"], !value.isEmpty {
+            auth.mail.allowList = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        for kind in MailKind.allCases {
+            var template = MailTemplate.standard(kind)
+            var changed = false
+            if let path = environment["MAILER_TEMPLATES_\(kind.settingName)"], !path.isEmpty {
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    throw ValidationError("MAILER_TEMPLATES_\(kind.settingName): cannot read the file \(path)")
+                }
+                template.body = text
+                changed = true
+            }
+            if let subject = environment["MAILER_SUBJECTS_\(kind.settingName)"], !subject.isEmpty {
+                template.subject = subject
+                changed = true
+            }
+            if changed { auth.mail.templates[kind] = template }
+        }
+        if let host = environment["SMTP_HOST"], !host.isEmpty {
+            var smtp = SMTPConfig(host: host)
+            if let port = try number("SMTP_PORT") { smtp.port = port }
+            smtp.user = environment["SMTP_USER"].flatMap { $0.isEmpty ? nil : $0 }
+            smtp.password = environment["SMTP_PASS"]
+            if let value = environment["SMTP_TLS"], !value.isEmpty {
+                guard let security = SMTPSecurity(rawValue: value.lowercased()) else {
+                    throw ValidationError("SMTP_TLS must be one of \(SMTPSecurity.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                smtp.security = security
+            }
+            smtp.caFile = environment["SMTP_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+            if let caFile = smtp.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+                throw ValidationError("SMTP_CA_FILE: cannot read \(caFile)")
+            }
+            guard let admin = environment["SMTP_ADMIN_EMAIL"], !admin.isEmpty else {
+                throw ValidationError("SMTP_ADMIN_EMAIL (the From address) is required with SMTP_HOST")
+            }
+            guard !admin.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" }), admin.contains("@") else {
+                throw ValidationError("SMTP_ADMIN_EMAIL must be a bare address, not \(admin)")
+            }
+            auth.smtp = smtp
+            auth.mailSender = MailSender(address: admin, name: environment["SMTP_SENDER_NAME"] ?? "")
+        }
     }
 
     static func describe(_ config: ServerConfig) -> String {
@@ -162,6 +240,25 @@ enum ServeConfiguration {
             GOOGLE_JWKS           \(config.auth.googleJWKS ?? "(unset: Google sign-in disabled)")
             APPLE_CLIENT_IDS      \(config.auth.appleClientIDs.joined(separator: ","))
             APPLE_JWKS            \(config.auth.appleJWKS ?? "(unset: Apple sign-in disabled)")
+            API_EXTERNAL_URL      \(config.auth.externalURL ?? "(unset: http://\(config.host):\(config.port))")
+            URI_ALLOW_LIST        \(config.auth.mail.allowList.joined(separator: ","))
+            MAILER_AUTOCONFIRM    \(config.auth.mail.autoconfirm)
+            MAILER_SECURE_EMAIL_CHANGE_ENABLED \(config.auth.mail.secureEmailChange)
+            MAILER_OTP_EXP        \(Int(config.auth.mail.otpExpiry)) s
+            MAILER_OTP_LENGTH     \(config.auth.mail.otpLength)
+            MAILER_OTP_MAX_FAILURES \(config.auth.mail.otpMaxFailures)
+            MAILER_TEMPLATES_*    \(config.auth.mail.templates.isEmpty ? "(defaults)" : config.auth.mail.templates.keys.map(\.rawValue).sorted().joined(separator: ","))
+            SMTP_HOST             \(config.auth.smtp.map { "\($0.host):\($0.port) (SMTP_TLS \($0.security.rawValue))" } ?? "(unset: mails are written to the log)")
+            SMTP_USER             \(config.auth.smtp?.user ?? "(unset)")
+            SMTP_PASS             \(mask(config.auth.smtp?.password ?? ""))
+            SMTP_CA_FILE          \(config.auth.smtp?.caFile ?? "(unset: the system's trust store)")
+            SMTP_ADMIN_EMAIL      \(config.auth.mailSender.address) (\(config.auth.mailSender.name))
+            SMTP_MAX_FREQUENCY    \(Int(config.auth.mail.maxFrequency)) s
+            RATE_LIMIT_EMAIL_SENT \(config.auth.mail.emailSentLimit.hits) per hour
+            RATE_LIMIT_OTP        \(config.auth.mail.otpRequestLimit.hits) per 300 s
+            RATE_LIMIT_VERIFY     \(config.auth.mail.verifyLimit.hits) per 300 s
+            EXTERNAL_FLOW_STATE_EXPIRY_DURATION \(Int(config.auth.mail.flowStateExpiry)) s
+            SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION \(config.auth.mail.requireReauthentication)
             """
     }
 }

@@ -1,0 +1,197 @@
+import Foundation
+import HTTP
+import JWT
+import Postgres
+
+/// The kinds of mailed token, one outstanding per user and kind (`auth.one_time_tokens`).
+enum TokenType: String, Sendable {
+    case confirmation = "confirmation_token"
+    case recovery = "recovery_token"
+    case emailChangeNew = "email_change_token_new"
+    case emailChangeCurrent = "email_change_token_current"
+    case reauthentication = "reauthentication_token"
+
+    /// The tokens a verification `type` may consume.
+    static func consumable(by type: AuthRequest.VerifyType) -> [TokenType] {
+        switch type {
+        case .signup: return [.confirmation]
+        case .recovery, .magiclink: return [.recovery]
+        case .emailChange: return [.emailChangeNew, .emailChangeCurrent]
+        case .email: return [.confirmation, .recovery]
+        }
+    }
+}
+
+/// The user a mail is about.
+struct MailUser {
+    var id: String
+    var email: String
+    var metadataJSON: String
+}
+
+extension AuthService {
+    /// Runs `body` in a transaction on `connection` (rolled back when it throws).
+    func inTransaction<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
+        try connection.execute("BEGIN")
+        do {
+            let result = try body()
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            if !connection.isIdle { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Issues a new token of `type` for `user` (replacing the previous one, so only the latest
+    /// mail works) and renders its mail to `address`. A PKCE flow's link token starts with
+    /// `pkce_` (clients and `GET /verify` tell the flows apart by it).
+    func issueMail(_ connection: Connection, kind: MailKind, type: TokenType, user: MailUser, to address: String,
+                   flowStateID: String?, redirectTo: String, newEmail: String = "") throws -> OutgoingMail {
+        let code = Self.newOTP(length: config.mail.otpLength)
+        let linkToken = kind.linkType.map { _ in (flowStateID != nil ? "pkce_" : "") + Crypto.hex(Crypto.randomBytes(28)) }
+        _ = try connection.query("""
+            INSERT INTO auth.one_time_tokens (user_id, token_type, token_hash, otp_hash, relates_to, flow_state_id)
+            VALUES (\(user.id)::uuid, \(type.rawValue), \(linkToken.map(Self.digest)), \(otpHash(code, type: type, userID: user.id, address: address)),
+                    \(address), \(flowStateID)::uuid)
+            ON CONFLICT (user_id, token_type) DO UPDATE SET token_hash = EXCLUDED.token_hash, otp_hash = EXCLUDED.otp_hash,
+                relates_to = EXCLUDED.relates_to, flow_state_id = EXCLUDED.flow_state_id, created_at = now()
+            """)
+        var values = MailTemplate.Values()
+        let link = linkToken.flatMap { token in kind.linkType.map { verifyLink(token: token, type: $0, redirectTo: redirectTo) } }
+        values.confirmationURL = link ?? ""
+        values.token = code
+        values.tokenHash = linkToken ?? ""
+        values.siteURL = config.mail.siteURL
+        values.redirectTo = redirectTo
+        values.email = user.email
+        values.newEmail = newEmail
+        values.sendingTo = address
+        values.dataJSON = user.metadataJSON
+        let (subject, html) = config.mail.template(kind).render(values)
+        return OutgoingMail(kind: kind, to: address, subject: subject, html: html, link: link, code: code)
+    }
+
+    /// `<API_EXTERNAL_URL>/auth/v1/verify?token=…&type=…&redirect_to=…`.
+    func verifyLink(token: String, type: String, redirectTo: String) -> String {
+        var base = config.mail.externalURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return "\(base)/auth/v1/verify?token=\(Self.queryEscape(token))&type=\(type)&redirect_to=\(Self.queryEscape(redirectTo))"
+    }
+
+    /// The stored form of a mailed code: an HMAC keyed by the server's secret, bound to the token's
+    /// kind, user and address (a database read alone cannot recover or test codes).
+    func otpHash(_ code: String, type: TokenType, userID: String, address: String) -> String {
+        let key = Crypto.hmacSHA256(key: Array(config.keys.jwtSecret), data: Array("onboard one-time code".utf8))
+        return Crypto.hex(Crypto.hmacSHA256(key: key, data: Array("\(type.rawValue)\n\(userID)\n\(address)\n\(code)".utf8)))
+    }
+
+    /// `length` uniformly random decimal digits.
+    static func newOTP(length: Int) -> String {
+        let digits = min(10, max(6, length))
+        var modulus: UInt64 = 1
+        for _ in 0..<digits { modulus *= 10 }
+        let limit = UInt64.max - UInt64.max % modulus
+        while true {
+            let value = Crypto.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard value < limit else { continue }
+            let text = String(value % modulus)
+            return String(repeating: "0", count: digits - text.count) + text
+        }
+    }
+
+    /// 429 `over_email_send_rate_limit` while the last mail of this kind is younger than
+    /// `SMTP_MAX_FREQUENCY` (`secondsAgo` nil: none was sent).
+    func checkFrequency(secondsAgo: Double?) throws {
+        guard let secondsAgo, config.mail.maxFrequency > 0, secondsAgo < config.mail.maxFrequency else { return }
+        let left = max(1, Int(config.mail.maxFrequency - secondsAgo))
+        throw AuthError.overEmailSendRateLimit("For security purposes, you can only request this after \(left) seconds.")
+    }
+
+    /// One hit on the mail budget (`RATE_LIMIT_EMAIL_SENT`), inside the caller's transaction.
+    func countMailBudget(_ connection: Connection) throws {
+        let limit = config.mail.emailSentLimit
+        let within = try connection.query("SELECT auth.rate_limit_hit(ARRAY['email_sent:all'], \(limit.hits)::integer, \(limit.window)::double precision)").scalar
+        if within != "t" { throw AuthError.overEmailSendRateLimit("Email rate limit exceeded") }
+    }
+
+    /// A new PKCE flow for `userID`; returns its id.
+    func createFlowState(_ connection: Connection, userID: String, pkce: AuthRequest.PKCEChallenge, providerType: String, method: String) throws -> String {
+        let id = UUID().uuidString.lowercased()
+        _ = try connection.query("""
+            INSERT INTO auth.flow_state (id, user_id, code_challenge_method, code_challenge, provider_type, authentication_method)
+            VALUES (\(id)::uuid, \(userID)::uuid, \(pkce.method), \(pkce.challenge), \(providerType), \(method))
+            """)
+        if Int.random(in: 0..<100) == 0 {
+            _ = try connection.query("DELETE FROM auth.flow_state WHERE created_at < now() - interval '1 day'")
+        }
+        return id
+    }
+
+    /// Hands mails to the mailer once their tokens are committed.
+    func send(_ mails: [OutgoingMail]) {
+        for mail in mails { mailer.enqueue(mail) }
+    }
+
+    // MARK: redirects
+
+    /// The redirect a mail flow leads to: the request's `redirect_to` header, else its query
+    /// parameter (`given`), else its `Referer`, when allowed; `SITE_URL` otherwise.
+    func redirectTarget(_ request: HTTPRequest, given: String?) -> String {
+        let candidate = [request.headers["redirect_to"], given, request.headers["Referer"]].compactMap { $0 }.first { !$0.isEmpty }
+        return allowedRedirect(candidate)
+    }
+
+    /// `candidate` when it is on SITE_URL's scheme, host and port (any port on a loopback host)
+    /// or matches `URI_ALLOW_LIST`; `SITE_URL` otherwise. Never a URL with control characters
+    /// (it ends up in a `Location` header).
+    func allowedRedirect(_ candidate: String?) -> String {
+        let site = config.mail.siteURL
+        guard let candidate, !candidate.isEmpty, !candidate.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }),
+              let url = URLComponents(string: candidate), let scheme = url.scheme?.lowercased() else { return site }
+        if let base = URLComponents(string: site), let host = url.host?.lowercased(), scheme == base.scheme?.lowercased(),
+           host == base.host?.lowercased() {
+            let loopback = host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host == "::1"
+            if loopback || url.port == base.port { return candidate }
+        }
+        for pattern in config.mail.allowList where Self.globMatches(pattern, candidate) {
+            return candidate
+        }
+        return site
+    }
+
+    /// GoTrue's allow-list globs: `**` any text, `*` any text without `.` or `/`, `?` one
+    /// character other than those; anything else literally.
+    static func globMatches(_ pattern: String, _ text: String) -> Bool {
+        let p = Array(pattern.unicodeScalars), t = Array(text.unicodeScalars)
+        var memo = [Int: Bool]()
+        func match(_ i: Int, _ j: Int) -> Bool {
+            if let known = memo[i * (t.count + 1) + j] { return known }
+            let result: Bool
+            if i == p.count {
+                result = j == t.count
+            } else if p[i] == "*" {
+                let deep = i + 1 < p.count && p[i + 1] == "*"
+                let next = deep ? i + 2 : i + 1
+                var k = j
+                var found = match(next, k)
+                while !found && k < t.count && (deep || (t[k] != "." && t[k] != "/")) {
+                    k += 1
+                    found = match(next, k)
+                }
+                result = found
+            } else if j < t.count && (p[i] == t[j] || (p[i] == "?" && t[j] != "." && t[j] != "/")) {
+                result = match(i + 1, j + 1)
+            } else {
+                result = false
+            }
+            memo[i * (t.count + 1) + j] = result
+            return result
+        }
+        return match(0, 0)
+    }
+
+    static func queryEscape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""
+    }
+}
