@@ -129,7 +129,7 @@ public final class Mailer: Sendable {
         let mail = job.mail
         switch transport {
         case .log:
-            logger.notice("mail not sent (SMTP_HOST is unset): its link and code follow", metadata: [
+            logger.warning("mail not sent (SMTP_HOST is unset): its link and code follow", metadata: [
                 "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)",
                 "mail.link": "\(mail.link ?? "(none)")", "mail.code": "\(mail.code)",
             ])
