@@ -51,7 +51,7 @@ public final class Application: Sendable {
         self.pool = pool
         self.schema = schema
         self.logger = logger
-        var restConfig = RESTConfig()
+        var restConfig = RESTConfig(ownership: config.ownership)
         restConfig.enforceOwnership = config.enforceOwnership
         restConfig.transactionEnd = config.transactionEnd
         restConfig.openAPIAccess = config.openAPIAccess
@@ -73,13 +73,13 @@ public final class Application: Sendable {
             authConfig.providers["apple"] = .apple(clientIDs: config.auth.appleClientIDs, jwks: jwks)
         }
         let auth = AuthService(pool: pool, config: authConfig, logger: logger)
-        var realtimeConfig = RealtimeConfig(keys: config.keys)
+        var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
         realtimeConfig.enforceOwnership = config.enforceOwnership
         let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
         self.realtime = realtime
         self.changeFeed = changeFeed
-        let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed)
+        let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables))
         let migrator = Migrator(directory: config.migrationsDirectory)
         let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
                                  readiness: { Readiness.check(pool: pool, migrator: migrator) }, logger: logger)

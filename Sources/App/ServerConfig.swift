@@ -19,6 +19,8 @@ public struct ServerConfig: Sendable {
     public var poolSize = 10
     public var limits = ServerLimits()
     public var cors = CORSConfig()
+    /// Which rows belong to whom (the product's tables, `Onboarding.ownership`).
+    public var ownership = Onboarding.ownership
     /// The ownership middleware (tests switch it off to show RLS alone holds).
     public var enforceOwnership = true
     /// Named prepared statements; off behind PgBouncer in transaction mode.

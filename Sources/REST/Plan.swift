@@ -80,7 +80,7 @@ struct Planner {
             owner = upsertOwner
             // A filter on exactly the caller's own id already keeps inside any family scope.
             var redundant = false
-            if case .family(let column, let user, _) = scope {
+            if case .family(let column, let user, _, _) = scope {
                 redundant = conditions.contains(where: { Self.isSameOwnerFilter($0, column: column, user: user) })
             }
             if !redundant { conditions.append(.scope(scope)) }
@@ -541,7 +541,7 @@ struct QueryBuilder {
                 if table.column(filter.column) == nil { throw .unknownColumn(column: filter.column, table: table.name) }
             case .not(let inner): try validate([inner])
             case .and(let items), .or(let items): try validate(items)
-            case .scope(.family(let column, _, _)), .scope(.familyID(let column, _)):
+            case .scope(.family(let column, _, _, _)), .scope(.familyID(let column, _, _)):
                 if table.column(column) == nil { throw .unknownColumn(column: column, table: table.name) }
             }
         }
@@ -581,23 +581,29 @@ struct QueryBuilder {
         }
     }
 
-    /// The ownership middleware's rule, with the caller's id bound.
+    /// The ownership middleware's rule, with the caller's id bound and the membership table's
+    /// names quoted.
     func write(_ scope: OwnershipScope, into sql: inout SQLBuilder) {
         switch scope {
-        case .family(let column, let user, let ownerOnly):
+        case .family(let column, let user, let ownerOnly, let membership):
+            let table = quoteIdentifier(membership.schema) + "." + quoteIdentifier(membership.table)
+            let family = quoteIdentifier(membership.familyColumn), member = quoteIdentifier(membership.userColumn)
             sql.raw("(")
             writeColumn(column, into: &sql)
             sql.raw(" = ")
             sql.bind(user)
             sql.raw(" OR ")
             writeColumn(column, into: &sql)
-            sql.raw(" IN (SELECT theirs.user_id FROM public.family_members mine JOIN public.family_members theirs ON theirs.family_id = mine.family_id WHERE mine.user_id = ")
+            sql.raw(" IN (SELECT theirs.\(member) FROM \(table) mine JOIN \(table) theirs ON theirs.\(family) = mine.\(family) WHERE mine.\(member) = ")
             sql.bind(user)
-            if ownerOnly { sql.raw(" AND mine.role = 'owner'") }
+            if ownerOnly {
+                sql.raw(" AND mine.\(quoteIdentifier(membership.roleColumn)) = ")
+                sql.bind(membership.ownerRole)
+            }
             sql.raw("))")
-        case .familyID(let column, let user):
+        case .familyID(let column, let user, let membership):
             writeColumn(column, into: &sql)
-            sql.raw(" IN (SELECT mine.family_id FROM public.family_members mine WHERE mine.user_id = ")
+            sql.raw(" IN (SELECT mine.\(quoteIdentifier(membership.familyColumn)) FROM \(quoteIdentifier(membership.schema)).\(quoteIdentifier(membership.table)) mine WHERE mine.\(quoteIdentifier(membership.userColumn)) = ")
             sql.bind(user)
             sql.raw(")")
         }

@@ -5,8 +5,8 @@ import Postgres
 /// Settings of the REST layer, resolved once by the app.
 public struct RESTConfig: Sendable {
     /// Owner column of each table whose rows belong to one user (enforced in Swift before SQL,
-    /// and by RLS underneath). Data, not code: a new owned table is one more entry.
-    public var ownership = OwnershipPolicy.onboarding
+    /// and by RLS underneath), given by the application.
+    public var ownership: OwnershipPolicy
     /// The ownership middleware; switched off only by tests that show RLS alone holds.
     public var enforceOwnership = true
     /// Roles a request may run as; another `role` claim is refused (403 42501) before any SQL.
@@ -19,7 +19,9 @@ public struct RESTConfig: Sendable {
     /// (an answer ≥ 500), with the request id and the error (SQLSTATE and message; never binds).
     /// The app wires its Logger here (STYLE §4: the cause is logged once, where it is mapped).
     public var onServerError: (@Sendable (_ requestID: String, _ error: PostgresError) -> Void)?
-    public init() {}
+    public init(ownership: OwnershipPolicy) {
+        self.ownership = ownership
+    }
 
     var policy: OwnershipPolicy { ownership }
 }
@@ -51,7 +53,7 @@ public final class RESTService: Sendable {
     let schema: SchemaCacheStore
     let config: RESTConfig
 
-    public init(pool: Pool, schema: SchemaCacheStore, config: RESTConfig = RESTConfig()) {
+    public init(pool: Pool, schema: SchemaCacheStore, config: RESTConfig) {
         self.pool = pool
         self.schema = schema
         self.config = config

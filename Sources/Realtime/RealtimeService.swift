@@ -8,12 +8,14 @@ import Synchronization
 
 public struct RealtimeConfig: Sendable {
     public var keys: KeyConfig
-    public var policy = OwnershipPolicy.onboarding
+    /// The application's ownership rule (the REST middleware's).
+    public var policy: OwnershipPolicy
     /// The Swift-side ownership rule on every re-read (RLS checks again underneath).
     public var enforceOwnership = true
 
-    public init(keys: KeyConfig) {
+    public init(keys: KeyConfig, policy: OwnershipPolicy) {
         self.keys = keys
+        self.policy = policy
     }
 }
 
