@@ -5,9 +5,10 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// Linux only: the HTTP server is built on epoll and Glibc, the embedded cluster on the system's
+// PostgreSQL binaries (Debian's paths).
 let package = Package(
     name: "onboard",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "onboard", targets: ["onboard"]),
     ],

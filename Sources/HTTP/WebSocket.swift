@@ -256,7 +256,7 @@ public final class WebSocket: Sendable {
             case .pong:
                 break
             case .close(let code, _):
-                // Answer with the same code (none → none), then close TCP ourselves (§7.1.1).
+                // Answer with the same code (none → none), then close TCP ourselves (RFC 6455 §7.1.1).
                 let answered = state.withLock { output -> Bool in
                     if output.closeSent { return true }
                     output.closeSent = true

@@ -17,7 +17,7 @@ public struct RESTConfig: Sendable {
     public var openAPIAccess = OpenAPIAccess.serviceRole
     /// Called once for each request that failed because of the database or the connection
     /// (an answer ≥ 500), with the request id and the error (SQLSTATE and message; never binds).
-    /// The app wires its Logger here (STYLE §4: the cause is logged once, where it is mapped).
+    /// The app wires its Logger here: the cause is logged once, where it is mapped.
     public var onServerError: (@Sendable (_ requestID: String, _ error: PostgresError) -> Void)?
     public init(ownership: OwnershipPolicy) {
         self.ownership = ownership
@@ -79,13 +79,6 @@ public final class RESTService: Sendable {
             if case .database(let cause, _) = error, error.status >= 500 { config.onServerError?(request.id, cause) }
             return error.response(for: request)
         }
-    }
-
-    /// Serves a request whose path is `/rest/v1/…` or a bare table path.
-    public func respond(to request: HTTPRequest, caller: Caller) -> HTTPResponse {
-        let path = request.path
-        let resource = path.hasPrefix("/rest/v1") ? String(path.dropFirst("/rest/v1".count)) : path
-        return respond(to: request, resource: resource, caller: caller)
     }
 
     /// The pure stages: parse and plan (with the ownership check).
@@ -203,8 +196,9 @@ public final class RESTService: Sendable {
         return nil
     }
 
-    /// The first statement of every request: claims and role as binds (postgres-notes §1–2: the
-    /// claims are set for anonymous requests too, and the role switch precedes the statement).
+    /// The first statement of every request: claims and role as binds. The claims are set for
+    /// anonymous requests too (a pooled connection that once set `request.jwt.claims` locally
+    /// reads it as '' afterwards, not NULL), and the role switch precedes the statement.
     /// Realtime's re-reads start the same way.
     public static func setup(caller: Caller, readOnly: Bool) -> SQL {
         readOnly

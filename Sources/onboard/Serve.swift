@@ -56,7 +56,7 @@ struct Serve: ParsableCommand {
     }
 }
 
-/// Flags over environment over defaults, resolved once (STYLE §8).
+/// Flags over environment over defaults, resolved once.
 enum ServeConfiguration {
     static func resolve(database: DatabaseOptions, host: String?, port: Int?, dev: Bool, logger: Logger) throws -> ServerConfig {
         let environment = ProcessInfo.processInfo.environment
