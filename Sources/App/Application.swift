@@ -56,22 +56,8 @@ public final class Application: Sendable {
         restConfig.transactionEnd = config.transactionEnd
         restConfig.openAPIAccess = config.openAPIAccess
         let rest = RESTService(pool: pool, schema: schema, config: restConfig)
-        var authConfig = AuthConfig(keys: config.keys)
-        authConfig.jwtExpiry = config.jwtExpiry
+        var authConfig = config.auth
         authConfig.issuer = "http://\(config.host):\(config.port)/auth/v1"
-        authConfig.bcryptCost = config.auth.bcryptCost
-        authConfig.minimumPasswordLength = config.auth.minimumPasswordLength
-        authConfig.signInLimit = config.auth.signInLimit
-        authConfig.refreshLimit = config.auth.refreshLimit
-        authConfig.rateLimitHeader = config.auth.rateLimitHeader
-        authConfig.refreshReuseInterval = config.auth.refreshReuseInterval
-        // A provider is enabled by its key set; without client ids no audience can match.
-        if let jwks = config.auth.googleJWKS {
-            authConfig.providers["google"] = .google(clientIDs: config.auth.googleClientIDs, jwks: jwks)
-        }
-        if let jwks = config.auth.appleJWKS {
-            authConfig.providers["apple"] = .apple(clientIDs: config.auth.appleClientIDs, jwks: jwks)
-        }
         let auth = AuthService(pool: pool, config: authConfig, logger: logger)
         var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
         realtimeConfig.enforceOwnership = config.enforceOwnership

@@ -9,6 +9,8 @@ public struct AuthConfig: Sendable {
     public var keys: KeyConfig
     /// Access-token lifetime, seconds.
     public var jwtExpiry = 3600
+    /// The app's URL (GoTrue's SITE_URL): where links lead when no redirect is given.
+    public var siteURL = "http://127.0.0.1:3000"
     /// The `iss` of access tokens.
     public var issuer = "http://127.0.0.1:54321/auth/v1"
     public var bcryptCost = Password.defaultCost

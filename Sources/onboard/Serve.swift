@@ -56,114 +56,24 @@ struct Serve: ParsableCommand {
     }
 }
 
-/// Flags over environment over defaults, resolved once.
+/// Flags over environment over defaults, resolved once by `ServerConfig(environment:flags:…)`.
 enum ServeConfiguration {
     static func resolve(database: DatabaseOptions, host: String?, port: Int?, dev: Bool, logger: Logger) throws -> ServerConfig {
-        let environment = ProcessInfo.processInfo.environment
-        let location = database.location
-        var secret = environment["JWT_SECRET"] ?? ""
-        var anonKey = environment["ANON_KEY"] ?? ""
-        var serviceKey = environment["SERVICE_ROLE_KEY"] ?? ""
-        let embedded: Bool
-        if case .embedded = location { embedded = true } else { embedded = false }
-        if secret.isEmpty {
-            guard embedded || dev else {
-                throw ValidationError("JWT_SECRET is not set (generate one with `onboard keys`); only the embedded default or --dev may run without one")
+        let flags = ServeFlags(host: host, port: port, databaseURL: database.databaseURL, dataDirectory: database.dataDirectory,
+                               migrationsDirectory: database.migrationsDirectory, dev: dev)
+        do {
+            return try ServerConfig(environment: ProcessInfo.processInfo.environment, flags: flags) { folder in
+                // Local use: generated once, kept beside the embedded cluster, and said where.
+                let keys = try LocalKeys.loadOrCreate(in: folder)
+                logger.notice("using development keys from \(folder.appendingPathComponent("keys.env").path)")
+                return (keys.secret, keys.anonKey, keys.serviceRoleKey)
             }
-            // Local use: generate once, keep beside the embedded cluster, and say where.
-            let folder = URL(fileURLWithPath: database.dataDirectory ?? environment["ONBOARD_DATA_DIR"] ?? ".onboard/postgres").deletingLastPathComponent()
-            let keys = try LocalKeys.loadOrCreate(in: folder)
-            secret = keys.secret
-            if anonKey.isEmpty { anonKey = keys.anonKey }
-            if serviceKey.isEmpty { serviceKey = keys.serviceRoleKey }
-            logger.notice("using development keys from \(folder.appendingPathComponent("keys.env").path)", metadata: ["ANON_KEY": "\(anonKey)"])
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
         }
-        if secret.utf8.count < 32 && !dev {
-            throw ValidationError("JWT_SECRET must be at least 32 characters (use --dev to allow a weak secret locally)")
-        }
-        let keySecret = Array(secret.utf8)
-        if anonKey.isEmpty { anonKey = Keys.apiKey(role: "anon", secret: keySecret) }
-        if serviceKey.isEmpty { serviceKey = Keys.apiKey(role: "service_role", secret: keySecret) }
-        var config = ServerConfig(keys: KeyConfig(jwtSecret: secret, anonKey: anonKey, serviceRoleKey: serviceKey))
-        config.host = host ?? environment["ONBOARD_HOST"] ?? "127.0.0.1"
-        config.port = port ?? environment["ONBOARD_PORT"].flatMap { Int($0) } ?? 54321
-        config.database = location
-        config.migrationsDirectory = database.migrations
-        if let value = environment["JWT_EXP"].flatMap({ Int($0) }) { config.jwtExpiry = value }
-        if let value = environment["DB_POOL_SIZE"].flatMap({ Int($0) }) { config.poolSize = max(1, value) }
-        if let value = environment["MAX_BODY_BYTES"].flatMap({ Int($0) }) { config.limits.maxBodyBytes = value }
-        if let value = environment["WORKER_THREADS"].flatMap({ Int($0) }) { config.limits.workerThreads = max(1, value) }
-        if let value = environment["MAX_CONNECTIONS"].flatMap({ Int($0) }) { config.limits.maxConnections = max(1, value) }
-        if let value = environment["CORS_ALLOWED_ORIGINS"] {
-            config.cors = CORSConfig(allowedOrigins: value.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) })
-        }
-        if let value = environment["DATABASE_LISTEN_URL"], !value.isEmpty { config.listenDatabaseURL = value }
-        if let value = environment["DB_PREPARED_STATEMENTS"] { config.preparedStatements = value != "false" && value != "0" }
-        if let value = environment["DB_MIGRATE_ON_START"] { config.migrateOnStart = value != "false" && value != "0" }
-        if let value = environment["SITE_URL"] { config.auth.siteURL = value }
-        if let value = environment["BCRYPT_COST"].flatMap({ Int($0) }) { config.auth.bcryptCost = value }
-        // GoTrue's names: per 5 minutes. RATE_LIMIT_AUTH_PER_MINUTE (this server's older name)
-        // still sets the sign-in budget per minute.
-        if let value = environment["RATE_LIMIT_SIGN_IN_SIGN_UPS"].flatMap({ Int($0) }) { config.auth.signInLimit = RateLimit(hits: value, window: 300) }
-        if let value = environment["RATE_LIMIT_AUTH_PER_MINUTE"].flatMap({ Int($0) }) { config.auth.signInLimit = RateLimit(hits: value, window: 60) }
-        if let value = environment["RATE_LIMIT_TOKEN_REFRESH"].flatMap({ Int($0) }) { config.auth.refreshLimit = RateLimit(hits: value, window: 300) }
-        if let value = environment["RATE_LIMIT_HEADER"], !value.isEmpty { config.auth.rateLimitHeader = value }
-        if let value = environment["PGRST_DB_TX_END"], !value.isEmpty {
-            guard let end = TransactionEnd(rawValue: value) else {
-                throw ValidationError("PGRST_DB_TX_END must be one of \(TransactionEnd.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            config.transactionEnd = end
-        }
-        if let value = environment["OPENAPI_ACCESS"], !value.isEmpty {
-            guard let access = OpenAPIAccess(rawValue: value) else {
-                throw ValidationError("OPENAPI_ACCESS must be one of \(OpenAPIAccess.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            config.openAPIAccess = access
-        }
-        config.auth.googleClientIDs = (environment["GOOGLE_CLIENT_IDS"] ?? "").split(separator: ",").map(String.init)
-        config.auth.googleJWKS = environment["GOOGLE_JWKS"]
-        config.auth.appleClientIDs = (environment["APPLE_CLIENT_IDS"] ?? "").split(separator: ",").map(String.init)
-        config.auth.appleJWKS = environment["APPLE_JWKS"]
-        config.limits.workerThreads = max(config.limits.workerThreads, config.poolSize + 4)
-        return config
     }
 
-    static func describe(_ config: ServerConfig) -> String {
-        func mask(_ secret: String) -> String { secret.isEmpty ? "(unset)" : String(secret.prefix(4)) + "…(\(secret.count) chars)" }
-        let database: String
-        switch config.database {
-        case .url(let url): database = url.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression)
-        case .embedded(let folder): database = "embedded cluster in \(folder)"
-        }
-        return """
-            host                  \(config.host)
-            port                  \(config.port)
-            database              \(database)
-            migrations            \(config.migrationsDirectory.path)
-            JWT_SECRET            \(mask(String(decoding: config.keys.jwtSecret, as: UTF8.self)))
-            ANON_KEY              \(mask(config.keys.anonKey))
-            SERVICE_ROLE_KEY      \(mask(config.keys.serviceRoleKey))
-            JWT_EXP               \(config.jwtExpiry)
-            DB_POOL_SIZE          \(config.poolSize)
-            DATABASE_LISTEN_URL   \(config.listenDatabaseURL.map { $0.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression) } ?? "(the database)")
-            DB_PREPARED_STATEMENTS \(config.preparedStatements)
-            DB_MIGRATE_ON_START   \(config.migrateOnStart)
-            WORKER_THREADS        \(config.limits.workerThreads)
-            MAX_CONNECTIONS       \(config.limits.maxConnections)
-            MAX_BODY_BYTES        \(config.limits.maxBodyBytes)
-            CORS_ALLOWED_ORIGINS  \(config.cors.allowedOrigins.joined(separator: ","))
-            PGRST_DB_TX_END       \(config.transactionEnd.rawValue)
-            OPENAPI_ACCESS        \(config.openAPIAccess.rawValue)
-            BCRYPT_COST           \(config.auth.bcryptCost)
-            RATE_LIMIT_SIGN_IN_SIGN_UPS \(config.auth.signInLimit.hits) per \(Int(config.auth.signInLimit.window)) s
-            RATE_LIMIT_TOKEN_REFRESH \(config.auth.refreshLimit.hits) per \(Int(config.auth.refreshLimit.window)) s
-            RATE_LIMIT_HEADER     \(config.auth.rateLimitHeader ?? "(unset: the TCP peer)")
-            GOOGLE_CLIENT_IDS     \(config.auth.googleClientIDs.joined(separator: ","))
-            GOOGLE_JWKS           \(config.auth.googleJWKS ?? "(unset: Google sign-in disabled)")
-            APPLE_CLIENT_IDS      \(config.auth.appleClientIDs.joined(separator: ","))
-            APPLE_JWKS            \(config.auth.appleJWKS ?? "(unset: Apple sign-in disabled)")
-            """
-    }
+    static func describe(_ config: ServerConfig) -> String { config.summary }
 }
 
 /// `onboard keys`: a JWT secret and the two API keys signed with it, as env lines.
@@ -177,11 +87,6 @@ struct Keys: ParsableCommand {
         print("SERVICE_ROLE_KEY=\(keys.serviceRoleKey)")
     }
 
-    /// An API key as Supabase makes them: an HS256 JWT with the role, issued by "supabase".
-    static func apiKey(role: String, secret: [UInt8]) -> String {
-        let now = Int(Date().timeIntervalSince1970)
-        return JWT.signHS256(claims: ["role": role, "iss": "supabase", "iat": now, "exp": now + 10 * 365 * 24 * 3600], secret: secret)
-    }
 }
 
 struct LocalKeys {
@@ -191,8 +96,8 @@ struct LocalKeys {
 
     static func generate() -> LocalKeys {
         let secret = Base64URL.encode(Crypto.randomBytes(32))
-        return LocalKeys(secret: secret, anonKey: Keys.apiKey(role: "anon", secret: Array(secret.utf8)),
-                         serviceRoleKey: Keys.apiKey(role: "service_role", secret: Array(secret.utf8)))
+        return LocalKeys(secret: secret, anonKey: APIKey.make(role: "anon", secret: Array(secret.utf8)),
+                         serviceRoleKey: APIKey.make(role: "service_role", secret: Array(secret.utf8)))
     }
 
     /// The development keys kept in `<folder>/keys.env` (created on first use, mode 0600).
