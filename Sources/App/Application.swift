@@ -61,6 +61,7 @@ public final class Application: Sendable {
         let auth = AuthService(pool: pool, config: authConfig, logger: logger)
         var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
         realtimeConfig.enforceOwnership = config.enforceOwnership
+        realtimeConfig.feedWait = config.realtimeFeedWait
         let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
         self.realtime = realtime
@@ -69,7 +70,7 @@ public final class Application: Sendable {
         let migrator = Migrator(directory: config.migrationsDirectory)
         let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
                                  readiness: { Readiness.check(pool: pool, migrator: migrator) }, logger: logger)
-        server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, logger: logger,
+        server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
                             responder: { request in
                                 let started = DispatchTime.now().uptimeNanoseconds
                                 let response = router.respond(to: request)

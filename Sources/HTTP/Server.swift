@@ -16,6 +16,8 @@ public final class HTTPServer: Sendable {
     public let host: String
     public let limits: ServerLimits
     let cors: CORSConfig
+    /// The body of the server's own refusals (malformed requests, too many connections).
+    let errorStyle: ErrorStyle
     let logger: Logger
     let responder: @Sendable (HTTPRequest) -> HTTPResponse
     let parser: HTTPParser
@@ -38,10 +40,12 @@ public final class HTTPServer: Sendable {
     }
 
     public init(host: String = "127.0.0.1", port: Int = 54321, limits: ServerLimits = ServerLimits(), cors: CORSConfig = CORSConfig(),
-                logger: Logger = Logger(label: "onboard.http"), responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+                errorStyle: ErrorStyle = .plain, logger: Logger = Logger(label: "onboard.http"),
+                responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.host = host
         self.limits = limits
         self.cors = cors
+        self.errorStyle = errorStyle
         self.logger = logger
         self.responder = responder
         self.parser = HTTPParser(limits: limits)
@@ -168,7 +172,7 @@ public final class HTTPServer: Sendable {
             }
             guard admitted else {
                 // Over the limit (or shutting down): a fast, honest answer instead of a hang.
-                let response = serialize(HTTPResponse.error(503, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
+                let response = serialize(errorStyle.response(503, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
                 _ = response.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(fd)
                 continue
@@ -229,8 +233,7 @@ public final class HTTPServer: Sendable {
             request.remoteAddress = connection.remoteAddress
             workQueue.push(Work(connection: connection, request: request))
         case .failed(let error):
-            var response = HTTPResponse.error(error.status, error.message)
-            if error.status == 501 { response = .error(501, "Not Implemented") }
+            let response = errorStyle.response(error.status, error.status == 501 ? "Not Implemented" : error.message)
             logger.info("rejected request", metadata: ["status": "\(error.status)", "reason": "\(error.message)", "remote": "\(connection.remoteAddress)"])
             connection.buffer.removeAll()
             write(serialize(response, head: false, keepAlive: false, requestID: nil), to: connection, keepAlive: false)
@@ -387,7 +390,7 @@ public final class HTTPServer: Sendable {
             response.headers.add("Allow", CORSConfig.allowedMethods)
             if let origin, cors.allows(origin) {
                 response.headers.add("Access-Control-Allow-Methods", CORSConfig.allowedMethods)
-                response.headers.add("Access-Control-Allow-Headers", request.headers["Access-Control-Request-Headers"] ?? CORSConfig.defaultAllowedHeaders)
+                response.headers.add("Access-Control-Allow-Headers", request.headers["Access-Control-Request-Headers"] ?? cors.allowedHeaders)
                 response.headers.add("Access-Control-Max-Age", "86400")
             }
         } else {
@@ -396,7 +399,7 @@ public final class HTTPServer: Sendable {
         if let origin, cors.allows(origin) {
             response.headers.replace("Access-Control-Allow-Origin", cors.allowedOrigins.contains("*") ? "*" : origin)
             if !cors.allowedOrigins.contains("*") { response.headers.add("Vary", "Origin") }
-            response.headers.replace("Access-Control-Expose-Headers", CORSConfig.exposedHeaders)
+            if !cors.exposedHeaders.isEmpty { response.headers.replace("Access-Control-Expose-Headers", cors.exposedHeaders) }
         }
         response.headers.replace("X-Request-Id", request.id)
         return response

@@ -85,6 +85,7 @@ public final class ChangeFeed: Sendable {
                     try fresh.listen(Self.channel)
                     connection = fresh
                     listening.store(true, ordering: .releasing)
+                    service.setFeedListening(true)
                     backoff = 0.1
                     service.logger.info("realtime change feed listening")
                 }
@@ -94,6 +95,7 @@ public final class ChangeFeed: Sendable {
                 if running.load(ordering: .acquiring) { service.logLeaseFailure(service.renewLeases) }
             } catch {
                 let wasListening = listening.exchange(false, ordering: .acquiringAndReleasing)
+                service.setFeedListening(false)
                 connection = nil
                 if wasListening {
                     service.logger.error("realtime change feed lost; closing realtime sockets", metadata: ["error": "\(error)"])
@@ -104,6 +106,7 @@ public final class ChangeFeed: Sendable {
             }
         }
         listening.store(false, ordering: .releasing)
+        service.setFeedListening(false)
     }
 
     /// Fans one change out to the channels allowed to see it.
