@@ -148,7 +148,7 @@ public final class RESTService: Sendable {
     /// COMMIT or ROLLBACK follows in a second round trip.
     func execute(_ plan: ActionPlan, caller: Caller) throws(RESTError) -> MainResult {
         guard let statement = plan.statement else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil) }
-        let setup = Self.setup(caller: caller, readOnly: plan.readOnly)
+        let setup = Self.setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone)
         do {
             return try pool.withConnection { connection throws -> MainResult in
                 // A function may choose the status (`set_config('response.status', '404', true)`);
@@ -200,10 +200,12 @@ public final class RESTService: Sendable {
     /// anonymous requests too (a pooled connection that once set `request.jwt.claims` locally
     /// reads it as '' afterwards, not NULL), and the role switch precedes the statement.
     /// Realtime's re-reads start the same way.
-    public static func setup(caller: Caller, readOnly: Bool) -> SQL {
-        readOnly
-            ? "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true), set_config('transaction_read_only', 'on', true)"
-            : "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
+    public static func setup(caller: Caller, readOnly: Bool, timezone: String? = nil) -> SQL {
+        var sql: SQL = "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
+        if readOnly { sql.append(", set_config('transaction_read_only', 'on', true)") }
+        // `Prefer: timezone=…`: an unknown zone fails here (22023), before the statement runs.
+        if let timezone { sql.append(SQL(", set_config('timezone', \(timezone), true)")) }
+        return sql
     }
 
     static func mainResult(_ result: QueryResult, status: QueryResult? = nil) -> MainResult {

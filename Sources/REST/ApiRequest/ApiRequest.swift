@@ -27,6 +27,8 @@ public struct ApiRequest: Sendable, Equatable {
         case json
         /// `application/vnd.pgrst.object+json` (optionally `;nulls=stripped`).
         case singleObject(stripNulls: Bool)
+        /// `application/vnd.pgrst.array+json;nulls=stripped`: the array, each object without its null members.
+        case strippedArray
         case csv
         case openAPI
     }

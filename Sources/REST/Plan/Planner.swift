@@ -213,10 +213,14 @@ struct Planner {
                 sql.raw("UPDATE ")
                 builder.writeQualified(into: &sql)
                 sql.raw(" SET ")
+                // With `columns=` and `Prefer: missing=default`, a listed column the body lacks
+                // takes its default (the column's, else its domain's), as PostgREST does.
+                let present = Set(payload.keys)
                 for (index, key) in keys.enumerated() {
                     if index > 0 { sql.raw(", ") }
                     let name = builder.quoted(key)
-                    sql.raw(name); sql.raw(" = pgrst_body."); sql.raw(name)
+                    sql.raw(name)
+                    sql.raw(request.preferences.missing == .default && !present.contains(key) ? " = DEFAULT" : " = pgrst_body." + name)
                 }
                 sql.raw(" FROM json_to_record(")
                 sql.bind(payload.raw)
@@ -224,6 +228,7 @@ struct Planner {
                 builder.writeTypedColumns(keys, into: &sql)
                 sql.raw(")")
                 builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+                builder.writeLimitedRows(conditions, denyAll: denyAll, order: request.order, limit: request.limit, offset: request.offset, into: &sql)
                 sql.raw(" RETURNING ")
                 builder.writeQualified(into: &sql)
                 sql.raw(".*")
@@ -237,6 +242,7 @@ struct Planner {
             sql.raw("DELETE FROM ")
             builder.writeQualified(into: &sql)
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+            builder.writeLimitedRows(conditions, denyAll: denyAll, order: request.order, limit: request.limit, offset: request.offset, into: &sql)
             sql.raw(" RETURNING ")
             builder.writeQualified(into: &sql)
             sql.raw(".*) ")
@@ -293,9 +299,16 @@ struct Planner {
                 given.append((member.key, Self.argumentText(member.value, type: type)))
             }
         } else {
-            for pair in request.functionArguments {
+            // GET: a query pair naming a parameter is an argument; the others filter the result.
+            for pair in request.functionArguments where function.argument(pair.name) != nil {
                 given.removeAll { $0.name == pair.name }
                 given.append((pair.name, pair.value))
+            }
+        }
+        var conditions = request.conditions
+        if request.payload == nil {
+            for pair in request.functionArguments where function.argument(pair.name) == nil {
+                conditions.append(try QueryGrammar.parseFilter(column: pair.name, pair.value))
             }
         }
         let names = given.map(\.name)
@@ -322,7 +335,31 @@ struct Planner {
         if function.returnsVoid {
             plan.statement = "SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT \(invocation)) pgrst_call"
         } else if function.returnsComposite {
-            let source: SQL = "SELECT pgrst_call.* FROM \(invocation) pgrst_call\(limits)"
+            // Rows of a table type or of OUT columns: `select`, filters and `order` apply to them
+            // as to a table's. Columns are checked when the type is a known table; otherwise
+            // PostgreSQL names an unknown one (42703).
+            let rowTable = Self.resultTable(function, request: request, conditions: conditions, cache: cache)
+            let builder = QueryBuilder(table: rowTable)
+            try builder.validate(conditions)
+            for term in request.order where rowTable.column(term.column) == nil { throw .unknownColumn(column: term.column, table: function.name) }
+            for item in request.select where item.column != "*" && rowTable.column(item.column) == nil {
+                throw .unknownColumn(column: item.column, table: function.name)
+            }
+            var query = SQLBuilder()
+            query.raw("SELECT ")
+            if request.select.allSatisfy(\.isStar) {
+                query.raw("pgrst_call.*")
+            } else {
+                builder.writeSelectList(request.select.filter { !$0.isStar } , qualifier: nil, into: &query)
+                if request.select.contains(where: \.isStar) { query.raw(", pgrst_call.*") }
+            }
+            query.raw(" FROM ")
+            query.append(invocation)
+            query.raw(" pgrst_call")
+            builder.writeWhere(conditions, denyAll: false, into: &query)
+            builder.writeOrder(request.order, into: &query)
+            query.append(limits)
+            let source = query.sql
             var media = request.media
             // A function returning one row answers an object, as PostgREST does.
             if !function.returnsSet, media == .json { media = .singleObject(stripNulls: false) }
@@ -342,6 +379,27 @@ struct Planner {
             plan.statement = "WITH pgrst_source AS (\(source)) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, \(body) AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"
         }
         return plan
+    }
+
+    /// The rows a composite-returning function answers, as a table named `pgrst_call`: the
+    /// columns of its table type when the cache knows it, else the names the request uses.
+    static func resultTable(_ function: SchemaCache.Function, request: ApiRequest, conditions: [Condition], cache: SchemaCache) -> SchemaCache.Table {
+        if let known = cache.tables[function.returnType] {
+            return SchemaCache.Table(name: "pgrst_call", columns: known.columns, primaryKey: [])
+        }
+        var names: [String] = request.select.filter { !$0.isStar }.map(\.column) + request.order.map(\.column)
+        func collect(_ condition: Condition) {
+            switch condition {
+            case .filter(let filter): names.append(filter.column)
+            case .not(let inner): collect(inner)
+            case .and(let items), .or(let items): items.forEach(collect)
+            case .scope: break
+            }
+        }
+        conditions.forEach(collect)
+        var seen = Set<String>()
+        let columns = names.filter { seen.insert($0).inserted }.map { SchemaCache.Column(name: $0, type: "") }
+        return SchemaCache.Table(name: "pgrst_call", columns: columns, primaryKey: [])
     }
 
     /// A JSON argument as the text PostgreSQL parses for the parameter's type.
@@ -380,6 +438,8 @@ struct Planner {
         switch media {
         case .json, .openAPI:
             sql.raw("coalesce(json_agg(_postgrest_t), '[]')::text")
+        case .strippedArray:
+            sql.raw("coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')::text")
         case .singleObject(let strip):
             let object = strip ? "json_strip_nulls(json_agg(_postgrest_t) -> 0)" : "(json_agg(_postgrest_t) -> 0)"
             sql.raw("coalesce(\(object)::text, \(nullForEmptyObject ? "'null'" : "''"))")

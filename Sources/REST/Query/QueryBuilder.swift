@@ -187,7 +187,18 @@ struct QueryBuilder {
     /// One filter (PostgREST's SqlFragment.pgFmtFilter): operands are unknown-typed binds that
     /// PostgreSQL casts to the column's type.
     func write(_ filter: Filter, into sql: inout SQLBuilder) {
-        writeColumn(filter.column, into: &sql)
+        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.column(filter.column)?.type, type != "tsvector" {
+            // PostgREST searches a text or json column through to_tsvector([language,] column).
+            sql.raw("to_tsvector(")
+            if let language = filter.language {
+                sql.bind(language)
+                sql.raw("::regconfig, ")
+            }
+            writeColumn(filter.column, into: &sql)
+            sql.raw(")")
+        } else {
+            writeColumn(filter.column, into: &sql)
+        }
         switch filter.operand {
         case .isValue(let value):
             switch value {
@@ -223,8 +234,9 @@ struct QueryBuilder {
             case .ov: sql.raw(" && ")
             case .sl: sql.raw(" << ")
             case .sr: sql.raw(" >> ")
-            case .nxl: sql.raw(" &< ")
-            case .nxr: sql.raw(" &> ")
+            // PostgREST: nxr "does not extend to the right" (&<), nxl "… to the left" (&>).
+            case .nxr: sql.raw(" &< ")
+            case .nxl: sql.raw(" &> ")
             case .adj: sql.raw(" -|- ")
             case .fts, .plfts, .phfts, .wfts:
                 let function: String
@@ -248,6 +260,24 @@ struct QueryBuilder {
             }
             sql.bind(value)
         }
+    }
+
+    /// PATCH and DELETE with `limit` (PostgREST's limited update/delete): only the first rows in
+    /// `order` are touched, chosen by their `ctid` (appended to the statement's WHERE).
+    func writeLimitedRows(_ conditions: [Condition], denyAll: Bool, order: [OrderTerm], limit: Int?, offset: Int, into sql: inout SQLBuilder) {
+        guard let limit else { return }
+        sql.raw(conditions.isEmpty && !denyAll ? " WHERE " : " AND ")
+        sql.raw("ctid = ANY(ARRAY(SELECT ctid FROM ")
+        writeQualified(into: &sql)
+        writeWhere(conditions, denyAll: denyAll, into: &sql)
+        writeOrder(order, into: &sql)
+        sql.raw(" LIMIT ")
+        sql.bind(String(limit))
+        if offset > 0 {
+            sql.raw(" OFFSET ")
+            sql.bind(String(offset))
+        }
+        sql.raw("))")
     }
 
     func writeOrder(_ terms: [OrderTerm], into sql: inout SQLBuilder) {

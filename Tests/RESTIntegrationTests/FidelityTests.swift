@@ -1,0 +1,103 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+/// Answers that were wrong while the status was right, checked against PostgREST's behaviour on
+/// fixture tables of the test's own (created here, not in migrations/, so the product schema
+/// stays clean), as the service role.
+@Suite("PostgREST fidelity on fixture tables", .serialized)
+struct FidelityTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer()
+        let admin = try Connection(conninfo: server.databaseURL)
+        try admin.execute("""
+            CREATE TABLE public.fx_ranges (id int PRIMARY KEY, r int4range);
+            INSERT INTO public.fx_ranges VALUES (1, '[1,3)'), (2, '[5,8)'), (3, '[10,20)');
+            CREATE TABLE public.fx_docs (id int PRIMARY KEY, body text, meta jsonb);
+            INSERT INTO public.fx_docs VALUES (1, 'The cats are sleeping', '{"title": "Fat cats"}'), (2, 'A dog barks', '{"title": "Dogs"}');
+            CREATE DOMAIN public.fx_positive AS integer DEFAULT 7 CHECK (VALUE > 0);
+            CREATE TABLE public.fx_items (id int PRIMARY KEY, name text NOT NULL DEFAULT 'unnamed', qty public.fx_positive,
+                                          at timestamptz NOT NULL DEFAULT '2025-01-01 12:00:00+00', note text);
+            INSERT INTO public.fx_items (id, name, qty, note) VALUES (1, 'a', 1, NULL), (2, 'b', 2, 'two'), (3, 'c', 3, NULL);
+            CREATE FUNCTION public.fx_search(min integer) RETURNS SETOF public.fx_items LANGUAGE sql STABLE
+                AS $$ SELECT * FROM public.fx_items WHERE id >= min ORDER BY id $$;
+            GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items TO anon, authenticated, service_role;
+            NOTIFY pgrst, 'reload schema';
+            """)
+        let http = server.client()
+        let headers = server.headers(server.serviceKey)
+        #expect(eventually { (try? http.request("GET", "/rest/v1/rpc/fx_search?min=1", headers: headers).status) == 200 })
+    }
+
+    func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {
+        try server.client().request("GET", target, headers: server.headers(server.serviceKey, extra))
+    }
+
+    /// The body's JSON re-serialised compactly with sorted keys (json_agg separates elements
+    /// with ", ", as PostgREST's bodies do).
+    func compact(_ response: TestResponse) -> String {
+        guard let value = response.json, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else {
+            return response.text
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func rangeOperatorsNxrAndNxlAsPostgREST() throws {
+        // nxr: does not extend to the right of [4,9) (&<); nxl: does not extend to its left (&>).
+        #expect(compact(try get("/rest/v1/fx_ranges?select=id&r=nxr.[4,9)&order=id")) == #"[{"id":1},{"id":2}]"#)
+        #expect(compact(try get("/rest/v1/fx_ranges?select=id&r=nxl.[4,9)&order=id")) == #"[{"id":2},{"id":3}]"#)
+    }
+
+    @Test func fullTextSearchUsesTheLanguageAndSearchesJSON() throws {
+        // English stems "cats" to "cat"; the simple configuration does not.
+        #expect(compact(try get("/rest/v1/fx_docs?select=id&body=fts(english).cat")) == #"[{"id":1}]"#)
+        #expect(compact(try get("/rest/v1/fx_docs?select=id&body=fts(simple).cat")) == "[]")
+        let json = try get("/rest/v1/fx_docs?select=id&meta=fts(english).cat")
+        #expect(json.status == 200 && compact(json) == #"[{"id":1}]"#, "\(json.text)")
+    }
+
+    @Test func functionResultsTakeSelectFiltersOrderAndLimit() throws {
+        #expect(compact(try get("/rest/v1/rpc/fx_search?min=2&select=id")) == #"[{"id":2},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/rpc/fx_search?min=1&select=id,name&id=gt.1&name=neq.c")) == #"[{"id":2,"name":"b"}]"#)
+        #expect(compact(try get("/rest/v1/rpc/fx_search?min=1&select=id&order=id.desc&limit=1")) == #"[{"id":3}]"#)
+        let posted = try server.client().request("POST", "/rest/v1/rpc/fx_search?select=name&id=eq.2", headers: server.headers(server.serviceKey), body: #"{"min":1}"#)
+        #expect(compact(posted) == #"[{"name":"b"}]"#)
+        let unknown = try get("/rest/v1/rpc/fx_search?min=1&select=nope")
+        #expect(unknown.status == 400 && unknown.jsonObject?["code"] as? String == "42703")
+    }
+
+    @Test func patchWithMissingDefaultWritesDefaultsAndHonoursOrderAndLimit() throws {
+        let http = server.client()
+        // `columns=` with a column the body lacks: its default (the column's; the domain's for qty).
+        let patched = try http.request("PATCH", "/rest/v1/fx_items?id=eq.1&columns=name,qty,note",
+                                       headers: server.headers(server.serviceKey, [("Prefer", "return=representation, missing=default")]),
+                                       body: #"{"note":"n"}"#)
+        #expect(patched.status == 200, "\(patched.text)")
+        #expect(patched.jsonArray?.first?["name"] as? String == "unnamed" && patched.jsonArray?.first?["qty"] as? Int == 7)
+        // order + limit: only the last row by id changes.
+        let limited = try http.request("PATCH", "/rest/v1/fx_items?order=id.desc&limit=1", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]),
+                                       body: #"{"note":"last"}"#)
+        #expect(limited.jsonArray?.map { $0["id"] as? Int } == [3], "\(limited.text)")
+        #expect(compact(try get("/rest/v1/fx_items?select=id&note=eq.last")) == #"[{"id":3}]"#)
+        let deleted = try http.request("DELETE", "/rest/v1/fx_ranges?order=id.asc&limit=2", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]))
+        #expect(deleted.jsonArray?.map { $0["id"] as? Int } == [1, 2])
+    }
+
+    @Test func timezonePreferenceRendersTimestampsInThatZone() throws {
+        let local = try get("/rest/v1/fx_items?select=at&id=eq.2", [("Prefer", "timezone=America/Los_Angeles")])
+        #expect(compact(local) == #"[{"at":"2025-01-01T04:00:00-08:00"}]"#, "\(local.text)")
+        #expect(local.header("Preference-Applied") == "timezone=America/Los_Angeles")
+        #expect(compact(try get("/rest/v1/fx_items?select=at&id=eq.2")) == #"[{"at":"2025-01-01T12:00:00+00:00"}]"#)
+        let invalid = try get("/rest/v1/fx_items?select=at", [("Prefer", "timezone=Mars/Olympus_Mons")])
+        #expect(invalid.status == 400, "\(invalid.text)")
+    }
+
+    @Test func arrayWithNullsStripped() throws {
+        let stripped = try get("/rest/v1/fx_items?select=id,note&id=lte.2&order=id", [("Accept", "application/vnd.pgrst.array+json;nulls=stripped")])
+        #expect(compact(stripped) == #"[{"id":1},{"id":2,"note":"two"}]"#, "\(stripped.text)")
+        #expect(stripped.header("Content-Type") == "application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8")
+    }
+}
