@@ -40,6 +40,10 @@ struct Serve: ParsableCommand {
             throw fail(error)
         }
         logger.notice("onboard is serving", metadata: ["url": "http://\(config.host):\(application.port)"])
+        if dev {
+            print(Self.banner(config, application: application))
+            fflush(stdout)
+        }
         let done = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "onboard.signals")
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
@@ -53,6 +57,29 @@ struct Serve: ParsableCommand {
         withExtendedLifetime(sources) { done.wait() }
         logger.notice("shutting down")
         application.shutdown()
+    }
+}
+
+extension Serve {
+    /// What `supabase start` prints when it is up: where everything is, and the keys an app needs
+    /// (development only: `--dev`, which `make run` passes).
+    static func banner(_ config: ServerConfig, application: Application) -> String {
+        let api = "http://\(config.host == "0.0.0.0" ? "127.0.0.1" : config.host):\(application.port)"
+        var database = application.database.url
+        if case .url = config.database { database = database.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression) }
+        let rows = [
+            ("API URL", api),
+            ("REST URL", api + "/rest/v1"),
+            ("Auth URL", api + "/auth/v1"),
+            ("Realtime URL", api.replacingOccurrences(of: "http", with: "ws") + "/realtime/v1/websocket"),
+            ("DB URL", database + (application.database.cluster != nil ? "  (the embedded cluster; psql takes it as is)" : "")),
+            ("JWT secret", String(decoding: config.keys.jwtSecret, as: UTF8.self)),
+            ("anon key", config.keys.anonKey),
+            ("service_role key", config.keys.serviceRoleKey),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        let lines = rows.map { String(repeating: " ", count: width - $0.0.count) + $0.0 + ": " + $0.1 }
+        return "\nonboard is running (development keys: never use them in production).\n\n" + lines.joined(separator: "\n") + "\n"
     }
 }
 
