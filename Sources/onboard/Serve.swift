@@ -41,8 +41,8 @@ struct Serve: ParsableCommand {
         }
         logger.notice("onboard is serving", metadata: ["url": "http://\(config.host):\(application.port)"])
         if dev {
-            print(Self.banner(config, application: application))
-            fflush(stdout)
+            // Written at once (print would sit in stdout's buffer when it is not a terminal).
+            FileHandle.standardOutput.write(Data((Self.banner(config, application: application) + "\n").utf8))
         }
         let done = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "onboard.signals")
