@@ -87,7 +87,7 @@ public final class HTTPServer: Sendable {
         }
         guard !alreadyStopping else { return }
         if listener >= 0 {
-            state.withLock { epoll_ctl($0.epoll, EPOLL_CTL_DEL, listener, nil) }
+            _ = state.withLock { epoll_ctl($0.epoll, EPOLL_CTL_DEL, listener, nil) }
             close(listener)
         }
         let deadline = monotonicNow() + limits.shutdownGrace
@@ -110,7 +110,7 @@ public final class HTTPServer: Sendable {
             webSocket.close(.goingAway, reason: "server shutting down")
             webSocket.terminate(code: .goingAway)
         }
-        state.withLock { close($0.epoll) }
+        _ = state.withLock { close($0.epoll) }
         logger.info("stopped")
     }
 
@@ -521,7 +521,7 @@ enum HTTPDate {
             gmtime_r(&seconds, &parts)
             var buffer = [CChar](repeating: 0, count: 64)
             strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-            cache = (seconds, String(cString: buffer))
+            cache = (seconds, cText(buffer))
             return cache.text
         }
     }
