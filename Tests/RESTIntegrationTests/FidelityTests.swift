@@ -24,7 +24,10 @@ struct FidelityTests {
             INSERT INTO public.fx_items (id, name, qty, note) VALUES (1, 'a', 1, NULL), (2, 'b', 2, 'two'), (3, 'c', 3, NULL);
             CREATE FUNCTION public.fx_search(min integer) RETURNS SETOF public.fx_items LANGUAGE sql STABLE
                 AS $$ SELECT * FROM public.fx_items WHERE id >= min ORDER BY id $$;
-            GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items TO anon, authenticated, service_role;
+            CREATE TABLE public.fx_many (id int PRIMARY KEY, name text);
+            INSERT INTO public.fx_many SELECT i, 'n' || i FROM generate_series(1, 1000) i;
+            ANALYZE public.fx_many;
+            GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items, public.fx_many TO anon, authenticated, service_role;
             NOTIFY pgrst, 'reload schema';
             """)
         let http = server.client()
@@ -93,6 +96,20 @@ struct FidelityTests {
         #expect(compact(try get("/rest/v1/fx_items?select=at&id=eq.2")) == #"[{"at":"2025-01-01T12:00:00+00:00"}]"#)
         let invalid = try get("/rest/v1/fx_items?select=at", [("Prefer", "timezone=Mars/Olympus_Mons")])
         #expect(invalid.status == 400, "\(invalid.text)")
+    }
+
+    @Test func plannedCountIsThePlannersEstimate() throws {
+        // A pattern the planner cannot know well: its estimate, not the exact count, is the total.
+        let admin = try Connection(conninfo: server.databaseURL)
+        let plan = try #require(try admin.query("EXPLAIN (FORMAT JSON) SELECT 1 FROM public.fx_many WHERE name LIKE '%7%'").scalar)
+        let estimate = try #require(plan.range(of: #""Plan Rows": (\d+)"#, options: .regularExpression).map { String(plan[$0]).split(separator: " ").last.map(String.init) ?? "" })
+        let exact = try #require(try admin.query("SELECT count(*) FROM public.fx_many WHERE name LIKE '%7%'").scalar)
+        #expect(estimate != exact, "the fixture should make the planner guess")
+        let planned = try get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", [("Prefer", "count=planned")])
+        #expect(planned.header("Content-Range") == "0-4/\(estimate)", "\(planned.header("Content-Range") ?? "none")")
+        #expect(planned.status == 206 && planned.header("Preference-Applied") == "count=planned")
+        let counted = try get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", [("Prefer", "count=exact")])
+        #expect(counted.header("Content-Range") == "0-4/\(exact)")
     }
 
     @Test func arrayWithNullsStripped() throws {

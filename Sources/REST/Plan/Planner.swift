@@ -30,6 +30,9 @@ struct ActionPlan: Sendable {
     var resource: String
     /// Whether an insert had a conflict target (for `Preference-Applied: resolution=…`).
     var hasConflictTarget = false
+    /// `Prefer: count=planned`: an `EXPLAIN (FORMAT JSON)` of the read's rows, whose estimate
+    /// becomes the total (PostgREST's planned count).
+    var plannedCount: SQL? = nil
 }
 
 struct Planner {
@@ -111,8 +114,15 @@ struct Planner {
             if let limit = request.limit { sql.raw(" LIMIT "); sql.bind(String(limit)) }
             if request.offset > 0 { sql.raw(" OFFSET "); sql.bind(String(request.offset)) }
             sql.raw(") ")
+            if request.preferences.count == .planned {
+                var explain = SQLBuilder()
+                explain.raw("EXPLAIN (FORMAT JSON) SELECT 1 FROM ")
+                builder.writeQualified(into: &explain)
+                builder.writeWhere(conditions, denyAll: denyAll, into: &explain)
+                plan.plannedCount = explain.sql
+            }
             Self.writeAggregate(media: media, into: &sql, total: { sql in
-                if request.preferences.wantsCount {
+                if request.preferences.wantsCount && request.preferences.count != .planned {
                     sql.raw("(SELECT pg_catalog.count(*) FROM ")
                     builder.writeQualified(into: &sql)
                     builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
