@@ -27,6 +27,8 @@ struct FidelityTests {
             CREATE TABLE public.fx_many (id int PRIMARY KEY, name text);
             INSERT INTO public.fx_many SELECT i, 'n' || i FROM generate_series(1, 1000) i;
             ANALYZE public.fx_many;
+            CREATE FUNCTION public.fx_char(c char(7), b bit(3)) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT c::text || '/' || b::text $$;
+            CREATE FUNCTION public.fx_json(j jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT j $$;
             GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items, public.fx_many TO anon, authenticated, service_role;
             """)
         // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
@@ -114,6 +116,17 @@ struct FidelityTests {
         #expect(planned.status == 206 && planned.header("Preference-Applied") == "count=planned")
         let counted = try get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", [("Prefer", "count=exact")])
         #expect(counted.header("Content-Range") == "0-4/\(exact)")
+    }
+
+    @Test func functionArgumentsKeepTheirLengthAndTheirJSONType() throws {
+        let http = server.client()
+        let padded = try http.request("POST", "/rest/v1/rpc/fx_char", headers: server.headers(server.serviceKey), body: #"{"c":"abcdefg","b":"101"}"#)
+        #expect(padded.text == #""abcdefg/101""#, "\(padded.text)")
+        // A JSON string that looks like an object is still a string.
+        let string = try http.request("POST", "/rest/v1/rpc/fx_json", headers: server.headers(server.serviceKey), body: #"{"j":"{\"a\":1}"}"#)
+        #expect(string.text == #""{\"a\": 1}""# || string.text == #""{\"a\":1}""#, "\(string.text)")
+        let object = try http.request("POST", "/rest/v1/rpc/fx_json", headers: server.headers(server.serviceKey), body: #"{"j":{"a":1}}"#)
+        #expect(compact(object) == #"{"a":1}"#, "\(object.text)")
     }
 
     @Test func anOffsetPastTheEndIs416WithTheCount() throws {

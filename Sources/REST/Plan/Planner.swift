@@ -330,7 +330,7 @@ struct Planner {
         var argumentList: [SQL] = []
         for argument in function.arguments {
             guard let value = given.first(where: { $0.name == argument.name }) else { continue }
-            argumentList.append("\(ident: argument.name) := \(value.value)::\(unsafeRaw: argument.type)")  // type: from the catalog
+            argumentList.append("\(ident: argument.name) := \(value.value)::\(unsafeRaw: Self.castType(argument.type))")  // type: from the catalog
         }
         let invocation: SQL = "\(unsafeRaw: quoteIdentifier("public")).\(ident: function.name)(\(SQL.join(argumentList, separator: ", ")))"
         var readOnly = false
@@ -412,8 +412,24 @@ struct Planner {
         return SchemaCache.Table(name: "pgrst_call", columns: columns, primaryKey: [])
     }
 
+    /// The type to cast an argument to. A parameter's catalog type has no length, but the SQL
+    /// names `character` and `bit` mean char(1) and bit(1): "abcdefg"::character is "a". Their
+    /// internal names take any length, as the parameter does.
+    static func castType(_ type: String) -> String {
+        switch type {
+        case "character": return "bpchar"
+        case "character[]": return "bpchar[]"
+        case "bit": return "varbit"
+        case "bit[]": return "varbit[]"
+        default: return type
+        }
+    }
+
     /// A JSON argument as the text PostgreSQL parses for the parameter's type.
     static func argumentText(_ value: JSONValue, type: String) -> String? {
+        // A json/jsonb parameter takes the JSON value itself: a string that looks like JSON
+        // stays a string.
+        if type == "json" || type == "jsonb", value != .null { return value.serialized }
         switch value {
         case .null: return nil
         case .string(let text): return text
