@@ -129,6 +129,15 @@ struct FidelityTests {
         #expect(compact(object) == #"{"a":1}"#, "\(object.text)")
     }
 
+    @Test func anyAndAllModifiers() throws {
+        #expect(compact(try get("/rest/v1/fx_items?select=id&name=like(any).{a*,c*}&order=id")) == #"[{"id":1},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&id=gt(all).{0,1}&order=id")) == #"[{"id":2},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&id=eq(any).{2,3}&order=id")) == #"[{"id":2},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&or=(name.like(any).{b*},id.eq.1)&order=id")) == #"[{"id":1},{"id":2}]"#)
+        let bad = try get("/rest/v1/fx_items?name=like(some).{a}")
+        #expect(bad.status == 400 && bad.jsonObject?["code"] as? String == "PGRST100")
+    }
+
     @Test func anOffsetPastTheEndIs416WithTheCount() throws {
         let past = try get("/rest/v1/fx_items?select=id&offset=10", [("Prefer", "count=exact")])
         #expect(past.status == 416 && past.header("Content-Range") == "*/3", "\(past.status) \(past.header("Content-Range") ?? "none")")

@@ -128,11 +128,20 @@ public struct Filter: Sendable, Equatable {
     public var operand: FilterOperand
     /// The text-search configuration of `fts(english)`.
     public var language: String?
-    public init(column: String, op: FilterOperator, operand: FilterOperand, language: String? = nil) {
+    /// `like(any).{a*,b*}`: the operand is an array literal, matched with ANY or ALL.
+    public var quantifier: Quantifier?
+
+    public enum Quantifier: String, Sendable { case any, all }
+
+    /// The operators that take `(any)` / `(all)`, as PostgREST's.
+    public static let quantifiable: Set<FilterOperator> = [.eq, .like, .ilike, .gt, .gte, .lt, .lte, .match, .imatch]
+
+    public init(column: String, op: FilterOperator, operand: FilterOperand, language: String? = nil, quantifier: Quantifier? = nil) {
         self.column = column
         self.op = op
         self.operand = operand
         self.language = language
+        self.quantifier = quantifier
     }
 }
 
