@@ -138,6 +138,19 @@ struct FidelityTests {
         #expect(bad.status == 400 && bad.jsonObject?["code"] as? String == "PGRST100")
     }
 
+    @Test func formBodiesAreObjectsOfTextValues() throws {
+        let http = server.client()
+        var headers = server.headers(server.serviceKey, [("Prefer", "return=representation")])
+        headers.removeAll { $0.0 == "Content-Type" }
+        headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        let created = try http.request("POST", "/rest/v1/fx_items", headers: headers, body: "id=9&name=from+a+form&qty=4&note=caf%C3%A9")
+        #expect(created.status == 201, "\(created.text)")
+        #expect(created.jsonArray?.first?["name"] as? String == "from a form" && created.jsonArray?.first?["qty"] as? Int == 4)
+        #expect(created.jsonArray?.first?["note"] as? String == "café")
+        let called = try http.request("POST", "/rest/v1/rpc/fx_char", headers: headers, body: "c=abc&b=1")
+        #expect(called.text == #""abc/1""#, "\(called.text)")  // bpchar to text drops the padding
+    }
+
     @Test func anOffsetPastTheEndIs416WithTheCount() throws {
         let past = try get("/rest/v1/fx_items?select=id&offset=10", [("Prefer", "count=exact")])
         #expect(past.status == 416 && past.header("Content-Range") == "*/3", "\(past.status) \(past.header("Content-Range") ?? "none")")

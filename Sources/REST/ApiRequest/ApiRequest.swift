@@ -251,6 +251,14 @@ extension ApiRequest {
         }
 
         // Bodies: writes and POST calls (DELETE bodies are ignored, as supabase-py sends `{}`).
+        // A form body (`application/x-www-form-urlencoded`) is one object of text values, as
+        // PostgREST reads it.
+        var body = body
+        if let type = header("content-type"), type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+            let fields = parseQuery(String(decoding: body, as: UTF8.self))
+            if fields.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) { throw .database(.nulCharacter, authenticated: false) }
+            body = Array(("{" + fields.map { jsonString($0.name) + ":" + jsonString($0.value) }.joined(separator: ",") + "}").utf8)
+        }
         switch action {
         case .insert, .update, .singleUpsert:
             request.payload = try parsePayload(body, allowArray: action == .insert, sameKeys: request.columns == nil)
