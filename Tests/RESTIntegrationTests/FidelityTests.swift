@@ -151,6 +151,18 @@ struct FidelityTests {
         #expect(called.text == #""abc/1""#, "\(called.text)")  // bpchar to text drops the padding
     }
 
+    @Test func bulkInsertFromCSV() throws {
+        var headers = server.headers(server.serviceKey, [("Prefer", "return=representation")])
+        headers.removeAll { $0.0 == "Content-Type" }
+        headers.append(("Content-Type", "text/csv"))
+        let csv = "id,name,note,qty\r\n20,\"Doe, J\",,5\r\n21,\"say \"\"hi\"\"\",NULL,6\r\n"
+        let created = try server.client().request("POST", "/rest/v1/fx_items?select=id,name,note,qty", headers: headers, body: csv)
+        #expect(created.status == 201, "\(created.text)")
+        #expect(compact(created) == #"[{"id":20,"name":"Doe, J","note":"","qty":5},{"id":21,"name":"say \"hi\"","note":null,"qty":6}]"#, "\(created.text)")
+        let ragged = try server.client().request("POST", "/rest/v1/fx_items", headers: headers, body: "id,name\n22\n")
+        #expect(ragged.status == 400 && ragged.jsonObject?["code"] as? String == "PGRST102")
+    }
+
     @Test func anOffsetPastTheEndIs416WithTheCount() throws {
         let past = try get("/rest/v1/fx_items?select=id&offset=10", [("Prefer", "count=exact")])
         #expect(past.status == 416 && past.header("Content-Range") == "*/3", "\(past.status) \(past.header("Content-Range") ?? "none")")

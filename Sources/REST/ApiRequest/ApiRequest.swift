@@ -258,6 +258,8 @@ extension ApiRequest {
             let fields = parseQuery(String(decoding: body, as: UTF8.self))
             if fields.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) { throw .database(.nulCharacter, authenticated: false) }
             body = Array(("{" + fields.map { jsonString($0.name) + ":" + jsonString($0.value) }.joined(separator: ",") + "}").utf8)
+        } else if action == .insert, let type = header("content-type"), type.lowercased().hasPrefix("text/csv") {
+            body = Array(try Payload.csvAsJSON(body).utf8)
         }
         switch action {
         case .insert, .update, .singleUpsert:
