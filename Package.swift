@@ -5,9 +5,10 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// Linux only: the HTTP server is built on epoll and Glibc, the embedded cluster on the system's
+// PostgreSQL binaries (Debian's paths).
 let package = Package(
     name: "onboard",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "onboard", targets: ["onboard"]),
     ],
@@ -50,7 +51,7 @@ let package = Package(
         ),
         // libFuzzer's driver over the whole request path short of I/O (fuzz/run.sh); a plain
         // build replays input files through the same path.
-        .executableTarget(name: "RequestFuzz", dependencies: ["HTTP", "JWT", "REST", "Auth", "Realtime"], swiftSettings: swiftSettings),
+        .executableTarget(name: "RequestFuzz", dependencies: ["App", "HTTP", "JWT", "REST", "Auth", "Realtime"], swiftSettings: swiftSettings),
         .target(
             name: "TestSupport",
             dependencies: ["App", "EmbeddedPostgres", "Migrations", "Postgres", "HTTP", "JWT", .product(name: "Logging", package: "swift-log")],
@@ -58,7 +59,7 @@ let package = Package(
         ),
 
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "RESTTests", dependencies: ["REST", "HTTP", "JWT", "Postgres"], swiftSettings: swiftSettings),
+        .testTarget(name: "RESTTests", dependencies: ["REST", "HTTP", "JWT", "Postgres", "App"], swiftSettings: swiftSettings),
         .testTarget(name: "RESTIntegrationTests", dependencies: ["REST", "Postgres", "JWT", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JWTTests", dependencies: ["JWT"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),

@@ -82,7 +82,7 @@ async def run(url: str, anon_key: str, count: int, warmup: int, timeout: float) 
         if not states or states[0][0] != RealtimeSubscribeStates.SUBSCRIBED:
             raise SystemExit(f"subscribe failed: {states}")
         deadline = time.monotonic() + 2
-        while not system and time.monotonic() < deadline:  # "Subscribed to PostgreSQL" (§1.5)
+        while not system and time.monotonic() < deadline:  # Realtime's "Subscribed to PostgreSQL" system message
             await asyncio.sleep(0.01)
 
         headers = {"apikey": anon_key, "Authorization": f"Bearer {token}", "Prefer": "return=minimal"}

@@ -22,6 +22,8 @@ public final class Application: Sendable {
     public let mailer: Mailer
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
+    /// Signalled when the schema-reload listener has closed its connection.
+    private let schemaListenerEnded = DispatchSemaphore(value: 0)
 
     /// Prepares the database (embedded or URL), applies pending migrations, loads the schema
     /// cache and starts listening.
@@ -52,45 +54,30 @@ public final class Application: Sendable {
         self.pool = pool
         self.schema = schema
         self.logger = logger
-        var restConfig = RESTConfig()
+        var restConfig = RESTConfig(ownership: config.ownership)
         restConfig.enforceOwnership = config.enforceOwnership
         restConfig.transactionEnd = config.transactionEnd
         restConfig.openAPIAccess = config.openAPIAccess
         let rest = RESTService(pool: pool, schema: schema, config: restConfig)
-        var authConfig = AuthConfig(keys: config.keys)
-        authConfig.jwtExpiry = config.jwtExpiry
+        var authConfig = config.auth
         authConfig.issuer = "http://\(config.host):\(config.port)/auth/v1"
-        authConfig.bcryptCost = config.auth.bcryptCost
-        authConfig.minimumPasswordLength = config.auth.minimumPasswordLength
-        authConfig.signInLimit = config.auth.signInLimit
-        authConfig.refreshLimit = config.auth.refreshLimit
-        authConfig.rateLimitHeader = config.auth.rateLimitHeader
-        authConfig.refreshReuseInterval = config.auth.refreshReuseInterval
-        authConfig.mail = config.auth.mail
-        authConfig.mail.siteURL = config.auth.siteURL
-        authConfig.mail.externalURL = config.auth.externalURL ?? "http://\(config.host):\(config.port)"
-        let mailer = Mailer(transport: config.auth.smtp.map { .smtp($0, config.auth.mailSender) } ?? .log, logger: logger,
-                            retryDelays: config.auth.mailRetryDelays)
+        let mailer = Mailer(transport: config.auth.mail.smtp.map { .smtp($0, config.auth.mail.sender) } ?? .log, logger: logger,
+                            retryDelays: config.auth.mail.retryDelays)
         self.mailer = mailer
-        // A provider is enabled by its key set; without client ids no audience can match.
-        if let jwks = config.auth.googleJWKS {
-            authConfig.providers["google"] = .google(clientIDs: config.auth.googleClientIDs, jwks: jwks)
-        }
-        if let jwks = config.auth.appleJWKS {
-            authConfig.providers["apple"] = .apple(clientIDs: config.auth.appleClientIDs, jwks: jwks)
-        }
         let auth = AuthService(pool: pool, config: authConfig, logger: logger, mailer: mailer)
-        var realtimeConfig = RealtimeConfig(keys: config.keys)
+        var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
         realtimeConfig.enforceOwnership = config.enforceOwnership
+        realtimeConfig.feedWait = config.realtimeFeedWait
         let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
         self.realtime = realtime
         self.changeFeed = changeFeed
-        let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed, mailer: mailer)
+        let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
+                              mailer: mailer)
         let migrator = Migrator(directory: config.migrationsDirectory)
         let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
                                  readiness: { Readiness.check(pool: pool, migrator: migrator) }, logger: logger)
-        server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, logger: logger,
+        server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
                             responder: { request in
                                 let started = DispatchTime.now().uptimeNanoseconds
                                 let response = router.respond(to: request)
@@ -103,6 +90,9 @@ public final class Application: Sendable {
 
     /// Graceful stop: the HTTP server first (in-flight requests finish), then the pool, then
     /// the embedded PostgreSQL if this process started it.
+    /// Stops serving, then closes every database connection (the pool's, the change feed's, the
+    /// schema listener's) before an embedded cluster is stopped: PostgreSQL then has no session
+    /// to terminate.
     public func shutdown() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         changeFeed.stop()
@@ -114,7 +104,10 @@ public final class Application: Sendable {
             logger.warning("could not release the realtime listener leases", metadata: ["error": "\(error)"])
         }
         pool.close()
+        _ = schemaListenerEnded.wait(timeout: .now() + 5)
+        logger.info("database connections closed")
         do {
+            if database.cluster != nil { logger.info("stopping the embedded PostgreSQL") }
             try database.stopCluster()
         } catch {
             logger.error("could not stop the embedded PostgreSQL", metadata: ["error": "\(error)"])
@@ -126,6 +119,7 @@ public final class Application: Sendable {
     private func listenForSchemaReloads() {
         let url = config.listenDatabaseURL ?? database.url
         Thread.detachNewThread { [self] in
+            defer { schemaListenerEnded.signal() }
             var connection: Connection?
             while !stopping.load(ordering: .acquiring) {
                 do {

@@ -38,13 +38,17 @@ public final class Metrics: Sendable {
     private let realtime: RealtimeService?
     private let feed: ChangeFeed?
     private let mailer: Mailer?
+    /// Tables also served at bare paths (`/children`).
+    private let bareTables: Set<String>
 
-    init(pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, mailer: Mailer? = nil) {
+    init(pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
+         mailer: Mailer? = nil) {
         self.pool = pool
         self.schema = schema
         self.realtime = realtime
         self.feed = feed
         self.mailer = mailer
+        self.bareTables = bareTables
     }
 
     /// Records one answered request.
@@ -99,7 +103,7 @@ public final class Metrics: Sendable {
             }
             return segments.count == 3 && cache.tables[String(segments[2])] != nil ? "/rest/v1/" + segments[2] : "/rest/v1/other"
         }
-        if segments.count == 1 && ["user_profiles", "children", "health", "ready", "metrics"].contains(String(segments[0])) {
+        if segments.count == 1 && (["health", "ready", "metrics"].contains(String(segments[0])) || bareTables.contains(String(segments[0]))) {
             return "/" + segments[0]
         }
         if path == "/realtime/v1/websocket" { return path }

@@ -9,7 +9,7 @@ import Auth
 enum Routes {
     static func make(config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, metrics: Metrics,
                      readiness: @escaping @Sendable () -> Readiness, logger: Logger) -> Router {
-        var router = Router(logger: logger)
+        var router = Router(logger: logger, errorStyle: Gateway.errorStyle)
         // Liveness: 200 while the process serves, saying honestly whether the database answers.
         router.add("GET", "/health") { _ in
             do {
@@ -30,7 +30,8 @@ enum Routes {
             return HTTPResponse(status: 200, headers: headers, body: Array(metrics.render().utf8))
         }
 
-        // PostgREST: /rest/v1/…, and the bare table paths the apps also use.
+        // PostgREST: /rest/v1/…, and the owned tables' bare paths (`/children`), which the apps
+        // also use.
         let restHandler: Handler = { request in
             let resource: String
             if request.path == "/rest/v1" || request.path.hasPrefix("/rest/v1/") {
@@ -49,8 +50,7 @@ enum Routes {
         for method in ["GET", "POST", "PATCH", "PUT", "DELETE"] {
             router.add(method, "/rest/v1", restHandler)
             router.add(method, "/rest/v1/*", restHandler)
-            router.add(method, "/user_profiles", restHandler)
-            router.add(method, "/children", restHandler)
+            for table in config.ownership.ownedTables { router.add(method, "/" + table, restHandler) }
         }
 
         // GoTrue: /auth/v1/…. As Supabase's gateway: every route needs one of our keys as

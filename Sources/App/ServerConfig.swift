@@ -13,12 +13,16 @@ public struct ServerConfig: Sendable {
     /// when `database` is a transaction pooler, which cannot LISTEN; nil → the same database.
     public var listenDatabaseURL: String?
     public var migrationsDirectory: URL = URL(fileURLWithPath: "migrations")
-    public var keys: KeyConfig
-    /// Access-token lifetime in seconds (GoTrue's JWT_EXP).
-    public var jwtExpiry = 3600
+    /// The JWT secret and the two API keys (kept in `auth`, which signs with them).
+    public var keys: KeyConfig {
+        get { auth.keys }
+        set { auth.keys = newValue }
+    }
     public var poolSize = 10
     public var limits = ServerLimits()
-    public var cors = CORSConfig()
+    public var cors = Gateway.cors()
+    /// Which rows belong to whom (the product's tables, `Onboarding.ownership`).
+    public var ownership = Onboarding.ownership
     /// The ownership middleware (tests switch it off to show RLS alone holds).
     public var enforceOwnership = true
     /// Named prepared statements; off behind PgBouncer in transaction mode.
@@ -26,42 +30,16 @@ public struct ServerConfig: Sendable {
     /// Apply pending migrations at start (off when a one-shot `onboard migrate up` owns that and
     /// the server logs in as a role that may not read the migrations table).
     public var migrateOnStart = true
-    public var auth = AuthSettings()
+    /// GoTrue's settings: token lifetime, bcrypt, rate limits, id_token providers.
+    public var auth: AuthConfig
     /// PostgREST's `db-tx-end` (`PGRST_DB_TX_END`): `Prefer: tx` is ignored unless it allows an override.
     public var transactionEnd = TransactionEnd.commit
+    /// How long a Realtime join waits for the change feed to listen before it is refused.
+    public var realtimeFeedWait: Double = 15
     /// Who may read `GET /rest/v1/` (`OPENAPI_ACCESS`).
     public var openAPIAccess = OpenAPIAccess.serviceRole
 
     public init(keys: KeyConfig) {
-        self.keys = keys
+        auth = AuthConfig(keys: keys)
     }
-}
-
-/// Auth-specific settings (GoTrue's names in the README).
-public struct AuthSettings: Sendable {
-    public var siteURL = "http://127.0.0.1:3000"
-    public var bcryptCost = Password.defaultCost
-    public var minimumPasswordLength = 6
-    /// Sign-ins and sign-ups per window, per client and per e-mail (GoTrue's default: 30 per 5 minutes).
-    public var signInLimit = RateLimit(hits: 30, window: 300)
-    /// Refresh-token grants per window per client (GoTrue's default: 150 per 5 minutes).
-    public var refreshLimit = RateLimit(hits: 150, window: 300)
-    /// The header naming the client behind a trusted proxy (GoTrue's RATE_LIMIT_HEADER).
-    public var rateLimitHeader: String?
-    /// Seconds a rotated refresh token may still be used (GoTrue's reuse interval).
-    public var refreshReuseInterval: Double = 10
-    public var googleClientIDs: [String] = []
-    public var googleJWKS: String?
-    public var appleClientIDs: [String] = []
-    public var appleJWKS: String?
-    /// The e-mail flows (GoTrue's MAILER_*, SMTP_MAX_FREQUENCY, RATE_LIMIT_EMAIL_SENT, …).
-    /// Its `siteURL` follows `siteURL` above; `externalURL` nil → `http://host:port`.
-    public var mail = MailConfig()
-    public var externalURL: String?
-    /// The mail server (`SMTP_*`); nil: mails are written to the log.
-    public var smtp: SMTPConfig?
-    public var mailSender = MailSender(address: "noreply@localhost")
-    /// Seconds before each retry of a mail whose delivery failed for a transient reason.
-    public var mailRetryDelays: [Double] = [2, 10]
-    public init() {}
 }

@@ -20,6 +20,9 @@ public struct IDTokenProvider: Sendable {
         self.keys = keys
     }
 
+    /// The providers GoTrue's id_token grant accepts that this server implements.
+    public static let builtIn = ["apple", "google"]
+
     public static func google(clientIDs: [String], jwks: String) -> IDTokenProvider {
         IDTokenProvider(issuers: ["https://accounts.google.com", "accounts.google.com"], clientIDs: clientIDs, keys: JWKSSource(jwks))
     }
@@ -92,7 +95,7 @@ extension AuthService {
         guard let name = grant.provider, !name.isEmpty else {
             throw AuthError.validationFailed("provider or client_id and issuer required")
         }
-        guard ["google", "apple"].contains(name) else { throw AuthError.validationFailed("Custom OIDC provider \"\(name)\" not allowed") }
+        guard IDTokenProvider.builtIn.contains(name) else { throw AuthError.validationFailed("Custom OIDC provider \"\(name)\" not allowed") }
         guard let provider = config.providers[name] else { throw AuthError.providerDisabled(name) }
 
         let claims = try verifiedClaims(idToken, provider: provider)
@@ -144,54 +147,47 @@ extension AuthService {
         if let name = claims["name"] { identity["full_name"] = name }
         if let picture = claims["picture"] { identity["avatar_url"] = picture }
         let identityJSON = JWT.serialize(identity)
-        return try pool.withConnection { connection in
-            try connection.execute("BEGIN")
-            do {
-                var userID = try connection.query("""
-                    UPDATE auth.identities SET identity_data = \(identityJSON)::jsonb, last_sign_in_at = now(), updated_at = now()
-                    WHERE provider = \(provider) AND provider_id = \(subject) RETURNING user_id::text
+        return try pool.withTransaction { connection in
+            var userID = try connection.query("""
+                UPDATE auth.identities SET identity_data = \(identityJSON)::jsonb, last_sign_in_at = now(), updated_at = now()
+                WHERE provider = \(provider) AND provider_id = \(subject) RETURNING user_id::text
+                """).scalar
+            if userID == nil, let email, verified {
+                // GoTrue links a verified e-mail to the account that already has it.
+                userID = try connection.query("""
+                    SELECT id::text FROM auth.users WHERE lower(email) = \(email) AND NOT is_anonymous FOR UPDATE
                     """).scalar
-                if userID == nil, let email, verified {
-                    // GoTrue links a verified e-mail to the account that already has it.
-                    userID = try connection.query("""
-                        SELECT id::text FROM auth.users WHERE lower(email) = \(email) AND NOT is_anonymous FOR UPDATE
-                        """).scalar
-                    if let userID {
-                        _ = try connection.query("""
-                            UPDATE auth.users SET raw_app_meta_data = jsonb_set(raw_app_meta_data, '{providers}',
-                                (SELECT coalesce(jsonb_agg(DISTINCT p), '[]'::jsonb) FROM jsonb_array_elements_text(
-                                    coalesce(raw_app_meta_data -> 'providers', '[]'::jsonb) || to_jsonb(\(provider)::text)) p)),
-                                email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now()
-                            WHERE id = \(userID)::uuid
-                            """)
-                    }
-                }
-                if userID == nil {
-                    // A new user; an unverified e-mail that another account holds is not taken over.
-                    let newID = UUID().uuidString.lowercased()
-                    let appMetadata = JWT.serialize(["provider": provider, "providers": [provider]])
+                if let userID {
                     _ = try connection.query("""
-                        INSERT INTO auth.users (id, email, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
-                        SELECT \(newID)::uuid, e.email, CASE WHEN e.email IS NOT NULL AND \(verified)::boolean THEN now() END,
-                               \(appMetadata)::jsonb, \(identityJSON)::jsonb
-                        FROM (SELECT CASE WHEN EXISTS (SELECT 1 FROM auth.users WHERE lower(email) = \(email)) THEN NULL
-                                          ELSE \(email)::text END AS email) e
+                        UPDATE auth.users SET raw_app_meta_data = jsonb_set(raw_app_meta_data, '{providers}',
+                            (SELECT coalesce(jsonb_agg(DISTINCT p), '[]'::jsonb) FROM jsonb_array_elements_text(
+                                coalesce(raw_app_meta_data -> 'providers', '[]'::jsonb) || to_jsonb(\(provider)::text)) p)),
+                            email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now()
+                        WHERE id = \(userID)::uuid
                         """)
-                    userID = newID
                 }
-                guard let userID else { throw AuthError.unexpected("no user") }
-                _ = try connection.query("""
-                    INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at)
-                    VALUES (\(subject), \(userID)::uuid, \(identityJSON)::jsonb, \(provider), now())
-                    ON CONFLICT (provider_id, provider) DO NOTHING
-                    """)
-                let session = try startSession(connection, userID: userID, method: "oauth")
-                try connection.execute("COMMIT")
-                return session
-            } catch {
-                if !connection.isIdle { try? connection.execute("ROLLBACK") }
-                throw error
             }
+            if userID == nil {
+                // A new user; an unverified e-mail that another account holds is not taken over.
+                let newID = UUID().uuidString.lowercased()
+                let appMetadata = JWT.serialize(["provider": provider, "providers": [provider]])
+                _ = try connection.query("""
+                    INSERT INTO auth.users (id, email, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
+                    SELECT \(newID)::uuid, e.email, CASE WHEN e.email IS NOT NULL AND \(verified)::boolean THEN now() END,
+                           \(appMetadata)::jsonb, \(identityJSON)::jsonb
+                    FROM (SELECT CASE WHEN EXISTS (SELECT 1 FROM auth.users WHERE lower(email) = \(email)) THEN NULL
+                                      ELSE \(email)::text END AS email) e
+                    """)
+                userID = newID
+            }
+            guard let userID else { throw AuthError.unexpected("no user") }
+            _ = try connection.query("""
+                INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at)
+                VALUES (\(subject), \(userID)::uuid, \(identityJSON)::jsonb, \(provider), now())
+                ON CONFLICT (provider_id, provider) DO NOTHING
+                """)
+            let session = try startSession(connection, userID: userID, method: "oauth")
+            return session
         }
     }
 }

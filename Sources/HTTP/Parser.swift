@@ -130,7 +130,7 @@ public struct HTTPParser: Sendable {
         let expectsContinue = headers["Expect"].map { $0.lowercased() == "100-continue" } ?? false
         var request = HTTPRequest(method: method, target: target, versionMinor: versionMinor, headers: headers)
         if !transferEncodings.isEmpty {
-            // §6.1: a message with both is an attack (request smuggling).
+            // RFC 9112 §6.1: a message with both is an attack (request smuggling).
             guard contentLengths.isEmpty else {
                 return .failed(HTTPParseError(status: 400, message: "Bad Request: both Content-Length and Transfer-Encoding"))
             }

@@ -168,7 +168,7 @@ struct WebSocketDecoder {
         return .message(.text(text))
     }
 
-    /// §7.4: codes a peer may send (1005, 1006, 1015 and unassigned ones below 3000 may not).
+    /// RFC 6455 §7.4: codes a peer may send (1005, 1006, 1015 and unassigned ones below 3000 may not).
     static func isValidReceivedCloseCode(_ code: UInt16) -> Bool {
         switch code {
         case 1000...1003, 1007...1011: return true

@@ -6,7 +6,7 @@ import Glibc
 ///
 /// Statements run with the extended protocol and bound parameters only. With `prepared: true`
 /// a statement is prepared once per connection under a generated name and re-used, which halves
-/// PostgreSQL's CPU per statement (postgres-notes §3); the cache is keyed by statement text,
+/// PostgreSQL's CPU per statement (no parse and plan each time); the cache is keyed by statement text,
 /// so callers keep values out of the text.
 public final class Connection: @unchecked Sendable {  // confined: one thread at a time (Pool)
     private let handle: OpaquePointer

@@ -1,41 +1,65 @@
 import Foundation
 import JWT
 
-/// Which tables belong to one user, and through which column: data, not code, so a new owned
-/// table (e.g. `families`) is one more entry.
+/// Which tables belong to one user, and through which column: data, not code. The application
+/// supplies it (REST and Realtime name no table of their own), so a new owned table is one more
+/// entry there.
 public struct OwnershipPolicy: Sendable, Equatable {
     /// Table → owner column (a uuid holding `auth.uid()` of the row's owner): private rows.
     public var ownerColumns: [String: String]
-    /// Table → owner column, for rows shared with the owner's family (`public.family_members`):
-    /// members read and update them; deleting stays with the owner and the family's owner.
+    /// Table → owner column, for rows shared with the owner's family (see `membership`): members
+    /// read and update them; deleting stays with the owner and the family's owner.
     public var familySharedColumns: [String: String]
     /// Family tables → the column holding the family's id: members read their own family only;
     /// rows are created and deleted through the family RPCs, never directly.
     public var familyColumns: [String: String]
+    /// Where family membership is recorded; without it the family entries are not used and
+    /// shared rows are private to their owner.
+    public var membership: Membership?
 
-    public init(ownerColumns: [String: String], familySharedColumns: [String: String] = [:], familyColumns: [String: String] = [:]) {
+    /// A table of (family, user, role) rows: one family per user.
+    public struct Membership: Sendable, Equatable {
+        public var schema: String
+        public var table: String
+        public var familyColumn: String
+        public var userColumn: String
+        public var roleColumn: String
+        /// The role value of a family's owner.
+        public var ownerRole: String
+
+        public init(schema: String, table: String, familyColumn: String, userColumn: String, roleColumn: String, ownerRole: String) {
+            self.schema = schema
+            self.table = table
+            self.familyColumn = familyColumn
+            self.userColumn = userColumn
+            self.roleColumn = roleColumn
+            self.ownerRole = ownerRole
+        }
+    }
+
+    public init(ownerColumns: [String: String], familySharedColumns: [String: String] = [:], familyColumns: [String: String] = [:],
+                membership: Membership? = nil) {
         self.ownerColumns = ownerColumns
         self.familySharedColumns = familySharedColumns
         self.familyColumns = familyColumns
+        self.membership = membership
     }
 
-    public static let onboarding = OwnershipPolicy(
-        ownerColumns: ["user_profiles": "id"],
-        familySharedColumns: ["children": "user_id"],
-        familyColumns: ["families": "id", "family_members": "family_id"])
+    /// The tables whose rows belong to users (private or family-shared), sorted.
+    public var ownedTables: [String] { Set(ownerColumns.keys).union(familySharedColumns.keys).sorted() }
 }
 
 /// The rows one caller may reach, written into the statement by the planner (a Swift-side rule:
-/// it names the family tables itself and does not call the RLS helper functions).
+/// it reads the membership table itself and does not call the RLS helper functions).
 public enum OwnershipScope: Sendable, Equatable {
     /// `column = user`, or `column` is a member of the user's family (its owner only, if `ownerOnly`).
-    case family(column: String, user: String, ownerOnly: Bool)
+    case family(column: String, user: String, ownerOnly: Bool, membership: OwnershipPolicy.Membership)
     /// `column` is the user's family.
-    case familyID(column: String, user: String)
+    case familyID(column: String, user: String, membership: OwnershipPolicy.Membership)
 }
 
-/// What the ownership check decided for one request (issue 6 §6): it runs in Swift before any
-/// SQL, and PostgreSQL's RLS checks the same rules again underneath.
+/// What the ownership check decided for one request: it runs in Swift before any SQL, and
+/// PostgreSQL's RLS checks the same rules again underneath.
 enum OwnershipDecision {
     /// Not an owned table, the middleware is off, or the service role: nothing added.
     case unrestricted
@@ -54,13 +78,15 @@ enum Ownership {
     static func decide(_ request: ApiRequest, table: String, policy: OwnershipPolicy, enabled: Bool,
                        caller: Caller) throws(RESTError) -> OwnershipDecision {
         guard enabled, !caller.isServiceRole else { return .unrestricted }
-        if let column = policy.familyColumns[table] {
-            return try decideFamilyTable(request, table: table, column: column, caller: caller)
+        if let membership = policy.membership {
+            if let column = policy.familyColumns[table] {
+                return try decideFamilyTable(request, table: table, column: column, membership: membership, caller: caller)
+            }
+            if let column = policy.familySharedColumns[table] {
+                return try decideShared(request, table: table, column: column, membership: membership, caller: caller)
+            }
         }
-        if let column = policy.familySharedColumns[table] {
-            return try decideShared(request, table: table, column: column, caller: caller)
-        }
-        guard let column = policy.ownerColumns[table] else { return .unrestricted }
+        guard let column = policy.ownerColumns[table] ?? policy.familySharedColumns[table] else { return .unrestricted }
         let isWrite: Bool
         switch request.action {
         case .read: isWrite = false
@@ -86,7 +112,8 @@ enum Ownership {
 
     /// Family-shared rows (children): created only for oneself; read and updated by the family;
     /// deleted by the owner or the family's owner; never moved to another owner.
-    static func decideShared(_ request: ApiRequest, table: String, column: String, caller: Caller) throws(RESTError) -> OwnershipDecision {
+    static func decideShared(_ request: ApiRequest, table: String, column: String, membership: OwnershipPolicy.Membership,
+                             caller: Caller) throws(RESTError) -> OwnershipDecision {
         guard caller.role == "authenticated", let userID = caller.userID else {
             switch request.action {
             case .read: return .nothing
@@ -98,16 +125,16 @@ enum Ownership {
         switch request.action {
         case .insert, .singleUpsert:
             try checkNewRows(request, table: table, column: column, userID: userID)
-            return .scoped(.family(column: column, user: user, ownerOnly: false), upsertOwner: (column, user))
+            return .scoped(.family(column: column, user: user, ownerOnly: false, membership: membership), upsertOwner: (column, user))
         case .delete:
-            return .scoped(.family(column: column, user: user, ownerOnly: true), upsertOwner: nil)
+            return .scoped(.family(column: column, user: user, ownerOnly: true, membership: membership), upsertOwner: nil)
         case .update:
             // As for private rows (a family member updating another's child sends only the
             // columns it changes).
             try checkNotMoved(request, table: table, column: column, userID: userID)
-            return .scoped(.family(column: column, user: user, ownerOnly: false), upsertOwner: nil)
+            return .scoped(.family(column: column, user: user, ownerOnly: false, membership: membership), upsertOwner: nil)
         case .read:
-            return .scoped(.family(column: column, user: user, ownerOnly: false), upsertOwner: nil)
+            return .scoped(.family(column: column, user: user, ownerOnly: false, membership: membership), upsertOwner: nil)
         case .call, .describe:
             return .unrestricted
         }
@@ -115,14 +142,15 @@ enum Ownership {
 
     /// Family tables: members read their family; only updates (the owner renaming, which the
     /// grants and RLS narrow further) go through REST; rows come and go by the RPCs.
-    static func decideFamilyTable(_ request: ApiRequest, table: String, column: String, caller: Caller) throws(RESTError) -> OwnershipDecision {
+    static func decideFamilyTable(_ request: ApiRequest, table: String, column: String, membership: OwnershipPolicy.Membership,
+                                  caller: Caller) throws(RESTError) -> OwnershipDecision {
         guard caller.role == "authenticated", let userID = caller.userID else {
             if request.isRead { return .nothing }
             throw .ownership(table: table, authenticated: caller.role != "anon")
         }
         switch request.action {
         case .read, .update:
-            return .scoped(.familyID(column: column, user: lowercaseUUIDString(userID)), upsertOwner: nil)
+            return .scoped(.familyID(column: column, user: lowercaseUUIDString(userID), membership: membership), upsertOwner: nil)
         case .insert, .singleUpsert, .delete:
             throw .ownership(table: table, authenticated: true)
         case .call, .describe:

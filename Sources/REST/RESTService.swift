@@ -5,8 +5,8 @@ import Postgres
 /// Settings of the REST layer, resolved once by the app.
 public struct RESTConfig: Sendable {
     /// Owner column of each table whose rows belong to one user (enforced in Swift before SQL,
-    /// and by RLS underneath). Data, not code: a new owned table is one more entry.
-    public var ownership = OwnershipPolicy.onboarding
+    /// and by RLS underneath), given by the application.
+    public var ownership: OwnershipPolicy
     /// The ownership middleware; switched off only by tests that show RLS alone holds.
     public var enforceOwnership = true
     /// Roles a request may run as; another `role` claim is refused (403 42501) before any SQL.
@@ -17,9 +17,11 @@ public struct RESTConfig: Sendable {
     public var openAPIAccess = OpenAPIAccess.serviceRole
     /// Called once for each request that failed because of the database or the connection
     /// (an answer ≥ 500), with the request id and the error (SQLSTATE and message; never binds).
-    /// The app wires its Logger here (STYLE §4: the cause is logged once, where it is mapped).
+    /// The app wires its Logger here: the cause is logged once, where it is mapped.
     public var onServerError: (@Sendable (_ requestID: String, _ error: PostgresError) -> Void)?
-    public init() {}
+    public init(ownership: OwnershipPolicy) {
+        self.ownership = ownership
+    }
 
     var policy: OwnershipPolicy { ownership }
 }
@@ -51,7 +53,7 @@ public final class RESTService: Sendable {
     let schema: SchemaCacheStore
     let config: RESTConfig
 
-    public init(pool: Pool, schema: SchemaCacheStore, config: RESTConfig = RESTConfig()) {
+    public init(pool: Pool, schema: SchemaCacheStore, config: RESTConfig) {
         self.pool = pool
         self.schema = schema
         self.config = config
@@ -77,13 +79,6 @@ public final class RESTService: Sendable {
             if case .database(let cause, _) = error, error.status >= 500 { config.onServerError?(request.id, cause) }
             return error.response(for: request)
         }
-    }
-
-    /// Serves a request whose path is `/rest/v1/…` or a bare table path.
-    public func respond(to request: HTTPRequest, caller: Caller) -> HTTPResponse {
-        let path = request.path
-        let resource = path.hasPrefix("/rest/v1") ? String(path.dropFirst("/rest/v1".count)) : path
-        return respond(to: request, resource: resource, caller: caller)
     }
 
     /// The pure stages: parse and plan (with the ownership check).
@@ -153,7 +148,7 @@ public final class RESTService: Sendable {
     /// COMMIT or ROLLBACK follows in a second round trip.
     func execute(_ plan: ActionPlan, caller: Caller) throws(RESTError) -> MainResult {
         guard let statement = plan.statement else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil) }
-        let setup = Self.setup(caller: caller, readOnly: plan.readOnly)
+        let setup = Self.setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone)
         do {
             return try pool.withConnection { connection throws -> MainResult in
                 // A function may choose the status (`set_config('response.status', '404', true)`);
@@ -161,6 +156,7 @@ public final class RESTService: Sendable {
                 let isCall: Bool
                 if case .call = plan.kind { isCall = true } else { isCall = false }
                 let statusQuery: [SQL] = isCall ? ["SELECT current_setting('response.status', true)"] : []
+                let explain: [SQL] = plan.plannedCount.map { [$0] } ?? []
                 var result: MainResult
                 if plan.mustDecide {
                     let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery)
@@ -169,11 +165,13 @@ public final class RESTService: Sendable {
                     _ = try connection.pipeline([failure == nil && !plan.rollback ? "COMMIT" : "ROLLBACK"])
                     if let failure { throw failure }
                 } else if plan.rollback {
-                    let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery + ["ROLLBACK"])
+                    let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery + explain + ["ROLLBACK"])
                     result = Self.mainResult(results[2], status: isCall ? results[3] : nil)
+                    if !explain.isEmpty { result.total = Self.plannedRows(results[3 + statusQuery.count]) }
                 } else {
-                    let results = try connection.pipeline([setup, statement] + statusQuery)
+                    let results = try connection.pipeline([setup, statement] + statusQuery + explain)
                     result = Self.mainResult(results[1], status: isCall ? results[2] : nil)
+                    if !explain.isEmpty { result.total = Self.plannedRows(results[2 + statusQuery.count]) }
                 }
                 // A PUT writes exactly one row; none means the row exists and is not the caller's
                 // (the upsert's ownership condition held it back): PostgreSQL's RLS answer, 42501.
@@ -201,13 +199,24 @@ public final class RESTService: Sendable {
         return nil
     }
 
-    /// The first statement of every request: claims and role as binds (postgres-notes §1–2: the
-    /// claims are set for anonymous requests too, and the role switch precedes the statement).
+    /// The first statement of every request: claims and role as binds. The claims are set for
+    /// anonymous requests too (a pooled connection that once set `request.jwt.claims` locally
+    /// reads it as '' afterwards, not NULL), and the role switch precedes the statement.
     /// Realtime's re-reads start the same way.
-    public static func setup(caller: Caller, readOnly: Bool) -> SQL {
-        readOnly
-            ? "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true), set_config('transaction_read_only', 'on', true)"
-            : "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
+    public static func setup(caller: Caller, readOnly: Bool, timezone: String? = nil) -> SQL {
+        var sql: SQL = "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
+        if readOnly { sql.append(", set_config('transaction_read_only', 'on', true)") }
+        // `Prefer: timezone=…`: an unknown zone fails here (22023), before the statement runs.
+        if let timezone { sql.append(SQL(", set_config('timezone', \(timezone), true)")) }
+        return sql
+    }
+
+    /// The planner's row estimate from `EXPLAIN (FORMAT JSON)`: `[{"Plan": {"Plan Rows": n, …}}]`.
+    static func plannedRows(_ result: QueryResult) -> Int? {
+        guard let text = result.scalar, let json = JSONValue.parse(Array(text.utf8)), case .array(let plans) = json,
+              case .object(let members)? = plans.first, case .object(let plan)? = members.first(where: { $0.key == "Plan" })?.value,
+              case .number(let rows)? = plan.first(where: { $0.key == "Plan Rows" })?.value else { return nil }
+        return Double(rows).flatMap { $0.isFinite ? Int(min(max($0, 0), 1e15)) : nil }
     }
 
     static func mainResult(_ result: QueryResult, status: QueryResult? = nil) -> MainResult {

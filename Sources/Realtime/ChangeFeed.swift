@@ -54,6 +54,9 @@ public final class ChangeFeed: Sendable {
     let service: RealtimeService
     let conninfo: String
     private let running = Atomic<Bool>(false)
+    /// Signalled when the feed's thread has closed its connection and ended.
+    private let ended = DispatchSemaphore(value: 0)
+    private let started = Atomic<Bool>(false)
     private let delivered = Atomic<Int>(0)
     private let listening = Atomic<Bool>(false)
 
@@ -68,11 +71,18 @@ public final class ChangeFeed: Sendable {
 
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        Thread.detachNewThread { [self] in run() }
+        started.store(true, ordering: .releasing)
+        Thread.detachNewThread { [self] in
+            run()
+            ended.signal()
+        }
     }
 
+    /// Stops listening and waits (up to a few seconds) until the connection is closed, so the
+    /// database is not stopped under it.
     public func stop() {
         running.store(false, ordering: .releasing)
+        if started.exchange(false, ordering: .acquiringAndReleasing) { _ = ended.wait(timeout: .now() + 5) }
     }
 
     private func run() {
@@ -85,6 +95,7 @@ public final class ChangeFeed: Sendable {
                     try fresh.listen(Self.channel)
                     connection = fresh
                     listening.store(true, ordering: .releasing)
+                    service.setFeedListening(true)
                     backoff = 0.1
                     service.logger.info("realtime change feed listening")
                 }
@@ -94,6 +105,7 @@ public final class ChangeFeed: Sendable {
                 if running.load(ordering: .acquiring) { service.logLeaseFailure(service.renewLeases) }
             } catch {
                 let wasListening = listening.exchange(false, ordering: .acquiringAndReleasing)
+                service.setFeedListening(false)
                 connection = nil
                 if wasListening {
                     service.logger.error("realtime change feed lost; closing realtime sockets", metadata: ["error": "\(error)"])
@@ -104,6 +116,7 @@ public final class ChangeFeed: Sendable {
             }
         }
         listening.store(false, ordering: .releasing)
+        service.setFeedListening(false)
     }
 
     /// Fans one change out to the channels allowed to see it.

@@ -8,12 +8,17 @@ import Synchronization
 
 public struct RealtimeConfig: Sendable {
     public var keys: KeyConfig
-    public var policy = OwnershipPolicy.onboarding
+    /// The application's ownership rule (the REST middleware's).
+    public var policy: OwnershipPolicy
     /// The Swift-side ownership rule on every re-read (RLS checks again underneath).
     public var enforceOwnership = true
+    /// How long a join waits for the change feed to listen (just after start, or while it
+    /// reconnects) before it is refused.
+    public var feedWait: Double = 15
 
-    public init(keys: KeyConfig) {
+    public init(keys: KeyConfig, policy: OwnershipPolicy) {
         self.keys = keys
+        self.policy = policy
     }
 }
 
@@ -49,11 +54,38 @@ public final class RealtimeService: Sendable {
     public var socketCount: Int { sockets.withLock { $0.count } }
     public var subscriptionCount: Int { hub.count }
 
+    // MARK: the change feed's state
+
+    private let feedListening = NSCondition()
+    nonisolated(unsafe) private var feedIsListening = false  // guarded by feedListening
+
+    /// Called by the change feed when it starts or stops listening.
+    func setFeedListening(_ listening: Bool) {
+        feedListening.lock()
+        feedIsListening = listening
+        feedListening.broadcast()
+        feedListening.unlock()
+    }
+
+    /// Waits up to `timeout` seconds for the change feed to listen; true once it does.
+    func waitForFeed(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        feedListening.lock()
+        defer { feedListening.unlock() }
+        while !feedIsListening {
+            guard feedListening.wait(until: deadline) else { return feedIsListening }
+        }
+        return true
+    }
+
     // MARK: the upgrade
+
+    /// Realtime's error shape: `{"error": …}`.
+    static let errorStyle = ErrorStyle { #"{"error":\#(jsonString($0))}"# }
 
     /// `GET /realtime/v1/websocket?apikey=…&vsn=…`: Realtime's socket checks, then the 101.
     public func upgrade(_ request: HTTPRequest) -> HTTPResponse {
-        if let refusal = WebSocketHandshake.check(request) { return refusal }
+        if let refusal = WebSocketHandshake.check(request, style: Self.errorStyle) { return refusal }
         let vsn = request.queryValue("vsn") ?? PhoenixSerializer.v1.rawValue
         guard let serializer = PhoenixSerializer(rawValue: vsn) else {
             return .json(403, #"{"error":"Unsupported serializer version \#(vsn.filter { $0.isLetter || $0.isNumber || $0 == "." })"}"#)
@@ -64,7 +96,7 @@ public final class RealtimeService: Sendable {
         if case .failure(let refusal) = authorize(key) {
             return .json(401, #"{"error":\#(jsonString(refusal.socketMessage))}"#)
         }
-        return WebSocketHandshake.accept(request, delegate: RealtimeSocket(service: self, serializer: serializer, socketToken: key))
+        return WebSocketHandshake.accept(request, delegate: RealtimeSocket(service: self, serializer: serializer, socketToken: key), style: Self.errorStyle)
     }
 
     /// Closes every socket (1001: clients reconnect and rejoin, re-reading what they missed).

@@ -134,6 +134,13 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
             bindings.append(binding)
         }
 
+        // A subscription is only as good as the change feed under it: right after start (or while
+        // it reconnects) a change committed now would be announced to nobody. Wait for it.
+        if !bindings.isEmpty && !service.waitForFeed(timeout: service.config.feedWait) {
+            reply(message, status: "error", response: #"{"reason":"RealtimeNotReady: the change feed is not listening yet, try again"}"#)
+            return
+        }
+
         // Register (and hold a lease on the tables, so the triggers announce their changes) first,
         // then reply: supabase-swift counts as subscribed from the reply on, and a change
         // committed after it is never missed; none is sent before it (deliveries run on this

@@ -6,6 +6,7 @@
 // `fuzz/run.sh` builds it with libFuzzer's coverage (-DFUZZING) and runs it. Built plainly (as
 // `swift build` does), it replays the files named on its command line through the same path:
 // `swift run RequestFuzz fuzz/seeds/request/*` checks the seeds, or a crash artifact.
+import App
 import Auth
 import Foundation
 import HTTP
@@ -56,13 +57,15 @@ let cache = SchemaCache(tables: [
           returnType: "integer", returnsSet: false, returnsComposite: false, volatility: .immutable),
 ])
 
+/// The product's ownership rule, in each configuration.
+let ownership = Onboarding.ownership
 let configs: [RESTConfig] = {
-    var rlsOnly = RESTConfig()
+    var rlsOnly = RESTConfig(ownership: ownership)
     rlsOnly.enforceOwnership = false
-    var overrides = RESTConfig()
+    var overrides = RESTConfig(ownership: ownership)
     overrides.transactionEnd = .rollbackAllowOverride
     overrides.openAPIAccess = .all
-    return [RESTConfig(), rlsOnly, overrides]
+    return [RESTConfig(ownership: ownership), rlsOnly, overrides]
 }()
 let parser = HTTPParser()
 /// Made-up results the renderer must handle: empty, one row, a page of a larger count, and the

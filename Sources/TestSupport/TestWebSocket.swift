@@ -61,13 +61,13 @@ public final class TestWebSocket: @unchecked Sendable {  // used from one test a
                     return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
                 }
                 if status != 101, let length = header("Content-Length").flatMap(Int.init) {
-                    while buffer.count < length { try fill(timeout: 5) }
+                    while buffer.count < length { try fill(timeout: 30) }
                     body = String(decoding: buffer[..<length], as: UTF8.self)
                     buffer.removeFirst(length)
                 }
                 return
             }
-            try fill(timeout: 5)
+            try fill(timeout: 30)
         }
     }
 
@@ -120,7 +120,7 @@ public final class TestWebSocket: @unchecked Sendable {  // used from one test a
     // MARK: receiving
 
     /// The next frame, or nil when the server closed the connection (or nothing came in time).
-    public func readFrame(timeout: Double = 5) throws -> Frame? {
+    public func readFrame(timeout: Double = 30) throws -> Frame? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let frame = takeFrame() { return frame }
@@ -131,7 +131,7 @@ public final class TestWebSocket: @unchecked Sendable {  // used from one test a
     }
 
     /// The next text message, skipping control frames.
-    public func readText(timeout: Double = 5) throws -> String? {
+    public func readText(timeout: Double = 30) throws -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while let frame = try readFrame(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
             if frame.opcode == 0x1 { return frame.text }
@@ -141,7 +141,7 @@ public final class TestWebSocket: @unchecked Sendable {  // used from one test a
     }
 
     /// True when the server has closed the TCP connection (EOF) within `timeout`.
-    public func waitForEOF(timeout: Double = 5) -> Bool {
+    public func waitForEOF(timeout: Double = 30) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while deadline.timeIntervalSinceNow > 0 {
             do {

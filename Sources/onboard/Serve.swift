@@ -10,7 +10,7 @@ import Logging
 import REST
 
 struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the HTTP server (Auth, REST, health).")
+    static let configuration = CommandConfiguration(abstract: "Run the HTTP server (Auth, REST, Realtime, health).")
     @OptionGroup var database: DatabaseOptions
     @Option(help: "Address to bind (env ONBOARD_HOST).") var host: String?
     @Option(help: "Port to listen on (env ONBOARD_PORT).") var port: Int?
@@ -40,6 +40,10 @@ struct Serve: ParsableCommand {
             throw fail(error)
         }
         logger.notice("onboard is serving", metadata: ["url": "http://\(config.host):\(application.port)"])
+        if dev {
+            // Written at once (print would sit in stdout's buffer when it is not a terminal).
+            FileHandle.standardOutput.write(Data((Self.banner(config, application: application) + "\n").utf8))
+        }
         let done = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "onboard.signals")
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
@@ -56,211 +60,47 @@ struct Serve: ParsableCommand {
     }
 }
 
-/// Flags over environment over defaults, resolved once (STYLE §8).
+extension Serve {
+    /// What `supabase start` prints when it is up: where everything is, and the keys an app needs
+    /// (development only: `--dev`, which `make run` passes).
+    static func banner(_ config: ServerConfig, application: Application) -> String {
+        let api = "http://\(config.host == "0.0.0.0" ? "127.0.0.1" : config.host):\(application.port)"
+        var database = application.database.url
+        if case .url = config.database { database = database.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression) }
+        let rows = [
+            ("API URL", api),
+            ("REST URL", api + "/rest/v1"),
+            ("Auth URL", api + "/auth/v1"),
+            ("Realtime URL", api.replacingOccurrences(of: "http", with: "ws") + "/realtime/v1/websocket"),
+            ("DB URL", database + (application.database.cluster != nil ? "  (the embedded cluster; psql takes it as is)" : "")),
+            ("JWT secret", String(decoding: config.keys.jwtSecret, as: UTF8.self)),
+            ("anon key", config.keys.anonKey),
+            ("service_role key", config.keys.serviceRoleKey),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        let lines = rows.map { String(repeating: " ", count: width - $0.0.count) + $0.0 + ": " + $0.1 }
+        return "\nonboard is running (development keys: never use them in production).\n\n" + lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Flags over environment over defaults, resolved once by `ServerConfig(environment:flags:…)`.
 enum ServeConfiguration {
     static func resolve(database: DatabaseOptions, host: String?, port: Int?, dev: Bool, logger: Logger) throws -> ServerConfig {
-        let environment = ProcessInfo.processInfo.environment
-        let location = database.location
-        var secret = environment["JWT_SECRET"] ?? ""
-        var anonKey = environment["ANON_KEY"] ?? ""
-        var serviceKey = environment["SERVICE_ROLE_KEY"] ?? ""
-        let embedded: Bool
-        if case .embedded = location { embedded = true } else { embedded = false }
-        if secret.isEmpty {
-            guard embedded || dev else {
-                throw ValidationError("JWT_SECRET is not set (generate one with `onboard keys`); only the embedded default or --dev may run without one")
+        let flags = ServeFlags(host: host, port: port, databaseURL: database.databaseURL, dataDirectory: database.dataDirectory,
+                               migrationsDirectory: database.migrationsDirectory, dev: dev)
+        do {
+            return try ServerConfig(environment: ProcessInfo.processInfo.environment, flags: flags) { folder in
+                // Local use: generated once, kept beside the embedded cluster, and said where.
+                let keys = try LocalKeys.loadOrCreate(in: folder)
+                logger.notice("using development keys from \(folder.appendingPathComponent("keys.env").path)")
+                return (keys.secret, keys.anonKey, keys.serviceRoleKey)
             }
-            // Local use: generate once, keep beside the embedded cluster, and say where.
-            let folder = URL(fileURLWithPath: database.dataDirectory ?? environment["ONBOARD_DATA_DIR"] ?? ".onboard/postgres").deletingLastPathComponent()
-            let keys = try LocalKeys.loadOrCreate(in: folder)
-            secret = keys.secret
-            if anonKey.isEmpty { anonKey = keys.anonKey }
-            if serviceKey.isEmpty { serviceKey = keys.serviceRoleKey }
-            logger.notice("using development keys from \(folder.appendingPathComponent("keys.env").path)", metadata: ["ANON_KEY": "\(anonKey)"])
-        }
-        if secret.utf8.count < 32 && !dev {
-            throw ValidationError("JWT_SECRET must be at least 32 characters (use --dev to allow a weak secret locally)")
-        }
-        let keySecret = Array(secret.utf8)
-        if anonKey.isEmpty { anonKey = Keys.apiKey(role: "anon", secret: keySecret) }
-        if serviceKey.isEmpty { serviceKey = Keys.apiKey(role: "service_role", secret: keySecret) }
-        var config = ServerConfig(keys: KeyConfig(jwtSecret: secret, anonKey: anonKey, serviceRoleKey: serviceKey))
-        config.host = host ?? environment["ONBOARD_HOST"] ?? "127.0.0.1"
-        config.port = port ?? environment["ONBOARD_PORT"].flatMap { Int($0) } ?? 54321
-        config.database = location
-        config.migrationsDirectory = database.migrations
-        if let value = environment["JWT_EXP"].flatMap({ Int($0) }) { config.jwtExpiry = value }
-        if let value = environment["DB_POOL_SIZE"].flatMap({ Int($0) }) { config.poolSize = max(1, value) }
-        if let value = environment["MAX_BODY_BYTES"].flatMap({ Int($0) }) { config.limits.maxBodyBytes = value }
-        if let value = environment["WORKER_THREADS"].flatMap({ Int($0) }) { config.limits.workerThreads = max(1, value) }
-        if let value = environment["MAX_CONNECTIONS"].flatMap({ Int($0) }) { config.limits.maxConnections = max(1, value) }
-        if let value = environment["CORS_ALLOWED_ORIGINS"] {
-            config.cors = CORSConfig(allowedOrigins: value.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) })
-        }
-        if let value = environment["DATABASE_LISTEN_URL"], !value.isEmpty { config.listenDatabaseURL = value }
-        if let value = environment["DB_PREPARED_STATEMENTS"] { config.preparedStatements = value != "false" && value != "0" }
-        if let value = environment["DB_MIGRATE_ON_START"] { config.migrateOnStart = value != "false" && value != "0" }
-        if let value = environment["SITE_URL"] { config.auth.siteURL = value }
-        if let value = environment["BCRYPT_COST"].flatMap({ Int($0) }) { config.auth.bcryptCost = value }
-        // GoTrue's names: per 5 minutes. RATE_LIMIT_AUTH_PER_MINUTE (this server's older name)
-        // still sets the sign-in budget per minute.
-        if let value = environment["RATE_LIMIT_SIGN_IN_SIGN_UPS"].flatMap({ Int($0) }) { config.auth.signInLimit = RateLimit(hits: value, window: 300) }
-        if let value = environment["RATE_LIMIT_AUTH_PER_MINUTE"].flatMap({ Int($0) }) { config.auth.signInLimit = RateLimit(hits: value, window: 60) }
-        if let value = environment["RATE_LIMIT_TOKEN_REFRESH"].flatMap({ Int($0) }) { config.auth.refreshLimit = RateLimit(hits: value, window: 300) }
-        if let value = environment["RATE_LIMIT_HEADER"], !value.isEmpty { config.auth.rateLimitHeader = value }
-        if let value = environment["PGRST_DB_TX_END"], !value.isEmpty {
-            guard let end = TransactionEnd(rawValue: value) else {
-                throw ValidationError("PGRST_DB_TX_END must be one of \(TransactionEnd.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            config.transactionEnd = end
-        }
-        if let value = environment["OPENAPI_ACCESS"], !value.isEmpty {
-            guard let access = OpenAPIAccess(rawValue: value) else {
-                throw ValidationError("OPENAPI_ACCESS must be one of \(OpenAPIAccess.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            config.openAPIAccess = access
-        }
-        config.auth.googleClientIDs = (environment["GOOGLE_CLIENT_IDS"] ?? "").split(separator: ",").map(String.init)
-        config.auth.googleJWKS = environment["GOOGLE_JWKS"]
-        config.auth.appleClientIDs = (environment["APPLE_CLIENT_IDS"] ?? "").split(separator: ",").map(String.init)
-        config.auth.appleJWKS = environment["APPLE_JWKS"]
-        try resolveMail(environment, into: &config.auth)
-        config.limits.workerThreads = max(config.limits.workerThreads, config.poolSize + 4)
-        return config
-    }
-
-    /// The e-mail flows' settings, with GoTrue's names (without its `GOTRUE_` prefix).
-    static func resolveMail(_ environment: [String: String], into auth: inout AuthSettings) throws {
-        func flag(_ name: String) throws -> Bool? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
-            switch value.lowercased() {
-            case "true", "1", "yes", "on": return true
-            case "false", "0", "no", "off": return false
-            default: throw ValidationError("\(name) must be true or false, not \(value)")
-            }
-        }
-        func number(_ name: String) throws -> Int? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
-            guard let number = Int(value), number >= 0 else { throw ValidationError("\(name) must be a whole number ≥ 0, not \(value)") }
-            return number
-        }
-        func seconds(_ name: String) throws -> Double? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
-            guard let seconds = parseDuration(value) else { throw ValidationError("\(name) must be seconds or a duration such as 60s, 5m, 1h; not \(value)") }
-            return seconds
-        }
-        if let value = try flag("MAILER_AUTOCONFIRM") { auth.mail.autoconfirm = value }
-        if let value = try flag("MAILER_SECURE_EMAIL_CHANGE_ENABLED") { auth.mail.secureEmailChange = value }
-        if let value = try flag("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION") { auth.mail.requireReauthentication = value }
-        if let value = try seconds("MAILER_OTP_EXP") { auth.mail.otpExpiry = value }
-        if let value = try number("MAILER_OTP_LENGTH") { auth.mail.otpLength = (6...10).contains(value) ? value : 6 }
-        if let value = try number("MAILER_OTP_MAX_FAILURES") { auth.mail.otpMaxFailures = max(1, value) }
-        if let value = try seconds("SMTP_MAX_FREQUENCY") { auth.mail.maxFrequency = value }
-        if let value = try seconds("EXTERNAL_FLOW_STATE_EXPIRY_DURATION") { auth.mail.flowStateExpiry = max(300, value) }
-        if let value = try number("RATE_LIMIT_EMAIL_SENT") { auth.mail.emailSentLimit = RateLimit(hits: value, window: 3600) }
-        if let value = try number("RATE_LIMIT_OTP") { auth.mail.otpRequestLimit = RateLimit(hits: value, window: 300) }
-        if let value = try number("RATE_LIMIT_VERIFY") { auth.mail.verifyLimit = RateLimit(hits: value, window: 300) }
-        if let value = environment["API_EXTERNAL_URL"], !value.isEmpty { auth.externalURL = value }
-        if let value = environment["URI_ALLOW_LIST"], !value.isEmpty {
-            auth.mail.allowList = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
-        for kind in MailKind.allCases {
-            var template = MailTemplate.standard(kind)
-            var changed = false
-            if let path = environment["MAILER_TEMPLATES_\(kind.settingName)"], !path.isEmpty {
-                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                    throw ValidationError("MAILER_TEMPLATES_\(kind.settingName): cannot read the file \(path)")
-                }
-                template.body = text
-                changed = true
-            }
-            if let subject = environment["MAILER_SUBJECTS_\(kind.settingName)"], !subject.isEmpty {
-                template.subject = subject
-                changed = true
-            }
-            if changed { auth.mail.templates[kind] = template }
-        }
-        if let host = environment["SMTP_HOST"], !host.isEmpty {
-            var smtp = SMTPConfig(host: host)
-            if let port = try number("SMTP_PORT") { smtp.port = port }
-            smtp.user = environment["SMTP_USER"].flatMap { $0.isEmpty ? nil : $0 }
-            smtp.password = environment["SMTP_PASS"]
-            if let value = environment["SMTP_TLS"], !value.isEmpty {
-                guard let security = SMTPSecurity(rawValue: value.lowercased()) else {
-                    throw ValidationError("SMTP_TLS must be one of \(SMTPSecurity.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                smtp.security = security
-            }
-            smtp.caFile = environment["SMTP_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
-            if let caFile = smtp.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-                throw ValidationError("SMTP_CA_FILE: cannot read \(caFile)")
-            }
-            guard let admin = environment["SMTP_ADMIN_EMAIL"], !admin.isEmpty else {
-                throw ValidationError("SMTP_ADMIN_EMAIL (the From address) is required with SMTP_HOST")
-            }
-            guard !admin.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" }), admin.contains("@") else {
-                throw ValidationError("SMTP_ADMIN_EMAIL must be a bare address, not \(admin)")
-            }
-            auth.smtp = smtp
-            auth.mailSender = MailSender(address: admin, name: environment["SMTP_SENDER_NAME"] ?? "")
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
         }
     }
 
-    static func describe(_ config: ServerConfig) -> String {
-        func mask(_ secret: String) -> String { secret.isEmpty ? "(unset)" : String(secret.prefix(4)) + "…(\(secret.count) chars)" }
-        let database: String
-        switch config.database {
-        case .url(let url): database = url.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression)
-        case .embedded(let folder): database = "embedded cluster in \(folder)"
-        }
-        return """
-            host                  \(config.host)
-            port                  \(config.port)
-            database              \(database)
-            migrations            \(config.migrationsDirectory.path)
-            JWT_SECRET            \(mask(String(decoding: config.keys.jwtSecret, as: UTF8.self)))
-            ANON_KEY              \(mask(config.keys.anonKey))
-            SERVICE_ROLE_KEY      \(mask(config.keys.serviceRoleKey))
-            JWT_EXP               \(config.jwtExpiry)
-            DB_POOL_SIZE          \(config.poolSize)
-            DATABASE_LISTEN_URL   \(config.listenDatabaseURL.map { $0.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression) } ?? "(the database)")
-            DB_PREPARED_STATEMENTS \(config.preparedStatements)
-            DB_MIGRATE_ON_START   \(config.migrateOnStart)
-            WORKER_THREADS        \(config.limits.workerThreads)
-            MAX_CONNECTIONS       \(config.limits.maxConnections)
-            MAX_BODY_BYTES        \(config.limits.maxBodyBytes)
-            CORS_ALLOWED_ORIGINS  \(config.cors.allowedOrigins.joined(separator: ","))
-            PGRST_DB_TX_END       \(config.transactionEnd.rawValue)
-            OPENAPI_ACCESS        \(config.openAPIAccess.rawValue)
-            BCRYPT_COST           \(config.auth.bcryptCost)
-            RATE_LIMIT_SIGN_IN_SIGN_UPS \(config.auth.signInLimit.hits) per \(Int(config.auth.signInLimit.window)) s
-            RATE_LIMIT_TOKEN_REFRESH \(config.auth.refreshLimit.hits) per \(Int(config.auth.refreshLimit.window)) s
-            RATE_LIMIT_HEADER     \(config.auth.rateLimitHeader ?? "(unset: the TCP peer)")
-            GOOGLE_CLIENT_IDS     \(config.auth.googleClientIDs.joined(separator: ","))
-            GOOGLE_JWKS           \(config.auth.googleJWKS ?? "(unset: Google sign-in disabled)")
-            APPLE_CLIENT_IDS      \(config.auth.appleClientIDs.joined(separator: ","))
-            APPLE_JWKS            \(config.auth.appleJWKS ?? "(unset: Apple sign-in disabled)")
-            API_EXTERNAL_URL      \(config.auth.externalURL ?? "(unset: http://\(config.host):\(config.port))")
-            URI_ALLOW_LIST        \(config.auth.mail.allowList.joined(separator: ","))
-            MAILER_AUTOCONFIRM    \(config.auth.mail.autoconfirm)
-            MAILER_SECURE_EMAIL_CHANGE_ENABLED \(config.auth.mail.secureEmailChange)
-            MAILER_OTP_EXP        \(Int(config.auth.mail.otpExpiry)) s
-            MAILER_OTP_LENGTH     \(config.auth.mail.otpLength)
-            MAILER_OTP_MAX_FAILURES \(config.auth.mail.otpMaxFailures)
-            MAILER_TEMPLATES_*    \(config.auth.mail.templates.isEmpty ? "(defaults)" : config.auth.mail.templates.keys.map(\.rawValue).sorted().joined(separator: ","))
-            SMTP_HOST             \(config.auth.smtp.map { "\($0.host):\($0.port) (SMTP_TLS \($0.security.rawValue))" } ?? "(unset: mails are written to the log)")
-            SMTP_USER             \(config.auth.smtp?.user ?? "(unset)")
-            SMTP_PASS             \(mask(config.auth.smtp?.password ?? ""))
-            SMTP_CA_FILE          \(config.auth.smtp?.caFile ?? "(unset: the system's trust store)")
-            SMTP_ADMIN_EMAIL      \(config.auth.mailSender.address) (\(config.auth.mailSender.name))
-            SMTP_MAX_FREQUENCY    \(Int(config.auth.mail.maxFrequency)) s
-            RATE_LIMIT_EMAIL_SENT \(config.auth.mail.emailSentLimit.hits) per hour
-            RATE_LIMIT_OTP        \(config.auth.mail.otpRequestLimit.hits) per 300 s
-            RATE_LIMIT_VERIFY     \(config.auth.mail.verifyLimit.hits) per 300 s
-            EXTERNAL_FLOW_STATE_EXPIRY_DURATION \(Int(config.auth.mail.flowStateExpiry)) s
-            SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION \(config.auth.mail.requireReauthentication)
-            """
-    }
+    static func describe(_ config: ServerConfig) -> String { config.summary }
 }
 
 /// `onboard keys`: a JWT secret and the two API keys signed with it, as env lines.
@@ -274,11 +114,6 @@ struct Keys: ParsableCommand {
         print("SERVICE_ROLE_KEY=\(keys.serviceRoleKey)")
     }
 
-    /// An API key as Supabase makes them: an HS256 JWT with the role, issued by "supabase".
-    static func apiKey(role: String, secret: [UInt8]) -> String {
-        let now = Int(Date().timeIntervalSince1970)
-        return JWT.signHS256(claims: ["role": role, "iss": "supabase", "iat": now, "exp": now + 10 * 365 * 24 * 3600], secret: secret)
-    }
 }
 
 struct LocalKeys {
@@ -288,8 +123,8 @@ struct LocalKeys {
 
     static func generate() -> LocalKeys {
         let secret = Base64URL.encode(Crypto.randomBytes(32))
-        return LocalKeys(secret: secret, anonKey: Keys.apiKey(role: "anon", secret: Array(secret.utf8)),
-                         serviceRoleKey: Keys.apiKey(role: "service_role", secret: Array(secret.utf8)))
+        return LocalKeys(secret: secret, anonKey: APIKey.make(role: "anon", secret: Array(secret.utf8)),
+                         serviceRoleKey: APIKey.make(role: "service_role", secret: Array(secret.utf8)))
     }
 
     /// The development keys kept in `<folder>/keys.env` (created on first use, mode 0600).

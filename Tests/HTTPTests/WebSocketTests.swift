@@ -153,7 +153,7 @@ struct WebSocketTests {
         let (server, _) = try Self.server { $0.webSocket.idleTimeout = 1 }
         defer { server.shutdown() }
         let socket = try TestWebSocket(port: server.port, target: "/ws")
-        let frame = try socket.readFrame(timeout: 4)
+        let frame = try socket.readFrame(timeout: 30)
         #expect(frame?.closeCode == 1000)
         try socket.sendClose(code: 1000)
         #expect(socket.waitForEOF())

@@ -28,10 +28,8 @@ struct IDTokenTests {
         try keyServer.start()
         let appleURL = "http://127.0.0.1:\(keyServer.port)/auth/keys"
         server = try TestServer { config in
-            config.auth.googleJWKS = googleFile.path
-            config.auth.googleClientIDs = [Self.googleClient]
-            config.auth.appleJWKS = appleURL
-            config.auth.appleClientIDs = [Self.appleClient]
+            config.auth.providers["google"] = .google(clientIDs: [Self.googleClient], jwks: googleFile.path)
+            config.auth.providers["apple"] = .apple(clientIDs: [Self.appleClient], jwks: appleURL)
         }
     }
 

@@ -91,8 +91,8 @@ struct MailFlowTests {
             config.auth.siteURL = Self.site
             var smtp = SMTPConfig(host: "127.0.0.1")
             smtp.port = sink.port
-            config.auth.smtp = smtp
-            config.auth.mailSender = MailSender(address: "noreply@onboard.test", name: "Onboard \"Team\"")
+            config.auth.mail.smtp = smtp
+            config.auth.mail.sender = MailSender(address: "noreply@onboard.test", name: "Onboard \"Team\"")
         }
     }
 
@@ -418,7 +418,7 @@ struct MailDeliveryTests {
         let server = try TestServer { config in
             var smtp = SMTPConfig(host: "127.0.0.1")
             smtp.port = sink.port
-            config.auth.smtp = smtp
+            config.auth.mail.smtp = smtp
             config.auth.mail.emailSentLimit = RateLimit(hits: 2, window: 3600)
         }
         var statuses: [Int] = []
@@ -439,8 +439,8 @@ struct MailDeliveryTests {
         let server = try TestServer { config in
             var smtp = SMTPConfig(host: "127.0.0.1")
             smtp.port = gone.port
-            config.auth.smtp = smtp
-            config.auth.mailRetryDelays = [0.05, 0.05]
+            config.auth.mail.smtp = smtp
+            config.auth.mail.retryDelays = [0.05, 0.05]
         }
         let email = "down-\(UUID().uuidString.prefix(8).lowercased())@example.com"
         _ = try server.signUp(email: email)

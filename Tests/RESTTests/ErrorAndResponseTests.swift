@@ -182,7 +182,7 @@ import Testing
     }
 }
 
-/// The ownership middleware (issue 6 §6) as a pure decision, before any SQL.
+/// The ownership middleware as a pure decision, before any SQL.
 @Suite struct OwnershipTests {
     static let me = Fixture.userID.uuidString  // upper-case, as supabase-swift sends it
     static let anonUser = Caller(role: "authenticated", claimsJSON: "{}", userID: nil, sessionID: nil, isAnonymousUser: false)

@@ -1,3 +1,4 @@
+import App
 import Foundation
 import HTTP
 import JWT
@@ -37,6 +38,9 @@ enum Fixture {
               returnType: "integer", returnsSet: false, returnsComposite: false, volatility: .immutable),
     ])
 
+    /// The product's ownership rule, as the application configures it.
+    static let policy = Onboarding.ownership
+
     static let userID = UUID(uuidString: "07e706d2-c4dc-46e3-b64e-2b12fd23cac5")!
     static let otherID = "11111111-1111-4111-8111-111111111111"
     static let user = Caller(role: "authenticated", claimsJSON: #"{"sub":"07e706d2-c4dc-46e3-b64e-2b12fd23cac5","role":"authenticated"}"#,
@@ -52,6 +56,6 @@ enum Fixture {
     static func plan(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil,
                      caller: Caller = Fixture.user, ownership: Bool = true) throws(RESTError) -> ActionPlan {
         let api = try request(method, target, headers: headers, body: body)
-        return try Planner(cache: cache, policy: .onboarding, ownershipEnabled: ownership).plan(api, caller: caller)
+        return try Planner(cache: cache, policy: policy, ownershipEnabled: ownership).plan(api, caller: caller)
     }
 }

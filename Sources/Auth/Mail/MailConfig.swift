@@ -28,13 +28,18 @@ public struct MailConfig: Sendable {
     /// `SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`: a password change in a session older
     /// than 24 hours needs the code of `/reauthenticate` as `nonce`.
     public var requireReauthentication = false
-    /// `SITE_URL`: where links lead when the request names no allowed `redirect_to`.
-    public var siteURL = "http://127.0.0.1:3000"
     /// `URI_ALLOW_LIST`: further allowed `redirect_to` targets (globs: `*` within a host label or
     /// path segment, `**` across them).
     public var allowList: [String] = []
     /// `API_EXTERNAL_URL`: this server as mail readers reach it; links are `<it>/auth/v1/verify?…`.
-    public var externalURL = "http://127.0.0.1:54321"
+    /// Nil: the origin of the token issuer (`http://host:port`).
+    public var externalURL: String?
+    /// The mail server (`SMTP_*`); nil: mails are written to the log.
+    public var smtp: SMTPConfig?
+    /// `SMTP_ADMIN_EMAIL` and `SMTP_SENDER_NAME`.
+    public var sender = MailSender(address: "noreply@localhost")
+    /// Seconds before each retry of a mail whose delivery failed for a transient reason.
+    public var retryDelays: [Double] = [2, 10]
     /// Per kind, from `MAILER_TEMPLATES_*` files and `MAILER_SUBJECTS_*`; the defaults otherwise.
     public var templates: [MailKind: MailTemplate] = [:]
 

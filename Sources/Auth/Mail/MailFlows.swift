@@ -206,7 +206,7 @@ extension AuthService {
                 try checkFrequency(secondsAgo: row.reauthenticationAgo)
                 try countMailBudget(connection)
                 let mail = try issueMail(connection, kind: .reauthentication, type: .reauthentication, user: row.user, to: row.user.email,
-                                         flowStateID: nil, redirectTo: config.mail.siteURL)
+                                         flowStateID: nil, redirectTo: config.siteURL)
                 _ = try connection.query("UPDATE auth.users SET reauthentication_sent_at = now() WHERE id = \(userID)::uuid")
                 return mail
             }

@@ -62,7 +62,7 @@ extension AuthService {
         values.confirmationURL = link ?? ""
         values.token = code
         values.tokenHash = linkToken ?? ""
-        values.siteURL = config.mail.siteURL
+        values.siteURL = config.siteURL
         values.redirectTo = redirectTo
         values.email = user.email
         values.newEmail = newEmail
@@ -74,7 +74,7 @@ extension AuthService {
 
     /// `<API_EXTERNAL_URL>/auth/v1/verify?token=…&type=…&redirect_to=…`.
     func verifyLink(token: String, type: String, redirectTo: String) -> String {
-        var base = config.mail.externalURL
+        var base = config.mail.externalURL ?? String(config.issuer.dropLast(config.issuer.hasSuffix("/auth/v1") ? "/auth/v1".count : 0))
         while base.hasSuffix("/") { base.removeLast() }
         return "\(base)/auth/v1/verify?token=\(Self.queryEscape(token))&type=\(type)&redirect_to=\(Self.queryEscape(redirectTo))"
     }
@@ -146,7 +146,7 @@ extension AuthService {
     /// or matches `URI_ALLOW_LIST`; `SITE_URL` otherwise. Never a URL with control characters
     /// (it ends up in a `Location` header).
     func allowedRedirect(_ candidate: String?) -> String {
-        let site = config.mail.siteURL
+        let site = config.siteURL
         guard let candidate, !candidate.isEmpty, !candidate.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }),
               let url = URLComponents(string: candidate), let scheme = url.scheme?.lowercased() else { return site }
         if let base = URLComponents(string: site), let host = url.host?.lowercased(), scheme == base.scheme?.lowercased(),

@@ -333,7 +333,7 @@ BEGIN
 END $$;
 
 -- test: claims left as '' by an earlier transaction do not break auth.*() or RLS
--- postgres-notes §1: once a pooled connection has set request.jwt.claims locally, a later
+-- Once a pooled connection has set request.jwt.claims locally, a later
 -- transaction that never sets it reads '' (not NULL). A rolled-back subtransaction leaves the
 -- same '' behind; the first block checks that the trap really is set.
 INSERT INTO auth.users (id, email) VALUES ('aaaaaaaa-0000-4000-8000-000000000001', 'a@example.com');

@@ -30,6 +30,9 @@ struct ActionPlan: Sendable {
     var resource: String
     /// Whether an insert had a conflict target (for `Preference-Applied: resolution=…`).
     var hasConflictTarget = false
+    /// `Prefer: count=planned`: an `EXPLAIN (FORMAT JSON)` of the read's rows, whose estimate
+    /// becomes the total (PostgREST's planned count).
+    var plannedCount: SQL? = nil
 }
 
 struct Planner {
@@ -51,7 +54,7 @@ struct Planner {
         case .table(let name):
             guard let table = cache.tables[name] else { throw .unknownTable(name, hint: cache.closestTable(to: name)) }
             let decision = try Ownership.decide(request, table: name, policy: policy, enabled: ownershipEnabled, caller: caller)
-            return try planTable(table, request, ownership: decision)
+            return try planTable(table, request, ownership: decision, caller: caller)
         }
     }
 
@@ -62,7 +65,7 @@ struct Planner {
 
     // MARK: tables
 
-    func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision) throws(RESTError) -> ActionPlan {
+    func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision, caller: Caller) throws(RESTError) -> ActionPlan {
         let builder = QueryBuilder(table: table)
         var conditions = request.conditions
         var owner: (column: String, user: String)? = nil
@@ -80,7 +83,7 @@ struct Planner {
             owner = upsertOwner
             // A filter on exactly the caller's own id already keeps inside any family scope.
             var redundant = false
-            if case .family(let column, let user, _) = scope {
+            if case .family(let column, let user, _, _) = scope {
                 redundant = conditions.contains(where: { Self.isSameOwnerFilter($0, column: column, user: user) })
             }
             if !redundant { conditions.append(.scope(scope)) }
@@ -88,8 +91,11 @@ struct Planner {
         // Validate every name before any SQL is written.
         try builder.validate(conditions)
         for term in request.order where table.column(term.column) == nil { throw .unknownColumn(column: term.column, table: table.name) }
-        for item in request.select where item.column != "*" && table.column(item.column) == nil {
+        for item in request.select where item.embed == nil && item.column != "*" && table.column(item.column) == nil {
             throw .unknownColumn(column: item.column, table: table.name)
+        }
+        if !request.isRead, let embed = request.select.first(where: { $0.embed != nil }) {
+            throw .parse(message: "resource embedding is supported on reads only", details: "\"\(embed.column)\" is embedded in a write's select")
         }
         let media = request.media
         let mutation = !request.isRead
@@ -103,7 +109,12 @@ struct Planner {
         switch request.action {
         case .read:
             sql.raw("SELECT ")
-            builder.writeSelectList(request.select, qualifier: nil, into: &sql)
+            if request.select.contains(where: { $0.embed != nil }) {
+                var state = EmbedState(caller: caller, request: request)
+                conditions += try writeSelect(request.select, table: table, realName: table.name, path: "", state: &state, into: &sql)
+            } else {
+                builder.writeSelectList(request.select, qualifier: nil, into: &sql)
+            }
             sql.raw(" FROM ")
             builder.writeQualified(into: &sql)
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
@@ -111,8 +122,15 @@ struct Planner {
             if let limit = request.limit { sql.raw(" LIMIT "); sql.bind(String(limit)) }
             if request.offset > 0 { sql.raw(" OFFSET "); sql.bind(String(request.offset)) }
             sql.raw(") ")
+            if request.preferences.count == .planned {
+                var explain = SQLBuilder()
+                explain.raw("EXPLAIN (FORMAT JSON) SELECT 1 FROM ")
+                builder.writeQualified(into: &explain)
+                builder.writeWhere(conditions, denyAll: denyAll, into: &explain)
+                plan.plannedCount = explain.sql
+            }
             Self.writeAggregate(media: media, into: &sql, total: { sql in
-                if request.preferences.wantsCount {
+                if request.preferences.wantsCount && request.preferences.count != .planned {
                     sql.raw("(SELECT pg_catalog.count(*) FROM ")
                     builder.writeQualified(into: &sql)
                     builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
@@ -213,10 +231,14 @@ struct Planner {
                 sql.raw("UPDATE ")
                 builder.writeQualified(into: &sql)
                 sql.raw(" SET ")
+                // With `columns=` and `Prefer: missing=default`, a listed column the body lacks
+                // takes its default (the column's, else its domain's), as PostgREST does.
+                let present = Set(payload.keys)
                 for (index, key) in keys.enumerated() {
                     if index > 0 { sql.raw(", ") }
                     let name = builder.quoted(key)
-                    sql.raw(name); sql.raw(" = pgrst_body."); sql.raw(name)
+                    sql.raw(name)
+                    sql.raw(request.preferences.missing == .default && !present.contains(key) ? " = DEFAULT" : " = pgrst_body." + name)
                 }
                 sql.raw(" FROM json_to_record(")
                 sql.bind(payload.raw)
@@ -224,6 +246,7 @@ struct Planner {
                 builder.writeTypedColumns(keys, into: &sql)
                 sql.raw(")")
                 builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+                builder.writeLimitedRows(conditions, denyAll: denyAll, order: request.order, limit: request.limit, offset: request.offset, into: &sql)
                 sql.raw(" RETURNING ")
                 builder.writeQualified(into: &sql)
                 sql.raw(".*")
@@ -237,6 +260,7 @@ struct Planner {
             sql.raw("DELETE FROM ")
             builder.writeQualified(into: &sql)
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+            builder.writeLimitedRows(conditions, denyAll: denyAll, order: request.order, limit: request.limit, offset: request.offset, into: &sql)
             sql.raw(" RETURNING ")
             builder.writeQualified(into: &sql)
             sql.raw(".*) ")
@@ -293,9 +317,16 @@ struct Planner {
                 given.append((member.key, Self.argumentText(member.value, type: type)))
             }
         } else {
-            for pair in request.functionArguments {
+            // GET: a query pair naming a parameter is an argument; the others filter the result.
+            for pair in request.functionArguments where function.argument(pair.name) != nil {
                 given.removeAll { $0.name == pair.name }
                 given.append((pair.name, pair.value))
+            }
+        }
+        var conditions = request.conditions
+        if request.payload == nil {
+            for pair in request.functionArguments where function.argument(pair.name) == nil {
+                conditions.append(try QueryGrammar.parseFilter(column: pair.name, pair.value))
             }
         }
         let names = given.map(\.name)
@@ -307,7 +338,7 @@ struct Planner {
         var argumentList: [SQL] = []
         for argument in function.arguments {
             guard let value = given.first(where: { $0.name == argument.name }) else { continue }
-            argumentList.append("\(ident: argument.name) := \(value.value)::\(unsafeRaw: argument.type)")  // type: from the catalog
+            argumentList.append("\(ident: argument.name) := \(value.value)::\(unsafeRaw: Self.castType(argument.type))")  // type: from the catalog
         }
         let invocation: SQL = "\(unsafeRaw: quoteIdentifier("public")).\(ident: function.name)(\(SQL.join(argumentList, separator: ", ")))"
         var readOnly = false
@@ -322,7 +353,31 @@ struct Planner {
         if function.returnsVoid {
             plan.statement = "SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT \(invocation)) pgrst_call"
         } else if function.returnsComposite {
-            let source: SQL = "SELECT pgrst_call.* FROM \(invocation) pgrst_call\(limits)"
+            // Rows of a table type or of OUT columns: `select`, filters and `order` apply to them
+            // as to a table's. Columns are checked when the type is a known table; otherwise
+            // PostgreSQL names an unknown one (42703).
+            let rowTable = Self.resultTable(function, request: request, conditions: conditions, cache: cache)
+            let builder = QueryBuilder(table: rowTable)
+            try builder.validate(conditions)
+            for term in request.order where rowTable.column(term.column) == nil { throw .unknownColumn(column: term.column, table: function.name) }
+            for item in request.select where item.column != "*" && rowTable.column(item.column) == nil {
+                throw .unknownColumn(column: item.column, table: function.name)
+            }
+            var query = SQLBuilder()
+            query.raw("SELECT ")
+            if request.select.allSatisfy(\.isStar) {
+                query.raw("pgrst_call.*")
+            } else {
+                builder.writeSelectList(request.select.filter { !$0.isStar } , qualifier: nil, into: &query)
+                if request.select.contains(where: \.isStar) { query.raw(", pgrst_call.*") }
+            }
+            query.raw(" FROM ")
+            query.append(invocation)
+            query.raw(" pgrst_call")
+            builder.writeWhere(conditions, denyAll: false, into: &query)
+            builder.writeOrder(request.order, into: &query)
+            query.append(limits)
+            let source = query.sql
             var media = request.media
             // A function returning one row answers an object, as PostgREST does.
             if !function.returnsSet, media == .json { media = .singleObject(stripNulls: false) }
@@ -344,8 +399,45 @@ struct Planner {
         return plan
     }
 
+    /// The rows a composite-returning function answers, as a table named `pgrst_call`: the
+    /// columns of its table type when the cache knows it, else the names the request uses.
+    static func resultTable(_ function: SchemaCache.Function, request: ApiRequest, conditions: [Condition], cache: SchemaCache) -> SchemaCache.Table {
+        if let known = cache.tables[function.returnType] {
+            return SchemaCache.Table(name: "pgrst_call", columns: known.columns, primaryKey: [])
+        }
+        var names: [String] = request.select.filter { !$0.isStar }.map(\.column) + request.order.map(\.column)
+        func collect(_ condition: Condition) {
+            switch condition {
+            case .filter(let filter): names.append(filter.column)
+            case .not(let inner): collect(inner)
+            case .and(let items), .or(let items): items.forEach(collect)
+            case .scope, .embedded: break
+            }
+        }
+        conditions.forEach(collect)
+        var seen = Set<String>()
+        let columns = names.filter { seen.insert($0).inserted }.map { SchemaCache.Column(name: $0, type: "") }
+        return SchemaCache.Table(name: "pgrst_call", columns: columns, primaryKey: [])
+    }
+
+    /// The type to cast an argument to. A parameter's catalog type has no length, but the SQL
+    /// names `character` and `bit` mean char(1) and bit(1): "abcdefg"::character is "a". Their
+    /// internal names take any length, as the parameter does.
+    static func castType(_ type: String) -> String {
+        switch type {
+        case "character": return "bpchar"
+        case "character[]": return "bpchar[]"
+        case "bit": return "varbit"
+        case "bit[]": return "varbit[]"
+        default: return type
+        }
+    }
+
     /// A JSON argument as the text PostgreSQL parses for the parameter's type.
     static func argumentText(_ value: JSONValue, type: String) -> String? {
+        // A json/jsonb parameter takes the JSON value itself: a string that looks like JSON
+        // stays a string.
+        if type == "json" || type == "jsonb", value != .null { return value.serialized }
         switch value {
         case .null: return nil
         case .string(let text): return text
@@ -380,6 +472,8 @@ struct Planner {
         switch media {
         case .json, .openAPI:
             sql.raw("coalesce(json_agg(_postgrest_t), '[]')::text")
+        case .strippedArray:
+            sql.raw("coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')::text")
         case .singleObject(let strip):
             let object = strip ? "json_strip_nulls(json_agg(_postgrest_t) -> 0)" : "(json_agg(_postgrest_t) -> 0)"
             sql.raw("coalesce(\(object)::text, \(nullForEmptyObject ? "'null'" : "''"))")
@@ -395,288 +489,5 @@ struct Planner {
         sql.raw(" AS inserted FROM ")
         from(&sql)
         sql.raw(" _postgrest_t")
-    }
-}
-
-/// A statement written front to back: trusted text and `$n` binds numbered as they are added.
-struct SQLBuilder {
-    private(set) var text = ""
-    private(set) var binds: [String?] = []
-
-    init() { text.reserveCapacity(1024) }
-
-    /// Trusted text: keywords, and identifiers quoted from the schema cache.
-    mutating func raw(_ trusted: String) { text += trusted }
-
-    mutating func bind(_ value: String?) {
-        binds.append(value)
-        text += "$"
-        text += String(binds.count)
-    }
-
-    /// A fragment built with the `SQL` type (renumbered after the binds so far).
-    mutating func append(_ fragment: SQL) {
-        var base = SQL(unsafeSQL: text, binds: binds)
-        base.append(fragment)
-        text = base.text
-        binds = base.binds
-    }
-
-    var sql: SQL { SQL(unsafeSQL: text, binds: binds) }
-}
-
-/// SQL fragments for one table, written into a `SQLBuilder`. Identifiers come only from the
-/// schema cache (quoted there, once); values only as binds.
-struct QueryBuilder {
-    let table: SchemaCache.Table
-
-    /// The quoted name of a column of the table (callers validated it).
-    func quoted(_ column: String) -> String { table.quotedColumns[column] ?? quoteIdentifier(column) }
-
-    /// `"public"."children"`.
-    func writeQualified(into sql: inout SQLBuilder) {
-        sql.raw("\"public\".")
-        sql.raw(table.quotedName)
-    }
-
-    /// `"children"."user_id"`.
-    func writeColumn(_ name: String, into sql: inout SQLBuilder) {
-        sql.raw(table.quotedName)
-        sql.raw(".")
-        sql.raw(quoted(name))
-    }
-
-    func writeColumnList(_ names: [String], into sql: inout SQLBuilder) {
-        for (index, name) in names.enumerated() {
-            if index > 0 { sql.raw(", ") }
-            sql.raw(quoted(name))
-        }
-    }
-
-    /// `"a" uuid, "b" text[]` for json_to_record(set); types from the catalog.
-    func writeTypedColumns(_ names: [String], into sql: inout SQLBuilder) {
-        for (index, name) in names.enumerated() {
-            if index > 0 { sql.raw(", ") }
-            sql.raw(quoted(name))
-            sql.raw(" ")
-            sql.raw(table.column(name)!.type)
-        }
-    }
-
-    /// The select list over the table (`qualifier` nil) or over `pgrst_source`; `*` expands to
-    /// the table's columns (precomputed).
-    func writeSelectList(_ items: [SelectItem], qualifier: String?, into sql: inout SQLBuilder) {
-        for (index, item) in items.enumerated() {
-            if index > 0 { sql.raw(", ") }
-            if item.column == "*" {
-                sql.raw(qualifier == nil ? table.starSelect : table.starReturned)
-                continue
-            }
-            var column = qualifier ?? table.quotedName
-            column += "."
-            column += quoted(item.column)
-            if let cast = item.cast {
-                // The cast is a type name the grammar restricted to letters, digits, `_`, ` `, `[]`.
-                sql.raw("CAST(\(column) AS \(cast))")
-            } else {
-                sql.raw(column)
-            }
-            if item.alias != nil || item.cast != nil {
-                sql.raw(" AS ")
-                sql.raw(quoteIdentifier(item.alias ?? item.column))
-            }
-        }
-        if items.isEmpty { sql.raw("NULL") }
-    }
-
-    /// `(SELECT <select list> FROM pgrst_source)`: the rows a mutation returned, shaped by `select`.
-    func writeReturned(_ items: [SelectItem], into sql: inout SQLBuilder) {
-        sql.raw("(SELECT ")
-        writeSelectList(items, qualifier: "pgrst_source", into: &sql)
-        sql.raw(" FROM pgrst_source)")
-    }
-
-    /// The body's rows as a SELECT of `keys` (PostgREST's fromJsonBodyF): json_to_record(set)
-    /// with the catalog's types; with `missing=default`, a key a row lacks takes the column default.
-    func writeJSONRows(payload: Payload, keys: [String], applyDefaults: Bool, into sql: inout SQLBuilder) {
-        if applyDefaults {
-            sql.raw("SELECT ")
-            for (index, key) in keys.enumerated() {
-                if index > 0 { sql.raw(", ") }
-                if let expression = table.column(key)?.defaultExpression {
-                    // The default expression comes from the catalog (pg_get_expr), not from the request.
-                    sql.raw("CASE WHEN pgrst_elem.value -> ")
-                    sql.bind(key)
-                    sql.raw(" IS NULL THEN \(expression) ELSE pgrst_body.\(quoted(key)) END")
-                } else {
-                    sql.raw("pgrst_body.")
-                    sql.raw(quoted(key))
-                }
-            }
-            sql.raw(" FROM json_array_elements(")
-            sql.bind(payload.isArray ? payload.raw : "[" + payload.raw + "]")
-            sql.raw("::json) AS pgrst_elem, LATERAL json_to_record(pgrst_elem.value) AS pgrst_body(")
-            writeTypedColumns(keys, into: &sql)
-            sql.raw(")")
-            return
-        }
-        sql.raw("SELECT ")
-        for (index, key) in keys.enumerated() {
-            if index > 0 { sql.raw(", ") }
-            sql.raw("pgrst_body.")
-            sql.raw(quoted(key))
-        }
-        sql.raw(payload.isArray ? " FROM json_to_recordset(" : " FROM json_to_record(")
-        sql.bind(payload.raw)
-        sql.raw("::json) AS pgrst_body(")
-        writeTypedColumns(keys, into: &sql)
-        sql.raw(")")
-    }
-
-    /// Throws 42703 for a filter on a column the table lacks.
-    func validate(_ conditions: [Condition]) throws(RESTError) {
-        for condition in conditions {
-            switch condition {
-            case .filter(let filter):
-                if table.column(filter.column) == nil { throw .unknownColumn(column: filter.column, table: table.name) }
-            case .not(let inner): try validate([inner])
-            case .and(let items), .or(let items): try validate(items)
-            case .scope(.family(let column, _, _)), .scope(.familyID(let column, _)):
-                if table.column(column) == nil { throw .unknownColumn(column: column, table: table.name) }
-            }
-        }
-    }
-
-    func writeWhere(_ conditions: [Condition], denyAll: Bool, into sql: inout SQLBuilder) {
-        if conditions.isEmpty {
-            if denyAll { sql.raw(" WHERE false") }
-            return
-        }
-        sql.raw(" WHERE ")
-        for (index, condition) in conditions.enumerated() {
-            if index > 0 { sql.raw(" AND ") }
-            write(condition, into: &sql)
-        }
-        if denyAll { sql.raw(" AND false") }
-    }
-
-    func write(_ condition: Condition, into sql: inout SQLBuilder) {
-        switch condition {
-        case .not(let inner):
-            sql.raw("NOT ")
-            write(inner, into: &sql)
-        case .and(let items), .or(let items):
-            let separator: String
-            if case .and = condition { separator = " AND " } else { separator = " OR " }
-            sql.raw("(")
-            for (index, item) in items.enumerated() {
-                if index > 0 { sql.raw(separator) }
-                write(item, into: &sql)
-            }
-            sql.raw(")")
-        case .filter(let filter):
-            write(filter, into: &sql)
-        case .scope(let scope):
-            write(scope, into: &sql)
-        }
-    }
-
-    /// The ownership middleware's rule, with the caller's id bound.
-    func write(_ scope: OwnershipScope, into sql: inout SQLBuilder) {
-        switch scope {
-        case .family(let column, let user, let ownerOnly):
-            sql.raw("(")
-            writeColumn(column, into: &sql)
-            sql.raw(" = ")
-            sql.bind(user)
-            sql.raw(" OR ")
-            writeColumn(column, into: &sql)
-            sql.raw(" IN (SELECT theirs.user_id FROM public.family_members mine JOIN public.family_members theirs ON theirs.family_id = mine.family_id WHERE mine.user_id = ")
-            sql.bind(user)
-            if ownerOnly { sql.raw(" AND mine.role = 'owner'") }
-            sql.raw("))")
-        case .familyID(let column, let user):
-            writeColumn(column, into: &sql)
-            sql.raw(" IN (SELECT mine.family_id FROM public.family_members mine WHERE mine.user_id = ")
-            sql.bind(user)
-            sql.raw(")")
-        }
-    }
-
-    /// One filter (PostgREST's SqlFragment.pgFmtFilter): operands are unknown-typed binds that
-    /// PostgreSQL casts to the column's type.
-    func write(_ filter: Filter, into sql: inout SQLBuilder) {
-        writeColumn(filter.column, into: &sql)
-        switch filter.operand {
-        case .isValue(let value):
-            switch value {
-            case .null: sql.raw(" IS NULL")
-            case .notNull: sql.raw(" IS NOT NULL")
-            case .true: sql.raw(" IS TRUE")
-            case .false: sql.raw(" IS FALSE")
-            case .unknown: sql.raw(" IS UNKNOWN")
-            }
-        case .list(let items):
-            // = ANY($1), not IN ($1, $2, …): one bind, one statement text per shape, and an empty list works.
-            sql.raw(" = ANY(")
-            sql.bind(SQL.arrayLiteral(items))
-            sql.raw(")")
-        case .value(let value):
-            switch filter.op {
-            case .eq: sql.raw(" = ")
-            case .neq: sql.raw(" <> ")
-            case .gt: sql.raw(" > ")
-            case .gte: sql.raw(" >= ")
-            case .lt: sql.raw(" < ")
-            case .lte: sql.raw(" <= ")
-            // `*` stands for `%` in like patterns (URLs and `%` don't mix).
-            case .like, .ilike:
-                sql.raw(filter.op == .like ? " LIKE " : " ILIKE ")
-                sql.bind(String(value.map { $0 == "*" ? "%" : $0 }))
-                return
-            case .match: sql.raw(" ~ ")
-            case .imatch: sql.raw(" ~* ")
-            case .isdistinct: sql.raw(" IS DISTINCT FROM ")
-            case .cs: sql.raw(" @> ")
-            case .cd: sql.raw(" <@ ")
-            case .ov: sql.raw(" && ")
-            case .sl: sql.raw(" << ")
-            case .sr: sql.raw(" >> ")
-            case .nxl: sql.raw(" &< ")
-            case .nxr: sql.raw(" &> ")
-            case .adj: sql.raw(" -|- ")
-            case .fts, .plfts, .phfts, .wfts:
-                let function: String
-                switch filter.op {
-                case .fts: function = "to_tsquery"
-                case .plfts: function = "plainto_tsquery"
-                case .phfts: function = "phraseto_tsquery"
-                default: function = "websearch_to_tsquery"
-                }
-                sql.raw(" @@ \(function)(")
-                if let language = filter.language {
-                    sql.bind(language)
-                    sql.raw("::regconfig, ")
-                }
-                sql.bind(value)
-                sql.raw(")")
-                return
-            case .in, .is:
-                // Parsed as lists / IS values; a plain operand can't reach here.
-                sql.raw(" = ")
-            }
-            sql.bind(value)
-        }
-    }
-
-    func writeOrder(_ terms: [OrderTerm], into sql: inout SQLBuilder) {
-        guard !terms.isEmpty else { return }
-        sql.raw(" ORDER BY ")
-        for (index, term) in terms.enumerated() {
-            if index > 0 { sql.raw(", ") }
-            writeColumn(term.column, into: &sql)
-            if let descending = term.descending { sql.raw(descending ? " DESC" : " ASC") }
-            if let nulls = term.nulls { sql.raw(nulls == .first ? " NULLS FIRST" : " NULLS LAST") }
-        }
     }
 }

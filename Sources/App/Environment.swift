@@ -1,0 +1,174 @@
+import Auth
+import Foundation
+import HTTP
+import JWT
+import REST
+
+/// What `onboard serve`'s command line gives beside the environment.
+public struct ServeFlags: Sendable {
+    public var host: String?
+    public var port: Int?
+    public var databaseURL: String?
+    public var dataDirectory: String?
+    public var migrationsDirectory: String?
+    /// Allows a weak or generated JWT secret against any database (local development).
+    public var dev = false
+
+    public init(host: String? = nil, port: Int? = nil, databaseURL: String? = nil, dataDirectory: String? = nil,
+                migrationsDirectory: String? = nil, dev: Bool = false) {
+        self.host = host
+        self.port = port
+        self.databaseURL = databaseURL
+        self.dataDirectory = dataDirectory
+        self.migrationsDirectory = migrationsDirectory
+        self.dev = dev
+    }
+}
+
+/// A setting that cannot be used, with what it should be.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The keys a development server uses when `JWT_SECRET` is unset: kept in a file beside the
+/// embedded cluster (see `onboard serve`), made here by the caller.
+public typealias DevelopmentKeys = (_ folder: URL) throws -> (secret: String, anonKey: String, serviceRoleKey: String)
+
+extension ServerConfig {
+    /// Flags over environment over defaults (the README's configuration table, in one place).
+    /// An unset or empty variable takes its default; a value that cannot be used is an error,
+    /// never silently the default.
+    public init(environment: [String: String], flags: ServeFlags, developmentKeys: DevelopmentKeys) throws {
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        func integer(_ name: String, minimum: Int = 0) throws -> Int? {
+            guard let text = value(name) else { return nil }
+            guard let number = Int(text.trimmingCharacters(in: .whitespaces)), number >= minimum else {
+                throw ConfigurationError("\(name) must be a whole number ≥ \(minimum), not \"\(text)\"")
+            }
+            return number
+        }
+        func boolean(_ name: String) throws -> Bool? {
+            guard let text = value(name)?.lowercased() else { return nil }
+            switch text {
+            case "true", "1", "yes", "on": return true
+            case "false", "0", "no", "off": return false
+            default: throw ConfigurationError("\(name) must be true or false, not \"\(text)\"")
+            }
+        }
+        func choice<T: RawRepresentable & CaseIterable>(_ name: String, _: T.Type) throws -> T? where T.RawValue == String {
+            guard let text = value(name) else { return nil }
+            guard let chosen = T(rawValue: text) else {
+                throw ConfigurationError("\(name) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(text)\"")
+            }
+            return chosen
+        }
+        func list(_ name: String) -> [String] {
+            (value(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+
+        let dataDirectory = flags.dataDirectory ?? value("ONBOARD_DATA_DIR") ?? ".onboard/postgres"
+        let location = DatabaseLocation.resolve(url: flags.databaseURL ?? value("DATABASE_URL"), embeddedFolder: dataDirectory)
+        var secret = value("JWT_SECRET") ?? ""
+        var anonKey = value("ANON_KEY") ?? ""
+        var serviceKey = value("SERVICE_ROLE_KEY") ?? ""
+        if secret.isEmpty {
+            guard location.isEmbedded || flags.dev else {
+                throw ConfigurationError("JWT_SECRET is not set (generate one with `onboard keys`); only the embedded default or --dev may run without one")
+            }
+            let keys = try developmentKeys(URL(fileURLWithPath: dataDirectory).deletingLastPathComponent())
+            secret = keys.secret
+            if anonKey.isEmpty { anonKey = keys.anonKey }
+            if serviceKey.isEmpty { serviceKey = keys.serviceRoleKey }
+        }
+        if secret.utf8.count < 32 && !flags.dev {
+            throw ConfigurationError("JWT_SECRET must be at least 32 characters (use --dev to allow a weak secret locally)")
+        }
+        if anonKey.isEmpty { anonKey = APIKey.make(role: "anon", secret: Array(secret.utf8)) }
+        if serviceKey.isEmpty { serviceKey = APIKey.make(role: "service_role", secret: Array(secret.utf8)) }
+
+        self.init(keys: KeyConfig(jwtSecret: secret, anonKey: anonKey, serviceRoleKey: serviceKey))
+        host = flags.host ?? value("ONBOARD_HOST") ?? host
+        if let port = try flags.port ?? integer("ONBOARD_PORT") {
+            guard (0...65535).contains(port) else { throw ConfigurationError("the port must be 0…65535, not \(port)") }
+            self.port = port
+        }
+        database = location
+        migrationsDirectory = DatabaseBootstrap.migrationsDirectory(flags.migrationsDirectory ?? value("ONBOARD_MIGRATIONS_DIR"))
+        listenDatabaseURL = value("DATABASE_LISTEN_URL")
+        if let seconds = try integer("JWT_EXP", minimum: 1) { auth.jwtExpiry = seconds }
+        if let size = try integer("DB_POOL_SIZE", minimum: 1) { poolSize = size }
+        if let prepared = try boolean("DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
+        if let migrate = try boolean("DB_MIGRATE_ON_START") { migrateOnStart = migrate }
+        if let bytes = try integer("MAX_BODY_BYTES", minimum: 1) { limits.maxBodyBytes = bytes }
+        if let count = try integer("MAX_CONNECTIONS", minimum: 1) { limits.maxConnections = count }
+        if let threads = try integer("WORKER_THREADS", minimum: 1) { limits.workerThreads = threads }
+        if value("CORS_ALLOWED_ORIGINS") != nil { cors = Gateway.cors(allowedOrigins: list("CORS_ALLOWED_ORIGINS")) }
+        if let url = value("SITE_URL") { auth.siteURL = url }
+        if let cost = try integer("BCRYPT_COST", minimum: 4) {
+            guard cost <= 31 else { throw ConfigurationError("BCRYPT_COST must be 4…31, not \(cost)") }
+            auth.bcryptCost = cost
+        }
+        // GoTrue's names count per 5 minutes; RATE_LIMIT_AUTH_PER_MINUTE (this server's older
+        // name) sets the sign-in budget per minute and wins when set.
+        if let hits = try integer("RATE_LIMIT_SIGN_IN_SIGN_UPS", minimum: 1) { auth.signInLimit = RateLimit(hits: hits, window: 300) }
+        if let hits = try integer("RATE_LIMIT_AUTH_PER_MINUTE", minimum: 1) { auth.signInLimit = RateLimit(hits: hits, window: 60) }
+        if let hits = try integer("RATE_LIMIT_TOKEN_REFRESH", minimum: 1) { auth.refreshLimit = RateLimit(hits: hits, window: 300) }
+        auth.rateLimitHeader = value("RATE_LIMIT_HEADER")
+        if let end = try choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
+        if let access = try choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
+        // A provider is enabled by its key set; without client ids no audience can match.
+        if let jwks = value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
+        if let jwks = value("APPLE_JWKS") { auth.providers["apple"] = .apple(clientIDs: list("APPLE_CLIENT_IDS"), jwks: jwks) }
+        try auth.mail.apply(environment: environment)
+        limits.workerThreads = max(limits.workerThreads, poolSize + 4)
+    }
+
+    /// The effective settings, secrets masked (`onboard serve --print-config`).
+    public var summary: String {
+        func mask(_ secret: String) -> String { secret.isEmpty ? "(unset)" : String(secret.prefix(4)) + "…(\(secret.count) chars)" }
+        func hidePassword(_ url: String) -> String { url.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression) }
+        let databaseText: String
+        switch database {
+        case .url(let url): databaseText = hidePassword(url)
+        case .embedded(let folder): databaseText = "embedded cluster in \(folder)"
+        }
+        func provider(_ name: String) -> (ids: String, jwks: String) {
+            guard let configured = auth.providers[name] else { return ("", "(unset: \(name) sign-in disabled)") }
+            return (configured.clientIDs.joined(separator: ","), configured.keys.location)
+        }
+        let google = provider("google"), apple = provider("apple")
+        let rows: [(String, String)] = [
+            ("host", host), ("port", "\(port)"), ("database", databaseText), ("migrations", migrationsDirectory.path),
+            ("JWT_SECRET", mask(String(decoding: keys.jwtSecret, as: UTF8.self))), ("ANON_KEY", mask(keys.anonKey)),
+            ("SERVICE_ROLE_KEY", mask(keys.serviceRoleKey)), ("JWT_EXP", "\(auth.jwtExpiry)"), ("DB_POOL_SIZE", "\(poolSize)"),
+            ("DATABASE_LISTEN_URL", listenDatabaseURL.map(hidePassword) ?? "(the database)"),
+            ("DB_PREPARED_STATEMENTS", "\(preparedStatements)"), ("DB_MIGRATE_ON_START", "\(migrateOnStart)"),
+            ("WORKER_THREADS", "\(limits.workerThreads)"), ("MAX_CONNECTIONS", "\(limits.maxConnections)"),
+            ("MAX_BODY_BYTES", "\(limits.maxBodyBytes)"), ("CORS_ALLOWED_ORIGINS", cors.allowedOrigins.joined(separator: ",")),
+            ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
+            ("BCRYPT_COST", "\(auth.bcryptCost)"),
+            ("RATE_LIMIT_SIGN_IN_SIGN_UPS", "\(auth.signInLimit.hits) per \(Int(auth.signInLimit.window)) s"),
+            ("RATE_LIMIT_TOKEN_REFRESH", "\(auth.refreshLimit.hits) per \(Int(auth.refreshLimit.window)) s"),
+            ("RATE_LIMIT_HEADER", auth.rateLimitHeader ?? "(unset: the TCP peer)"),
+            ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks),
+        ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)")
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+    }
+}
+
+/// API keys as Supabase makes them: HS256 JWTs with the role, issued by "supabase", valid ten years.
+public enum APIKey {
+    public static func make(role: String, secret: [UInt8], now: Date = Date()) -> String {
+        let issued = Int(now.timeIntervalSince1970)
+        return JWT.signHS256(claims: ["role": role, "iss": "supabase", "iat": issued, "exp": issued + 10 * 365 * 24 * 3600], secret: secret)
+    }
+}
+
+extension DatabaseLocation {
+    var isEmbedded: Bool {
+        if case .embedded = self { return true }
+        return false
+    }
+}

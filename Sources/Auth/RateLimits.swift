@@ -1,0 +1,36 @@
+import Foundation
+import HTTP
+import JWT
+import Postgres
+
+extension AuthService {
+    /// The client's address: the configured header's last hop (the one the trusted proxy
+    /// appended to `X-Forwarded-For`), else the TCP peer.
+    func clientAddress(_ request: HTTPRequest) -> String {
+        guard let name = config.rateLimitHeader, let value = request.headers.values(name).last,
+              let hop = value.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !hop.isEmpty else {
+            return request.remoteAddress
+        }
+        return hop
+    }
+
+    /// One hit on each key of `bucket`, counted in PostgreSQL so that every replica shares the
+    /// budget (one small upsert beside a bcrypt check); 429 once a key is over.
+    func checkRate(_ limit: RateLimit, _ bucket: String, keys: [String]) throws {
+        let within = try pool.withConnection { connection in
+            try connection.query("SELECT auth.rate_limit_hit(\(array: keys.map { "\(bucket):\($0)" }), \(limit.hits)::integer, \(limit.window)::double precision)").scalar
+        }
+        if within != "t" { throw AuthError.rateLimited }
+    }
+}
+
+/// At most `hits` requests per `window` seconds.
+public struct RateLimit: Sendable, Equatable {
+    public var hits: Int
+    public var window: Double
+
+    public init(hits: Int, window: Double) {
+        self.hits = hits
+        self.window = window
+    }
+}

@@ -1,0 +1,322 @@
+import HTTP
+import Postgres
+
+/// A REST request parsed into PostgREST's terms, before it is checked against the schema cache
+/// (PostgREST's `ApiRequest`). Pure: built from the method, the resource path, the query pairs,
+/// the headers and the body.
+public struct ApiRequest: Sendable, Equatable {
+    public enum Target: Sendable, Equatable {
+        case table(String)
+        case function(String)
+        /// `GET /rest/v1/`: the OpenAPI description.
+        case root
+    }
+
+    public enum Action: Sendable, Equatable {
+        case read(headOnly: Bool)
+        case insert
+        case update
+        case delete
+        /// `PUT`: upsert of the one row its primary-key filters name.
+        case singleUpsert
+        /// RPC; GET/HEAD calls run read-only and take their arguments from the query.
+        case call(readOnly: Bool, headOnly: Bool)
+        case describe(headOnly: Bool)
+    }
+
+    public enum Media: Sendable, Equatable {
+        case json
+        /// `application/vnd.pgrst.object+json` (optionally `;nulls=stripped`).
+        case singleObject(stripNulls: Bool)
+        /// `application/vnd.pgrst.array+json;nulls=stripped`: the array, each object without its null members.
+        case strippedArray
+        case csv
+        case openAPI
+    }
+
+    public var target: Target
+    public var action: Action
+    /// The `select` list; `[.star]` when absent.
+    public var select: [SelectItem] = [SelectItem(column: "*")]
+    /// The filters and logic trees, ANDed (the query string's top level).
+    public var conditions: [Condition] = []
+    public var order: [OrderTerm] = []
+    public var limit: Int?
+    public var offset: Int = 0
+    public var onConflict: [String]?
+    public var columns: [String]?
+    public var preferences = Preferences()
+    public var media: Media = .json
+    /// The parsed body of a write or POST call.
+    var payload: Payload?
+    /// The query arguments of a GET/HEAD RPC call, in order.
+    public var functionArguments: [QueryPair] = []
+    /// Filters, `order`, `limit` and `offset` for embedded resources (`children.age=gt.3`,
+    /// `children.order=name`), by embed path (`name` or `outer.inner`, aliases as written).
+    public var embedded: [String: EmbeddedQuery] = [:]
+
+    public struct EmbeddedQuery: Sendable, Equatable {
+        public var conditions: [Condition] = []
+        public var order: [OrderTerm] = []
+        public var limit: Int?
+        public var offset = 0
+    }
+
+    public static func == (lhs: ApiRequest, rhs: ApiRequest) -> Bool {
+        lhs.target == rhs.target && lhs.action == rhs.action && lhs.select == rhs.select && lhs.conditions == rhs.conditions
+            && lhs.order == rhs.order && lhs.limit == rhs.limit && lhs.offset == rhs.offset && lhs.onConflict == rhs.onConflict
+            && lhs.columns == rhs.columns && lhs.preferences == rhs.preferences && lhs.media == rhs.media
+            && lhs.payload == rhs.payload && lhs.functionArguments == rhs.functionArguments && lhs.embedded == rhs.embedded
+    }
+
+    public var isRead: Bool {
+        if case .read = action { return true }
+        return false
+    }
+
+    public var isHeadOnly: Bool {
+        switch action {
+        case .read(let head), .call(_, let head), .describe(let head): return head
+        default: return false
+        }
+    }
+
+    public var singleObject: Bool {
+        if case .singleObject = media { return true }
+        return false
+    }
+}
+
+public struct QueryPair: Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+public struct SelectItem: Sendable, Equatable {
+    public var column: String
+    public var alias: String?
+    public var cast: String?
+    /// `rel!hint!inner(…)`: `column` names the related table, embedded through a foreign key.
+    public var embed: Embed?
+
+    public struct Embed: Sendable, Equatable {
+        /// A foreign key's name or one of its columns, to choose among relationships.
+        public var hint: String?
+        /// `!inner`: parent rows without a related row are left out.
+        public var inner: Bool
+        public var select: [SelectItem]
+    }
+
+    public init(column: String, alias: String? = nil, cast: String? = nil) {
+        self.column = column
+        self.alias = alias
+        self.cast = cast
+    }
+    public var isStar: Bool { column == "*" && alias == nil && cast == nil && embed == nil }
+}
+
+public struct OrderTerm: Sendable, Equatable {
+    public enum Nulls: String, Sendable { case first, last }
+    public var column: String
+    public var descending: Bool?
+    public var nulls: Nulls?
+    public init(column: String, descending: Bool? = nil, nulls: Nulls? = nil) {
+        self.column = column
+        self.descending = descending
+        self.nulls = nulls
+    }
+}
+
+public enum FilterOperator: String, Sendable, CaseIterable {
+    case eq, neq, gt, gte, lt, lte, like, ilike, match, imatch, `in`, `is`, isdistinct, cs, cd, ov, sl, sr, nxl, nxr, adj
+    case fts, plfts, phfts, wfts
+}
+
+public enum IsValue: String, Sendable { case null, notNull = "not_null", `true`, `false`, unknown }
+
+public enum FilterOperand: Sendable, Equatable {
+    case value(String)
+    case list([String])
+    case isValue(IsValue)
+}
+
+public struct Filter: Sendable, Equatable {
+    public var column: String
+    public var op: FilterOperator
+    public var operand: FilterOperand
+    /// The text-search configuration of `fts(english)`.
+    public var language: String?
+    /// `like(any).{a*,b*}`: the operand is an array literal, matched with ANY or ALL.
+    public var quantifier: Quantifier?
+
+    public enum Quantifier: String, Sendable { case any, all }
+
+    /// The operators that take `(any)` / `(all)`, as PostgREST's.
+    public static let quantifiable: Set<FilterOperator> = [.eq, .like, .ilike, .gt, .gte, .lt, .lte, .match, .imatch]
+
+    public init(column: String, op: FilterOperator, operand: FilterOperand, language: String? = nil, quantifier: Quantifier? = nil) {
+        self.column = column
+        self.op = op
+        self.operand = operand
+        self.language = language
+        self.quantifier = quantifier
+    }
+}
+
+public indirect enum Condition: Sendable, Equatable {
+    case filter(Filter)
+    case not(Condition)
+    case and([Condition])
+    case or([Condition])
+    /// Added by the ownership middleware, never parsed from a request.
+    case scope(OwnershipScope)
+    /// Written by the planner (an embed's join or `!inner` EXISTS), never parsed from a request.
+    case embedded(SQL)
+}
+
+// MARK: - Parsing a request
+
+extension ApiRequest {
+    /// Parses a request whose path has already lost its `/rest/v1` prefix (`resource` is the rest:
+    /// `/children`, `/rpc/get_user_with_profile`, `/` or empty for the root).
+    public static func parse(method: String, resource: String, query: [(name: String, value: String)],
+                             headers: HTTPHeaders, body: [UInt8]) throws(RESTError) -> ApiRequest {
+        func header(_ name: String) -> String? { headers[name] }
+        func headerValues(_ name: String) -> [String] { headers.values(name) }
+
+        let segments = resource.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let target: Target
+        switch segments.count {
+        case 0: target = .root
+        case 1 where segments[0] != "rpc": target = .table(segments[0])
+        case 2 where segments[0] == "rpc": target = .function(segments[1])
+        default: throw .invalidResourcePath
+        }
+        let action: Action
+        switch (target, method) {
+        case (.root, "GET"): action = .describe(headOnly: false)
+        case (.root, "HEAD"): action = .describe(headOnly: true)
+        case (.table, "GET"): action = .read(headOnly: false)
+        case (.table, "HEAD"): action = .read(headOnly: true)
+        case (.table, "POST"): action = .insert
+        case (.table, "PATCH"): action = .update
+        case (.table, "DELETE"): action = .delete
+        case (.table, "PUT"): action = .singleUpsert
+        case (.function, "POST"): action = .call(readOnly: false, headOnly: false)
+        case (.function, "GET"): action = .call(readOnly: true, headOnly: false)
+        case (.function, "HEAD"): action = .call(readOnly: true, headOnly: true)
+        case (.function, _): throw .invalidRPCMethod(method)
+        default: throw .unsupportedMethod(method)
+        }
+
+        // Only `public` is exposed: Accept-Profile for GET/HEAD, Content-Profile for the rest.
+        let profileHeader = (method == "GET" || method == "HEAD") ? "accept-profile" : "content-profile"
+        if let profile = header(profileHeader), profile != "public" { throw .invalidSchema(profile) }
+
+        var request = ApiRequest(target: target, action: action)
+        request.preferences = Preferences.parse(headerValues("prefer"))
+        if request.preferences.handling == .strict, !request.preferences.invalid.isEmpty {
+            throw .invalidPreferences(request.preferences.invalid)
+        }
+        request.media = try negotiate(accept: header("accept"), action: action)
+
+        var isRPCRead = false
+        if case .call(readOnly: true, _) = action { isRPCRead = true }
+        // PostgreSQL refuses NUL in text (22021); refuse it before any value is used.
+        if query.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) {
+            throw .database(.nulCharacter, authenticated: false)
+        }
+        for (name, value) in query {
+            switch name {
+            case "select": request.select = try QueryGrammar.parseSelect(value)
+            case "order": request.order = try QueryGrammar.parseOrder(value)
+            case "limit":
+                guard let limit = Int(value.trimmedOWS), limit >= 0 else {
+                    throw .parse(message: QueryGrammar.message("limit parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
+                }
+                request.limit = limit
+            case "offset":
+                guard let offset = Int(value.trimmedOWS), offset >= 0 else {
+                    throw .parse(message: QueryGrammar.message("offset parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
+                }
+                request.offset = offset
+            case "on_conflict": request.onConflict = try QueryGrammar.parseColumns(value, what: "on_conflict parameter")
+            case "columns": request.columns = try QueryGrammar.parseColumns(value, what: "columns parameter")
+            case "or", "and", "not.or", "not.and":
+                request.conditions.append(try QueryGrammar.parseLogicTree(key: name, value))
+            case "apikey":
+                continue  // a credential (Supabase's gateway accepts it as a query parameter)
+            default:
+                if isRPCRead {
+                    request.functionArguments.append(QueryPair(name, value))
+                } else if !name.hasPrefix("\""), let dot = name.lastIndex(of: "."), !name.hasPrefix("not.") {
+                    // `path.column=op.value` or `path.order|limit|offset|or|and`: for an embed.
+                    let path = String(name[..<dot]), key = String(name[name.index(after: dot)...])
+                    var query = request.embedded[path] ?? EmbeddedQuery()
+                    switch key {
+                    case "order": query.order = try QueryGrammar.parseOrder(value)
+                    case "limit", "offset":
+                        guard let number = Int(value.trimmedOWS), number >= 0 else {
+                            throw .parse(message: QueryGrammar.message("\(key) parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
+                        }
+                        if key == "limit" { query.limit = number } else { query.offset = number }
+                    case "or", "and": query.conditions.append(try QueryGrammar.parseLogicTree(key: key, value))
+                    default: query.conditions.append(try QueryGrammar.parseFilter(column: key, value))
+                    }
+                    request.embedded[path] = query
+                } else {
+                    request.conditions.append(try QueryGrammar.parseFilter(column: name, value))
+                }
+            }
+        }
+
+        // Range: 0-9 (items) narrows limit/offset for reads (RangeQuery.hs).
+        if request.isRead || isRPCRead, let range = header("range") {
+            let spec = range.hasPrefix("items=") ? String(range.dropFirst(6)) : range
+            let bounds = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            if bounds.count == 2, let low = Int(bounds[0].trimmedOWS), low >= 0 {
+                let high = bounds[1].trimmedOWS.isEmpty ? nil : Int(bounds[1].trimmedOWS)
+                if let high, high < low { throw .invalidRange(.lowerGreaterThanUpper) }
+                // The bounds are the client's: saturate instead of trapping (PostgREST's are
+                // unbounded integers; nothing lies past Int.max rows anyway).
+                let rangeLimit = high.map { ($0 - low).addingSaturated(1) }
+                request.offset = request.offset.addingSaturated(low)
+                if let rangeLimit { request.limit = min(request.limit ?? Int.max, rangeLimit) }
+            }
+        }
+
+        // Bodies: writes and POST calls (DELETE bodies are ignored, as supabase-py sends `{}`).
+        // A form body (`application/x-www-form-urlencoded`) is one object of text values, as
+        // PostgREST reads it.
+        var body = body
+        if let type = header("content-type"), type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+            let fields = parseQuery(String(decoding: body, as: UTF8.self))
+            if fields.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) { throw .database(.nulCharacter, authenticated: false) }
+            body = Array(("{" + fields.map { jsonString($0.name) + ":" + jsonString($0.value) }.joined(separator: ",") + "}").utf8)
+        } else if action == .insert, let type = header("content-type"), type.lowercased().hasPrefix("text/csv") {
+            body = Array(try Payload.csvAsJSON(body).utf8)
+        }
+        switch action {
+        case .insert, .update, .singleUpsert:
+            request.payload = try parsePayload(body, allowArray: action == .insert, sameKeys: request.columns == nil)
+        case .call(readOnly: false, _):
+            request.payload = try parsePayload(body, allowArray: false, emptyIsObject: true)
+        default:
+            break
+        }
+        return request
+    }
+}
+
+extension Int {
+    /// `self + other`, clamped to `Int.min…Int.max` instead of trapping: for arithmetic on
+    /// numbers that came from a request.
+    func addingSaturated(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+}

@@ -1,0 +1,418 @@
+/// PostgREST's query grammar (QueryParams.hs), hand-written. Errors carry PostgREST's shape:
+/// message `"failed to parse filter (…)" (line 1, column n)`, details `unexpected … expecting …`.
+public enum QueryGrammar {
+    static func message(_ what: String, _ input: String, column: Int) -> String {
+        "\"failed to parse \(what) (\(input))\" (line 1, column \(column))"
+    }
+
+    static func unexpected(_ characters: [Character], at index: Int) -> String {
+        index < characters.count ? "unexpected \"\(characters[index])\"" : "unexpected end of input"
+    }
+
+    // MARK: select
+
+    /// `select=id,name,alias:col,col::text,"quoted col",rel!hint!inner(col,…)` (PostgREST's
+    /// pFieldSelect and pRelationSelect; embeds nest).
+    public static func parseSelect(_ text: String) throws(RESTError) -> [SelectItem] {
+        let chars = Array(text)
+        var index = 0
+        skipSpaces(chars, &index)
+        if index == chars.count { return [SelectItem(column: "*")] }
+        let items = try selectList(chars, &index, text: text, nested: false)
+        return items
+    }
+
+    private static func selectList(_ chars: [Character], _ index: inout Int, text: String, nested: Bool) throws(RESTError) -> [SelectItem] {
+        var items: [SelectItem] = []
+        func fail(_ expecting: String) -> RESTError {
+            .parse(message: message("select parameter", text, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \(expecting)")
+        }
+        while true {
+            skipSpaces(chars, &index)
+            guard index < chars.count else { throw fail("field name (* or [a..z0..9_$])") }
+            if chars[index] == "*" {
+                index += 1
+                items.append(SelectItem(column: "*"))
+            } else {
+                guard var name = fieldName(chars, &index) else {
+                    if nested, chars[index] == ")", items.isEmpty { items.append(SelectItem(column: "*")); return items }  // `rel()`
+                    throw fail("field name (* or [a..z0..9_$])")
+                }
+                var alias: String? = nil
+                if index < chars.count, chars[index] == ":", index + 1 < chars.count, chars[index + 1] != ":" {
+                    index += 1
+                    alias = name
+                    skipSpaces(chars, &index)
+                    guard let real = fieldName(chars, &index) else { throw fail("field name (* or [a..z0..9_$])") }
+                    name = real
+                }
+                if index < chars.count, chars[index] == "(" || chars[index] == "!" {
+                    var embed = SelectItem.Embed(hint: nil, inner: false, select: [])
+                    while index < chars.count, chars[index] == "!" {
+                        index += 1
+                        guard let word = fieldName(chars, &index) else { throw fail("hint or join type (inner, left)") }
+                        switch word {
+                        case "inner": embed.inner = true
+                        case "left": embed.inner = false
+                        default: embed.hint = word
+                        }
+                    }
+                    guard index < chars.count, chars[index] == "(" else { throw fail("\"(\"") }
+                    index += 1
+                    skipSpaces(chars, &index)
+                    embed.select = index < chars.count && chars[index] == ")" ? [SelectItem(column: "*")]
+                        : try selectList(chars, &index, text: text, nested: true)
+                    guard index < chars.count, chars[index] == ")" else { throw fail("\",\" or \")\"") }
+                    index += 1
+                    var item = SelectItem(column: name, alias: alias)
+                    item.embed = embed
+                    items.append(item)
+                } else {
+                    var cast: String? = nil
+                    if index + 1 < chars.count, chars[index] == ":", chars[index + 1] == ":" {
+                        index += 2
+                        let start = index
+                        while index < chars.count, chars[index].isLetter || chars[index].isNumber || chars[index] == "_" || chars[index] == " " || chars[index] == "[" || chars[index] == "]" {
+                            index += 1
+                        }
+                        let castText = String(chars[start..<index]).trimmedOWS
+                        guard !castText.isEmpty else { throw fail("letter or digit") }
+                        cast = castText
+                    }
+                    items.append(SelectItem(column: name, alias: alias, cast: cast))
+                }
+            }
+            skipSpaces(chars, &index)
+            if index == chars.count {
+                if nested { throw fail("\",\" or \")\"") }
+                return items
+            }
+            if nested, chars[index] == ")" { return items }
+            guard chars[index] == "," else { throw fail(nested ? "\",\" or \")\"" : "\"::\", \",\" or end of input") }
+            index += 1
+        }
+    }
+
+    // MARK: order
+
+    /// `order=created_at.desc.nullslast,name` (PostgREST's pOrder).
+    public static func parseOrder(_ text: String) throws(RESTError) -> [OrderTerm] {
+        let chars = Array(text)
+        var index = 0
+        var terms: [OrderTerm] = []
+        func fail(_ expecting: String) -> RESTError {
+            .parse(message: message("order", text, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \(expecting)")
+        }
+        while true {
+            skipSpaces(chars, &index)
+            guard let column = fieldName(chars, &index) else { throw fail("field name (* or [a..z0..9_$])") }
+            var term = OrderTerm(column: column)
+            var expectDirection = true
+            while index < chars.count, chars[index] == "." {
+                index += 1
+                let start = index
+                while index < chars.count, chars[index].isLetter { index += 1 }
+                let word = String(chars[start..<index])
+                switch word {
+                case "asc" where expectDirection: term.descending = false
+                case "desc" where expectDirection: term.descending = true
+                case "nullsfirst" where term.nulls == nil: term.nulls = .first
+                case "nullslast" where term.nulls == nil: term.nulls = .last
+                default:
+                    index = start
+                    throw fail(expectDirection && term.nulls == nil ? "\"asc\", \"desc\", \"nullsfirst\" or \"nullslast\"" : "\"nullsfirst\" or \"nullslast\"")
+                }
+                expectDirection = false
+                if term.nulls != nil { break }
+            }
+            terms.append(term)
+            skipSpaces(chars, &index)
+            if index == chars.count { return terms }
+            guard chars[index] == "," else { throw fail("\",\" or end of input") }
+            index += 1
+        }
+    }
+
+    // MARK: columns / on_conflict
+
+    public static func parseColumns(_ text: String, what: String) throws(RESTError) -> [String] {
+        let chars = Array(text)
+        var index = 0
+        var names: [String] = []
+        while true {
+            skipSpaces(chars, &index)
+            guard let name = fieldName(chars, &index) else {
+                throw .parse(message: message(what, text, column: index + 1),
+                             details: "\(unexpected(chars, at: index)) expecting field name (* or [a..z0..9_$])")
+            }
+            names.append(name)
+            skipSpaces(chars, &index)
+            if index == chars.count { return names }
+            guard chars[index] == "," else {
+                throw .parse(message: message(what, text, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \",\" or end of input")
+            }
+            index += 1
+        }
+    }
+
+    // MARK: filters
+
+    static let plainOperators: Set<FilterOperator> = [.eq, .neq, .gt, .gte, .lt, .lte, .like, .ilike, .match, .imatch, .isdistinct, .cs, .cd, .ov, .sl, .sr, .nxl, .nxr, .adj]
+
+    /// `column=[not.]op.value` (PostgREST's pOpExpr with pSingleVal: the rest of the value is
+    /// the operand, quotes included, except for `in.(…)` lists).
+    public static func parseFilter(column: String, _ expression: String) throws(RESTError) -> Condition {
+        let name = unquoteName(column)
+        // Fast path for the common `op.value` with a plain operator: the value is the rest as
+        // written, so no character-level parse is needed.
+        if let dot = expression.utf8.firstIndex(of: UInt8(ascii: ".")) {
+            let opText = expression[..<dot]
+            if opText.utf8.count <= 6, let op = FilterOperator(rawValue: String(opText)), Self.plainOperators.contains(op) {
+                let value = String(expression[expression.utf8.index(after: dot)...])
+                return .filter(Filter(column: name, op: op, operand: .value(value)))
+            }
+        }
+        let chars = Array(expression)
+        var index = 0
+        let condition = try operation(chars, &index, column: name, input: expression, what: "filter", inLogicTree: false)
+        if index != chars.count {
+            throw .parse(message: message("filter", expression, column: index + 1), details: "\(unexpected(chars, at: index)) expecting end of input")
+        }
+        return condition
+    }
+
+    /// `or=(a.eq.1,and(b.gt.2,c.is.null))`, `not.and=(…)`.
+    public static func parseLogicTree(key: String, _ value: String) throws(RESTError) -> Condition {
+        let negated = key.hasPrefix("not.")
+        let op = negated ? String(key.dropFirst(4)) : key
+        let text = op + value
+        let chars = Array(text)
+        var index = 0
+        let tree = try logicTree(chars, &index, input: value, forceLogic: true)
+        if index != chars.count {
+            throw .parse(message: message("logic tree", value, column: index + 1),
+                         details: "\(unexpected(chars, at: index)) expecting end of input")
+        }
+        return negated ? .not(tree) : tree
+    }
+
+    private static func logicTree(_ chars: [Character], _ index: inout Int, input: String, forceLogic: Bool) throws(RESTError) -> Condition {
+        func fail(_ expecting: String) -> RESTError {
+            .parse(message: message("logic tree", input, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \(expecting)")
+        }
+        // `[not.](and|or)(…)` or, inside a tree, `field.[not.]op.value`.
+        let start = index
+        var negated = false
+        if matches(chars, index, "not.") { negated = true; index += 4 }
+        var logic: String? = nil
+        if matches(chars, index, "and(") { logic = "and"; index += 3 } else if matches(chars, index, "or(") { logic = "or"; index += 2 }
+        if let logic {
+            index += 1  // "("
+            var items: [Condition] = []
+            while true {
+                skipSpaces(chars, &index)
+                items.append(try logicTree(chars, &index, input: input, forceLogic: false))
+                skipSpaces(chars, &index)
+                guard index < chars.count else { throw fail("\",\" or \")\"") }
+                if chars[index] == "," { index += 1; continue }
+                if chars[index] == ")" { index += 1; break }
+                throw fail("\",\" or \")\"")
+            }
+            let tree: Condition = logic == "and" ? .and(items) : .or(items)
+            return negated ? .not(tree) : tree
+        }
+        if forceLogic {
+            // PostgREST parses `or` + the value: the error points just after the operator.
+            index = start + (negated ? 4 : 0)
+            if matches(chars, index, "and") { index += 3 } else if matches(chars, index, "or") { index += 2 }
+            throw fail("\"(\"")
+        }
+        index = start
+        guard let column = fieldName(chars, &index) else {
+            throw fail("field name (* or [a..z0..9_$]), negation operator (not) or logic operator (and, or)")
+        }
+        guard index < chars.count, chars[index] == "." else { throw fail("delimiter (.)") }
+        index += 1
+        return try operation(chars, &index, column: column, input: input, what: "logic tree", inLogicTree: true)
+    }
+
+    /// `[not.]op.operand` from `index`.
+    private static func operation(_ chars: [Character], _ index: inout Int, column: String, input: String, what: String,
+                                  inLogicTree: Bool) throws(RESTError) -> Condition {
+        func failAt(_ position: Int, _ expecting: String) -> RESTError {
+            .parse(message: message(what, input, column: position + 1), details: "\(unexpected(chars, at: position)) expecting \(expecting)")
+        }
+        func fail(_ expecting: String) -> RESTError { failAt(index, expecting) }
+        var negated = false
+        if matches(chars, index, "not.") { negated = true; index += 4 }
+        let opStart = index
+        while index < chars.count, chars[index].isLetter { index += 1 }
+        let opName = String(chars[opStart..<index])
+        guard let op = FilterOperator(rawValue: opName) else {
+            index = opStart
+            throw fail(negated ? "operator (eq, gt, ...)" : "\"not\" or operator (eq, gt, ...)")
+        }
+        var language: String? = nil
+        if [.fts, .plfts, .phfts, .wfts].contains(op), index < chars.count, chars[index] == "(" {
+            let langStart = index + 1
+            guard let close = chars[langStart...].firstIndex(of: ")"), close > langStart,
+                  chars[langStart..<close].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                index = langStart
+                throw fail("operator (eq, gt, ...)")
+            }
+            language = String(chars[langStart..<close])
+            index = close + 1
+        }
+        var quantifier: Filter.Quantifier? = nil
+        if Filter.quantifiable.contains(op), index < chars.count, chars[index] == "(" {
+            if matches(chars, index, "(any)") { quantifier = .any } else if matches(chars, index, "(all)") { quantifier = .all } else {
+                index += 1
+                throw fail("\"any\" or \"all\"")
+            }
+            index += 5
+        }
+        guard index < chars.count, chars[index] == "." else { throw fail("delimiter (.)") }
+        index += 1
+        let operand: FilterOperand
+        switch op {
+        case .in:
+            operand = .list(try list(chars, &index, failAt: failAt))
+        case .is:
+            let valueStart = index
+            let word = inLogicTree ? rawValue(chars, &index) : String(chars[index...])
+            if !inLogicTree { index = chars.count }
+            guard let value = IsValue(rawValue: word.lowercased()) else {
+                index = valueStart
+                throw fail("isVal: (null, not_null, true, false, unknown)")
+            }
+            operand = .isValue(value)
+        default:
+            if inLogicTree {
+                operand = .value(try logicValue(chars, &index, failAt: failAt))
+            } else {
+                operand = .value(String(chars[index...]))
+                index = chars.count
+            }
+        }
+        let condition = Condition.filter(Filter(column: column, op: op, operand: operand, language: language, quantifier: quantifier))
+        return negated ? .not(condition) : condition
+    }
+
+    /// `(a,"b, c","q\"uote")`: elements quoted with `"` and backslash escapes, else raw up to `,` or `)`.
+    private static func list(_ chars: [Character], _ index: inout Int, failAt: (Int, String) -> RESTError) throws(RESTError) -> [String] {
+        skipSpaces(chars, &index)
+        guard index < chars.count, chars[index] == "(" else { throw failAt(index, "\"(\"") }
+        index += 1
+        skipSpaces(chars, &index)
+        var items: [String] = []
+        if index < chars.count, chars[index] == ")" {
+            index += 1
+            return items
+        }
+        while true {
+            let start = index
+            if index < chars.count, chars[index] == "\"", let quoted = quotedValue(chars, &index),
+               index < chars.count, chars[index] == "," || chars[index] == ")" {
+                items.append(quoted)
+            } else {
+                index = start
+                items.append(rawValue(chars, &index))
+            }
+            guard index < chars.count else { throw failAt(index, "\",\" or \")\"") }
+            if chars[index] == "," { index += 1; continue }
+            index += 1  // ")"
+            skipSpaces(chars, &index)
+            return items
+        }
+    }
+
+    /// A value inside a logic tree: quoted, a `{…}` array literal, or raw up to `,` or `)`.
+    private static func logicValue(_ chars: [Character], _ index: inout Int, failAt: (Int, String) -> RESTError) throws(RESTError) -> String {
+        let start = index
+        if index < chars.count, chars[index] == "\"", let quoted = quotedValue(chars, &index),
+           index == chars.count || chars[index] == "," || chars[index] == ")" {
+            return quoted
+        }
+        index = start
+        if index < chars.count, chars[index] == "{", let close = chars[index...].firstIndex(of: "}"),
+           !chars[(index + 1)..<close].contains("{") {
+            index = close + 1
+            return String(chars[start..<index])
+        }
+        return rawValue(chars, &index)
+    }
+
+    private static func rawValue(_ chars: [Character], _ index: inout Int) -> String {
+        let start = index
+        while index < chars.count, chars[index] != ",", chars[index] != ")" { index += 1 }
+        return String(chars[start..<index])
+    }
+
+    /// `"…"` with `\x` escapes; nil if unterminated.
+    private static func quotedValue(_ chars: [Character], _ index: inout Int) -> String? {
+        var out = ""
+        var i = index + 1
+        while i < chars.count {
+            let c = chars[i]
+            if c == "\\" {
+                guard i + 1 < chars.count else { return nil }
+                out.append(chars[i + 1])
+                i += 2
+                continue
+            }
+            if c == "\"" {
+                index = i + 1
+                return out
+            }
+            out.append(c)
+            i += 1
+        }
+        return nil
+    }
+
+    /// A field name: `"quoted"` or identifier characters (PostgREST's pFieldName: letters, digits,
+    /// `_`, `$`, spaces, `-` not followed by `>`).
+    private static func fieldName(_ chars: [Character], _ index: inout Int) -> String? {
+        if index < chars.count, chars[index] == "\"" {
+            var i = index
+            guard let name = quotedValue(chars, &i), !name.isEmpty else { return nil }
+            index = i
+            return name
+        }
+        let start = index
+        while index < chars.count {
+            let c = chars[index]
+            if c.isLetter || c.isNumber || c == "_" || c == "$" || c == " " {
+                index += 1
+            } else if c == "-", index + 1 < chars.count, chars[index + 1] != ">" {
+                index += 1
+            } else {
+                break
+            }
+        }
+        let name = String(chars[start..<index]).trimmedOWS
+        return name.isEmpty ? nil : name
+    }
+
+    /// A query key naming a column may be quoted too.
+    static func unquoteName(_ text: String) -> String {
+        if !text.utf8.contains(UInt8(ascii: "\"")) && !text.utf8.contains(UInt8(ascii: " ")) { return text }
+        let chars = Array(text)
+        var index = 0
+        if let name = fieldName(chars, &index), index == chars.count { return name }
+        return text
+    }
+
+    private static func skipSpaces(_ chars: [Character], _ index: inout Int) {
+        while index < chars.count, chars[index] == " " || chars[index] == "\t" { index += 1 }
+    }
+
+    private static func matches(_ chars: [Character], _ index: Int, _ word: String) -> Bool {
+        var i = index
+        for c in word {
+            guard i < chars.count, chars[i] == c else { return false }
+            i += 1
+        }
+        return true
+    }
+}

@@ -1,0 +1,315 @@
+import Postgres
+
+/// SQL fragments for one table, written into a `SQLBuilder`. Identifiers come only from the
+/// schema cache (quoted there, once); values only as binds.
+struct QueryBuilder {
+    let table: SchemaCache.Table
+
+    /// The quoted name of a column of the table (callers validated it).
+    func quoted(_ column: String) -> String { table.quotedColumns[column] ?? quoteIdentifier(column) }
+
+    /// `"public"."children"`.
+    func writeQualified(into sql: inout SQLBuilder) {
+        sql.raw("\"public\".")
+        sql.raw(table.quotedName)
+    }
+
+    /// `"children"."user_id"`.
+    func writeColumn(_ name: String, into sql: inout SQLBuilder) {
+        sql.raw(table.quotedName)
+        sql.raw(".")
+        sql.raw(quoted(name))
+    }
+
+    func writeColumnList(_ names: [String], into sql: inout SQLBuilder) {
+        for (index, name) in names.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            sql.raw(quoted(name))
+        }
+    }
+
+    /// `"a" uuid, "b" text[]` for json_to_record(set); types from the catalog.
+    func writeTypedColumns(_ names: [String], into sql: inout SQLBuilder) {
+        for (index, name) in names.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            sql.raw(quoted(name))
+            sql.raw(" ")
+            sql.raw(table.column(name)!.type)
+        }
+    }
+
+    /// The select list over the table (`qualifier` nil) or over `pgrst_source`; `*` expands to
+    /// the table's columns (precomputed).
+    func writeSelectList(_ items: [SelectItem], qualifier: String?, into sql: inout SQLBuilder) {
+        for (index, item) in items.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            if item.column == "*" {
+                sql.raw(qualifier == nil ? table.starSelect : table.starReturned)
+                continue
+            }
+            var column = qualifier ?? table.quotedName
+            column += "."
+            column += quoted(item.column)
+            if let cast = item.cast {
+                // The cast is a type name the grammar restricted to letters, digits, `_`, ` `, `[]`.
+                sql.raw("CAST(\(column) AS \(cast))")
+            } else {
+                sql.raw(column)
+            }
+            if item.alias != nil || item.cast != nil {
+                sql.raw(" AS ")
+                sql.raw(quoteIdentifier(item.alias ?? item.column))
+            }
+        }
+        if items.isEmpty { sql.raw("NULL") }
+    }
+
+    /// `(SELECT <select list> FROM pgrst_source)`: the rows a mutation returned, shaped by `select`.
+    func writeReturned(_ items: [SelectItem], into sql: inout SQLBuilder) {
+        sql.raw("(SELECT ")
+        writeSelectList(items, qualifier: "pgrst_source", into: &sql)
+        sql.raw(" FROM pgrst_source)")
+    }
+
+    /// The body's rows as a SELECT of `keys` (PostgREST's fromJsonBodyF): json_to_record(set)
+    /// with the catalog's types; with `missing=default`, a key a row lacks takes the column default.
+    func writeJSONRows(payload: Payload, keys: [String], applyDefaults: Bool, into sql: inout SQLBuilder) {
+        if applyDefaults {
+            sql.raw("SELECT ")
+            for (index, key) in keys.enumerated() {
+                if index > 0 { sql.raw(", ") }
+                if let expression = table.column(key)?.defaultExpression {
+                    // The default expression comes from the catalog (pg_get_expr), not from the request.
+                    sql.raw("CASE WHEN pgrst_elem.value -> ")
+                    sql.bind(key)
+                    sql.raw(" IS NULL THEN \(expression) ELSE pgrst_body.\(quoted(key)) END")
+                } else {
+                    sql.raw("pgrst_body.")
+                    sql.raw(quoted(key))
+                }
+            }
+            sql.raw(" FROM json_array_elements(")
+            sql.bind(payload.isArray ? payload.raw : "[" + payload.raw + "]")
+            sql.raw("::json) AS pgrst_elem, LATERAL json_to_record(pgrst_elem.value) AS pgrst_body(")
+            writeTypedColumns(keys, into: &sql)
+            sql.raw(")")
+            return
+        }
+        sql.raw("SELECT ")
+        for (index, key) in keys.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            sql.raw("pgrst_body.")
+            sql.raw(quoted(key))
+        }
+        sql.raw(payload.isArray ? " FROM json_to_recordset(" : " FROM json_to_record(")
+        sql.bind(payload.raw)
+        sql.raw("::json) AS pgrst_body(")
+        writeTypedColumns(keys, into: &sql)
+        sql.raw(")")
+    }
+
+    /// Throws 42703 for a filter on a column the table lacks.
+    func validate(_ conditions: [Condition]) throws(RESTError) {
+        for condition in conditions {
+            switch condition {
+            case .filter(let filter):
+                if table.column(filter.column) == nil { throw .unknownColumn(column: filter.column, table: table.name) }
+            case .not(let inner): try validate([inner])
+            case .and(let items), .or(let items): try validate(items)
+            case .scope(.family(let column, _, _, _)), .scope(.familyID(let column, _, _)):
+                if table.column(column) == nil { throw .unknownColumn(column: column, table: table.name) }
+            case .embedded:
+                break
+            }
+        }
+    }
+
+    func writeWhere(_ conditions: [Condition], denyAll: Bool, into sql: inout SQLBuilder) {
+        if conditions.isEmpty {
+            if denyAll { sql.raw(" WHERE false") }
+            return
+        }
+        sql.raw(" WHERE ")
+        for (index, condition) in conditions.enumerated() {
+            if index > 0 { sql.raw(" AND ") }
+            write(condition, into: &sql)
+        }
+        if denyAll { sql.raw(" AND false") }
+    }
+
+    func write(_ condition: Condition, into sql: inout SQLBuilder) {
+        switch condition {
+        case .not(let inner):
+            sql.raw("NOT ")
+            write(inner, into: &sql)
+        case .and(let items), .or(let items):
+            let separator: String
+            if case .and = condition { separator = " AND " } else { separator = " OR " }
+            sql.raw("(")
+            for (index, item) in items.enumerated() {
+                if index > 0 { sql.raw(separator) }
+                write(item, into: &sql)
+            }
+            sql.raw(")")
+        case .filter(let filter):
+            write(filter, into: &sql)
+        case .scope(let scope):
+            write(scope, into: &sql)
+        case .embedded(let fragment):
+            sql.append(fragment)
+        }
+    }
+
+    /// The ownership middleware's rule, with the caller's id bound and the membership table's
+    /// names quoted.
+    func write(_ scope: OwnershipScope, into sql: inout SQLBuilder) {
+        switch scope {
+        case .family(let column, let user, let ownerOnly, let membership):
+            let table = quoteIdentifier(membership.schema) + "." + quoteIdentifier(membership.table)
+            let family = quoteIdentifier(membership.familyColumn), member = quoteIdentifier(membership.userColumn)
+            sql.raw("(")
+            writeColumn(column, into: &sql)
+            sql.raw(" = ")
+            sql.bind(user)
+            sql.raw(" OR ")
+            writeColumn(column, into: &sql)
+            sql.raw(" IN (SELECT theirs.\(member) FROM \(table) mine JOIN \(table) theirs ON theirs.\(family) = mine.\(family) WHERE mine.\(member) = ")
+            sql.bind(user)
+            if ownerOnly {
+                sql.raw(" AND mine.\(quoteIdentifier(membership.roleColumn)) = ")
+                sql.bind(membership.ownerRole)
+            }
+            sql.raw("))")
+        case .familyID(let column, let user, let membership):
+            writeColumn(column, into: &sql)
+            sql.raw(" IN (SELECT mine.\(quoteIdentifier(membership.familyColumn)) FROM \(quoteIdentifier(membership.schema)).\(quoteIdentifier(membership.table)) mine WHERE mine.\(quoteIdentifier(membership.userColumn)) = ")
+            sql.bind(user)
+            sql.raw(")")
+        }
+    }
+
+    /// One filter (PostgREST's SqlFragment.pgFmtFilter): operands are unknown-typed binds that
+    /// PostgreSQL casts to the column's type.
+    func write(_ filter: Filter, into sql: inout SQLBuilder) {
+        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.column(filter.column)?.type, type != "tsvector" {
+            // PostgREST searches a text or json column through to_tsvector([language,] column).
+            sql.raw("to_tsvector(")
+            if let language = filter.language {
+                sql.bind(language)
+                sql.raw("::regconfig, ")
+            }
+            writeColumn(filter.column, into: &sql)
+            sql.raw(")")
+        } else {
+            writeColumn(filter.column, into: &sql)
+        }
+        switch filter.operand {
+        case .isValue(let value):
+            switch value {
+            case .null: sql.raw(" IS NULL")
+            case .notNull: sql.raw(" IS NOT NULL")
+            case .true: sql.raw(" IS TRUE")
+            case .false: sql.raw(" IS FALSE")
+            case .unknown: sql.raw(" IS UNKNOWN")
+            }
+        case .list(let items):
+            // = ANY($1), not IN ($1, $2, …): one bind, one statement text per shape, and an empty list works.
+            sql.raw(" = ANY(")
+            sql.bind(SQL.arrayLiteral(items))
+            sql.raw(")")
+        case .value(let value) where filter.quantifier != nil:
+            // `col LIKE ANY($1)` with the `{…}` list as one array bind (`*` is `%` in patterns).
+            let symbol: String
+            switch filter.op {
+            case .eq: symbol = " = "
+            case .gt: symbol = " > "
+            case .gte: symbol = " >= "
+            case .lt: symbol = " < "
+            case .lte: symbol = " <= "
+            case .like: symbol = " LIKE "
+            case .ilike: symbol = " ILIKE "
+            case .match: symbol = " ~ "
+            default: symbol = " ~* "
+            }
+            sql.raw(symbol)
+            sql.raw(filter.quantifier == .all ? "ALL(" : "ANY(")
+            sql.bind(filter.op == .like || filter.op == .ilike ? String(value.map { $0 == "*" ? "%" : $0 }) : value)
+            sql.raw(")")
+        case .value(let value):
+            switch filter.op {
+            case .eq: sql.raw(" = ")
+            case .neq: sql.raw(" <> ")
+            case .gt: sql.raw(" > ")
+            case .gte: sql.raw(" >= ")
+            case .lt: sql.raw(" < ")
+            case .lte: sql.raw(" <= ")
+            // `*` stands for `%` in like patterns (URLs and `%` don't mix).
+            case .like, .ilike:
+                sql.raw(filter.op == .like ? " LIKE " : " ILIKE ")
+                sql.bind(String(value.map { $0 == "*" ? "%" : $0 }))
+                return
+            case .match: sql.raw(" ~ ")
+            case .imatch: sql.raw(" ~* ")
+            case .isdistinct: sql.raw(" IS DISTINCT FROM ")
+            case .cs: sql.raw(" @> ")
+            case .cd: sql.raw(" <@ ")
+            case .ov: sql.raw(" && ")
+            case .sl: sql.raw(" << ")
+            case .sr: sql.raw(" >> ")
+            // PostgREST: nxr "does not extend to the right" (&<), nxl "… to the left" (&>).
+            case .nxr: sql.raw(" &< ")
+            case .nxl: sql.raw(" &> ")
+            case .adj: sql.raw(" -|- ")
+            case .fts, .plfts, .phfts, .wfts:
+                let function: String
+                switch filter.op {
+                case .fts: function = "to_tsquery"
+                case .plfts: function = "plainto_tsquery"
+                case .phfts: function = "phraseto_tsquery"
+                default: function = "websearch_to_tsquery"
+                }
+                sql.raw(" @@ \(function)(")
+                if let language = filter.language {
+                    sql.bind(language)
+                    sql.raw("::regconfig, ")
+                }
+                sql.bind(value)
+                sql.raw(")")
+                return
+            case .in, .is:
+                // Parsed as lists / IS values; a plain operand can't reach here.
+                sql.raw(" = ")
+            }
+            sql.bind(value)
+        }
+    }
+
+    /// PATCH and DELETE with `limit` (PostgREST's limited update/delete): only the first rows in
+    /// `order` are touched, chosen by their `ctid` (appended to the statement's WHERE).
+    func writeLimitedRows(_ conditions: [Condition], denyAll: Bool, order: [OrderTerm], limit: Int?, offset: Int, into sql: inout SQLBuilder) {
+        guard let limit else { return }
+        sql.raw(conditions.isEmpty && !denyAll ? " WHERE " : " AND ")
+        sql.raw("ctid = ANY(ARRAY(SELECT ctid FROM ")
+        writeQualified(into: &sql)
+        writeWhere(conditions, denyAll: denyAll, into: &sql)
+        writeOrder(order, into: &sql)
+        sql.raw(" LIMIT ")
+        sql.bind(String(limit))
+        if offset > 0 {
+            sql.raw(" OFFSET ")
+            sql.bind(String(offset))
+        }
+        sql.raw("))")
+    }
+
+    func writeOrder(_ terms: [OrderTerm], into sql: inout SQLBuilder) {
+        guard !terms.isEmpty else { return }
+        sql.raw(" ORDER BY ")
+        for (index, term) in terms.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            writeColumn(term.column, into: &sql)
+            if let descending = term.descending { sql.raw(descending ? " DESC" : " ASC") }
+            if let nulls = term.nulls { sql.raw(nulls == .first ? " NULLS FIRST" : " NULLS LAST") }
+        }
+    }
+}

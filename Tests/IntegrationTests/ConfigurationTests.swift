@@ -1,0 +1,121 @@
+import App
+import Foundation
+import Testing
+
+/// The README's configuration table against `ServerConfig(environment:flags:developmentKeys:)`:
+/// every variable has its documented default and its effect, and a value that cannot be used is
+/// an error rather than silently the default.
+@Suite("Configuration from the environment")
+struct ConfigurationTests {
+    static let secret = String(repeating: "s", count: 40)
+    static let base = ["JWT_SECRET": secret, "DATABASE_URL": "postgresql://u:p@db/app"]
+
+    static func config(_ extra: [String: String] = [:], flags: ServeFlags = ServeFlags()) throws -> ServerConfig {
+        try ServerConfig(environment: base.merging(extra) { $1 }, flags: flags) { _ in
+            Issue.record("development keys asked for")
+            return ("", "", "")
+        }
+    }
+
+    /// The variables the README's configuration table lists.
+    static let documented: Set<String> = {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("README.md")
+        let text = (try? String(contentsOf: readme, encoding: .utf8)) ?? ""
+        guard let start = text.range(of: "## Configuration"), let end = text.range(of: "### Keys", range: start.upperBound..<text.endIndex) else { return [] }
+        return Set(text[start.upperBound..<end.lowerBound].split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("| `") else { return nil }
+            return line.dropFirst(3).prefix { $0 != "`" }.description
+        })
+    }()
+
+    /// Each variable: a usable value and what it must change. (LOG_LEVEL and LOG_FORMAT are read
+    /// by the logging bootstrap of the command, not by the server's configuration.)
+    static let effects: [String: (value: String, check: @Sendable (ServerConfig) -> Bool)] = [
+        "DATABASE_URL": ("postgresql://x@h/d", { $0.database == .url("postgresql://x@h/d") }),
+        "ONBOARD_DATA_DIR": ("/tmp/x/pg", { _ in true }),  // with DATABASE_URL unset only; see below
+        "ONBOARD_MIGRATIONS_DIR": ("/srv/migrations", { $0.migrationsDirectory.path == "/srv/migrations" }),
+        "ONBOARD_HOST": ("0.0.0.0", { $0.host == "0.0.0.0" }),
+        "ONBOARD_PORT": ("8080", { $0.port == 8080 }),
+        "JWT_SECRET": (String(repeating: "t", count: 32), { String(decoding: $0.keys.jwtSecret, as: UTF8.self) == String(repeating: "t", count: 32) }),
+        "ANON_KEY": ("anon-key-value", { $0.keys.anonKey == "anon-key-value" }),
+        "SERVICE_ROLE_KEY": ("service-key-value", { $0.keys.serviceRoleKey == "service-key-value" }),
+        "LOG_LEVEL": ("debug", { _ in true }),
+        "LOG_FORMAT": ("json", { _ in true }),
+        "JWT_EXP": ("600", { $0.auth.jwtExpiry == 600 }),
+        "SITE_URL": ("https://app.example", { $0.auth.siteURL == "https://app.example" }),
+        "CORS_ALLOWED_ORIGINS": ("https://a.example, https://b.example", { $0.cors.allowedOrigins == ["https://a.example", "https://b.example"] }),
+        "DATABASE_LISTEN_URL": ("postgresql://direct/app", { $0.listenDatabaseURL == "postgresql://direct/app" }),
+        "DB_POOL_SIZE": ("20", { $0.poolSize == 20 && $0.limits.workerThreads >= 24 }),
+        "DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements }),
+        "DB_MIGRATE_ON_START": ("false", { !$0.migrateOnStart }),
+        "MAX_BODY_BYTES": ("2048", { $0.limits.maxBodyBytes == 2048 }),
+        "MAX_CONNECTIONS": ("99", { $0.limits.maxConnections == 99 }),
+        "WORKER_THREADS": ("40", { $0.limits.workerThreads == 40 }),
+        "BCRYPT_COST": ("12", { $0.auth.bcryptCost == 12 }),
+        "RATE_LIMIT_SIGN_IN_SIGN_UPS": ("7", { $0.auth.signInLimit.hits == 7 && $0.auth.signInLimit.window == 300 }),
+        "RATE_LIMIT_AUTH_PER_MINUTE": ("9", { $0.auth.signInLimit.hits == 9 && $0.auth.signInLimit.window == 60 }),
+        "RATE_LIMIT_TOKEN_REFRESH": ("11", { $0.auth.refreshLimit.hits == 11 }),
+        "RATE_LIMIT_HEADER": ("X-Forwarded-For", { $0.auth.rateLimitHeader == "X-Forwarded-For" }),
+        "PGRST_DB_TX_END": ("commit-allow-override", { $0.transactionEnd == .commitAllowOverride }),
+        "OPENAPI_ACCESS": ("all", { $0.openAPIAccess == .all }),
+        "GOOGLE_JWKS": ("/etc/google.json", { $0.auth.providers["google"]?.keys.location == "/etc/google.json" }),
+        "GOOGLE_CLIENT_IDS": ("a,b", { _ in true }),  // read with GOOGLE_JWKS; see below
+        "APPLE_JWKS": ("https://appleid.apple.com/auth/keys", { $0.auth.providers["apple"] != nil }),
+        "APPLE_CLIENT_IDS": ("c", { _ in true }),  // read with APPLE_JWKS; see below
+    ]
+
+    @Test func everyDocumentedVariableIsHandledAndNoOther() {
+        #expect(Self.documented.count >= 30, "the README's table was not found")
+        #expect(Self.documented == Set(Self.effects.keys), "README and tests differ: \(Self.documented.symmetricDifference(Self.effects.keys))")
+    }
+
+    @Test func defaultsAreTheDocumentedOnes() throws {
+        let config = try Self.config()
+        #expect(config.host == "127.0.0.1" && config.port == 54321)
+        #expect(config.auth.jwtExpiry == 3600 && config.poolSize == 10 && config.preparedStatements && config.migrateOnStart)
+        #expect(config.limits.maxBodyBytes == 1_048_576 && config.limits.maxConnections == 10_000 && config.limits.workerThreads == 16)
+        #expect(config.cors.allowedOrigins == ["*"] && config.auth.siteURL == "http://127.0.0.1:3000" && config.auth.bcryptCost == 10)
+        #expect(config.auth.signInLimit == .init(hits: 30, window: 300) && config.auth.refreshLimit == .init(hits: 150, window: 300))
+        #expect(config.auth.rateLimitHeader == nil && config.transactionEnd == .commit && config.openAPIAccess == .serviceRole)
+        #expect(config.auth.providers.isEmpty && config.listenDatabaseURL == nil)
+        // API keys default to JWTs signed with the secret.
+        #expect(config.keys.anonKey.split(separator: ".").count == 3 && config.keys.serviceRoleKey != config.keys.anonKey)
+    }
+
+    @Test func eachVariableTakesEffect() throws {
+        for (name, effect) in Self.effects.sorted(by: { $0.key < $1.key }) {
+            let config = try Self.config([name: effect.value])
+            #expect(effect.check(config), "\(name)=\(effect.value) had no effect")
+        }
+        let google = try Self.config(["GOOGLE_JWKS": "/g.json", "GOOGLE_CLIENT_IDS": "a, b"]).auth.providers["google"]
+        #expect(google?.clientIDs == ["a", "b"])
+        let apple = try Self.config(["APPLE_JWKS": "/a.json", "APPLE_CLIENT_IDS": "c"]).auth.providers["apple"]
+        #expect(apple?.clientIDs == ["c"])
+        let embedded = try ServerConfig(environment: ["ONBOARD_DATA_DIR": "/tmp/x/pg", "JWT_SECRET": Self.secret], flags: ServeFlags()) { _ in ("", "", "") }
+        #expect(embedded.database == .embedded(folder: "/tmp/x/pg"))
+        // Flags win over the environment.
+        let flagged = try Self.config(["ONBOARD_HOST": "0.0.0.0", "ONBOARD_PORT": "1"], flags: ServeFlags(host: "::1", port: 2))
+        #expect(flagged.host == "::1" && flagged.port == 2)
+    }
+
+    @Test(arguments: [
+        ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"),
+        ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
+        ("PGRST_DB_TX_END", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"),
+    ])
+    func unusableValuesAreErrors(name: String, value: String) {
+        #expect(throws: ConfigurationError.self) { try Self.config([name: value]) }
+    }
+
+    @Test func secretsAreRequiredAgainstARealDatabase() throws {
+        #expect(throws: ConfigurationError.self) { try ServerConfig(environment: ["DATABASE_URL": "postgresql://h/d"], flags: ServeFlags()) { _ in ("", "", "") } }
+        #expect(throws: ConfigurationError.self) { try Self.config(["JWT_SECRET": "short"]) }
+        // The embedded default (or --dev) uses the development keys.
+        let dev = try ServerConfig(environment: [:], flags: ServeFlags()) { _ in (Self.secret, "dev-anon", "dev-service") }
+        #expect(dev.keys.anonKey == "dev-anon" && dev.keys.serviceRoleKey == "dev-service")
+        // --print-config masks them.
+        let summary = try Self.config(["ANON_KEY": "anon-key-value-long"]).summary
+        #expect(!summary.contains(Self.secret) && !summary.contains("anon-key-value-long") && summary.contains("ANON_KEY"))
+    }
+}
