@@ -57,8 +57,8 @@ extension MailConfig {
             }
             if changed { templates[kind] = template }
         }
-        guard let host = value("SMTP_HOST") else { return }
-        var server = SMTPConfig(host: host)
+        // Every SMTP setting is checked, with or without SMTP_HOST.
+        var server = SMTPConfig(host: value("SMTP_HOST") ?? "")
         if let port = try number("SMTP_PORT") {
             guard (1...65535).contains(port) else { throw ConfigurationError("SMTP_PORT must be 1…65535, not \(port)") }
             server.port = port
@@ -75,14 +75,12 @@ extension MailConfig {
         if let caFile = server.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw ConfigurationError("SMTP_CA_FILE: cannot read \(caFile)")
         }
-        guard let admin = value("SMTP_ADMIN_EMAIL") else {
-            throw ConfigurationError("SMTP_ADMIN_EMAIL (the From address) is required with SMTP_HOST")
-        }
+        let admin = value("SMTP_ADMIN_EMAIL") ?? sender.address
         guard admin.contains("@"), !admin.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" }) else {
             throw ConfigurationError("SMTP_ADMIN_EMAIL must be a bare address, not \"\(admin)\"")
         }
-        smtp = server
         sender = MailSender(address: admin, name: environment["SMTP_SENDER_NAME"] ?? "")
+        if !server.host.isEmpty { smtp = server }
     }
 
     /// The `--print-config` rows (the password masked).

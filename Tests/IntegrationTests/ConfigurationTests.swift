@@ -63,6 +63,28 @@ struct ConfigurationTests {
         "GOOGLE_CLIENT_IDS": ("a,b", { _ in true }),  // read with GOOGLE_JWKS; see below
         "APPLE_JWKS": ("https://appleid.apple.com/auth/keys", { $0.auth.providers["apple"] != nil }),
         "APPLE_CLIENT_IDS": ("c", { _ in true }),  // read with APPLE_JWKS; see below
+        "MAILER_AUTOCONFIRM": ("false", { !$0.auth.mail.autoconfirm }),
+        "MAILER_SECURE_EMAIL_CHANGE_ENABLED": ("false", { !$0.auth.mail.secureEmailChange }),
+        "MAILER_OTP_EXP": ("2h", { $0.auth.mail.otpExpiry == 7200 }),
+        "MAILER_OTP_LENGTH": ("8", { $0.auth.mail.otpLength == 8 }),
+        "MAILER_OTP_MAX_FAILURES": ("3", { $0.auth.mail.otpMaxFailures == 3 }),
+        "MAILER_TEMPLATES_CONFIRMATION": (#filePath, { $0.auth.mail.template(.confirmation).body.contains("ConfigurationTests") }),
+        "MAILER_SUBJECTS_CONFIRMATION": ("Welcome", { $0.auth.mail.template(.confirmation).subject == "Welcome" }),
+        "SMTP_HOST": ("smtp.example.com", { $0.auth.mail.smtp?.host == "smtp.example.com" && $0.auth.mail.smtp?.port == 587 }),
+        "SMTP_PORT": ("2525", { _ in true }),  // read with SMTP_HOST; see below
+        "SMTP_USER": ("mailer", { _ in true }),  // read with SMTP_HOST; see below
+        "SMTP_TLS": ("starttls", { _ in true }),  // read with SMTP_HOST; see below
+        "SMTP_CA_FILE": (#filePath, { _ in true }),  // read with SMTP_HOST; see below
+        "SMTP_ADMIN_EMAIL": ("ops@example.com", { $0.auth.mail.sender.address == "ops@example.com" }),
+        "SMTP_SENDER_NAME": ("Onboard", { $0.auth.mail.sender.name == "Onboard" }),
+        "SMTP_MAX_FREQUENCY": ("5s", { $0.auth.mail.maxFrequency == 5 }),
+        "RATE_LIMIT_EMAIL_SENT": ("7", { $0.auth.mail.emailSentLimit == .init(hits: 7, window: 3600) }),
+        "RATE_LIMIT_OTP": ("8", { $0.auth.mail.otpRequestLimit == .init(hits: 8, window: 300) }),
+        "RATE_LIMIT_VERIFY": ("9", { $0.auth.mail.verifyLimit == .init(hits: 9, window: 300) }),
+        "API_EXTERNAL_URL": ("https://api.example", { $0.auth.mail.externalURL == "https://api.example" }),
+        "URI_ALLOW_LIST": ("myapp://**, https://*.example.com/**", { $0.auth.mail.allowList == ["myapp://**", "https://*.example.com/**"] }),
+        "EXTERNAL_FLOW_STATE_EXPIRY_DURATION": ("10m", { $0.auth.mail.flowStateExpiry == 600 }),
+        "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": ("true", { $0.auth.mail.requireReauthentication }),
     ]
 
     @Test func everyDocumentedVariableIsHandledAndNoOther() {
@@ -92,6 +114,10 @@ struct ConfigurationTests {
         #expect(google?.clientIDs == ["a", "b"])
         let apple = try Self.config(["APPLE_JWKS": "/a.json", "APPLE_CLIENT_IDS": "c"]).auth.providers["apple"]
         #expect(apple?.clientIDs == ["c"])
+        let smtp = try Self.config(["SMTP_HOST": "mail.example", "SMTP_PORT": "2525", "SMTP_USER": "mailer", "SMTP_PASS": "pw",
+                                    "SMTP_TLS": "starttls", "SMTP_CA_FILE": #filePath]).auth.mail.smtp
+        #expect(smtp?.port == 2525 && smtp?.user == "mailer" && smtp?.password == "pw" && smtp?.security == .starttls && smtp?.caFile == #filePath)
+        #expect(try Self.config().auth.mail.smtp == nil, "no SMTP_HOST: mails go to the log")
         let embedded = try ServerConfig(environment: ["ONBOARD_DATA_DIR": "/tmp/x/pg", "JWT_SECRET": Self.secret], flags: ServeFlags()) { _ in ("", "", "") }
         #expect(embedded.database == .embedded(folder: "/tmp/x/pg"))
         // Flags win over the environment.
@@ -103,6 +129,8 @@ struct ConfigurationTests {
         ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"),
         ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
         ("PGRST_DB_TX_END", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"),
+        ("MAILER_AUTOCONFIRM", "perhaps"), ("MAILER_OTP_EXP", "soon"), ("SMTP_TLS", "maybe"), ("SMTP_PORT", "70000"),
+        ("SMTP_CA_FILE", "/nonexistent/ca.pem"), ("SMTP_ADMIN_EMAIL", "Ops <ops@example.com>"), ("MAILER_TEMPLATES_RECOVERY", "/nonexistent.html"),
     ])
     func unusableValuesAreErrors(name: String, value: String) {
         #expect(throws: ConfigurationError.self) { try Self.config([name: value]) }
