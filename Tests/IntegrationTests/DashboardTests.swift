@@ -93,6 +93,9 @@ struct DashboardTests {
         // A cross-site form post is refused before the password is looked at.
         let (crossSite, crossCookie) = try Self.signIn(server, Self.password, origin: "https://evil.example")
         #expect(crossSite.status == 403 && crossCookie == nil)
+        let fetchSite = try server.client().request("POST", "/dashboard/sign-in", headers: [("Content-Type", "application/x-www-form-urlencoded"),
+                                                                                           ("Sec-Fetch-Site", "cross-site")], body: "secret=\(Self.password)")
+        #expect(fetchSite.status == 403 && fetchSite.header("Set-Cookie") == nil)
 
         let (response, cookie) = try Self.signIn(server, Self.password, origin: "http://127.0.0.1:\(server.port)")
         #expect(response.status == 303 && response.header("Location") == "/dashboard/")

@@ -10,7 +10,7 @@ import Postgres
 /// user tokens are not sessions. Off (404) unless a way to sign in is configured.
 enum Dashboard {
     /// Every dashboard response: a strict Content-Security-Policy (no inline script or style,
-    /// nothing from elsewhere), no framing, no sniffing, no caching, no referrer.
+    /// nothing from elsewhere), no framing, no sniffing, no caching, no referrer to other sites.
     static func secured(_ response: HTTPResponse) -> HTTPResponse {
         var response = response
         response.headers.replace("Content-Security-Policy",
@@ -18,7 +18,7 @@ enum Dashboard {
                                  + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
         response.headers.replace("X-Frame-Options", "DENY")
         response.headers.replace("X-Content-Type-Options", "nosniff")
-        response.headers.replace("Referrer-Policy", "no-referrer")
+        response.headers.replace("Referrer-Policy", "same-origin")
         response.headers.replace("Cache-Control", "no-store")
         return response
     }

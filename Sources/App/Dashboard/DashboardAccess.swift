@@ -156,10 +156,12 @@ final class DashboardAccess: Sendable {
         request.headers["X-Forwarded-Proto"]?.lowercased() == "https"
     }
 
-    /// A browser's cross-site form post names another origin: refused before the password is
-    /// looked at (SameSite=Strict protects the cookie; this protects the sign-in itself).
+    /// A browser's cross-site form post: refused before the password is looked at (SameSite=Strict
+    /// protects the cookie; this protects the sign-in itself). Browsers say where a request comes
+    /// from in `Sec-Fetch-Site`; older ones only in `Origin`.
     static func isCrossOrigin(_ request: HTTPRequest) -> Bool {
-        guard let origin = request.headers["Origin"], origin != "null" else { return request.headers["Origin"] == "null" }
+        if let site = request.headers["Sec-Fetch-Site"]?.lowercased() { return site != "same-origin" && site != "none" }
+        guard let origin = request.headers["Origin"], origin != "null" else { return false }
         guard let host = request.headers["Host"] else { return true }
         let stripped = origin.replacingOccurrences(of: "https://", with: "").replacingOccurrences(of: "http://", with: "")
         return stripped.lowercased() != host.lowercased()

@@ -14,7 +14,8 @@ enum DashboardAssets {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="referrer" content="no-referrer">
+        <meta name="referrer" content="same-origin">
+        <link rel="icon" href="data:,">
         <title>\(escape(title)) · onboard</title>
         <link rel="stylesheet" href="/dashboard/dashboard.css">
         \(extra)
@@ -86,7 +87,7 @@ enum DashboardAssets {
         <label>Signed up from <input type="date" name="from"></label>
         <label>before <input type="date" name="to"></label>
         <label>Cohort <select name="cohort"><option value="all">everyone</option><option value="day">by sign-up day</option><option value="week">by sign-up week</option><option value="provider">by provider</option></select></label>
-        <label>Stuck after <input type="number" name="stuck_hours" value="24" min="1" max="8760"> h</label>
+        <label>Stuck after (hours) <input type="number" name="stuck_hours" value="24" min="1" max="8760"></label>
         <button type="submit">Show</button>
         </form>
         \(section("funnel", "Funnel", "Users who reached each step (their furthest step is this one or later), as a share of the first step."))

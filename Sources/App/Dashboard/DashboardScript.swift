@@ -82,7 +82,7 @@ extension DashboardAssets {
 
           // Horizontal bars: one row per item, one or two series.
           function barChart(rows, label, series, text) {
-            const rowHeight = 26, labelWidth = 130, width = 760, barWidth = 460;
+            const rowHeight = 26, labelWidth = 130, width = 860, barWidth = 420;
             const max = Math.max(1, ...rows.flatMap(row => series.map(s => Number(row[s]) || 0)));
             const height = rows.length * rowHeight * series.length + 8;
             const chart = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
@@ -124,7 +124,7 @@ extension DashboardAssets {
           }
 
           const charts = {
-            funnel: rows => barChart(rows, r => r.step, ["users_reached"], r => r.users_reached + " users" + (r.pct_of_first === null ? "" : " (" + r.pct_of_first + "%)")),
+            funnel: rows => barChart(rows, r => r.step, ["users_reached"], r => r.users_reached + (r.users_reached === 1 ? " user" : " users") + (r.pct_of_first === null ? "" : " (" + r.pct_of_first + "%)")),
             drop_off: rows => barChart(rows, r => r.step, ["users_at_step", "users_stuck"], (r, s) => s === "users_at_step" ? r.users_at_step + " here" : r.users_stuck + " stuck"),
             step_durations: rows => barChart(rows, r => r.step, ["median_seconds"], r => "median " + seconds(r.median_seconds) + " · p90 " + seconds(r.p90_seconds) + " · " + r.visits + " visits"),
             daily_completion: dayChart,
@@ -173,11 +173,14 @@ extension DashboardAssets {
 
           // Users
           let currentUser = null;
+          let searches = 0;
 
           async function search() {
             const q = document.querySelector('#search input[name="q"]').value.trim();
+            const mine = ++searches;
             try {
               const users = await api("/dashboard/api/users?q=" + encodeURIComponent(q));
+              if (mine !== searches) return;  // a later search answers instead
               const rows = users.map(u => ({
                 email: el("button", { type: "button", class: "link", "data-user": u.id, text: u.email || "(anonymous)" }),
                 id: u.id, provider: u.provider, onboarding_state: u.onboarding_state, created_at: u.created_at, last_sign_in_at: u.last_sign_in_at,
