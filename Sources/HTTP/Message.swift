@@ -194,8 +194,8 @@ private func hexValue(_ byte: UInt8) -> UInt8? {
     }
 }
 
-/// `application/x-www-form-urlencoded` decoding, as httpx encodes queries.
-func parseQuery(_ raw: String) -> [(name: String, value: String)] {
+/// `application/x-www-form-urlencoded` decoding, as httpx encodes queries (and forms post bodies).
+public func parseQuery(_ raw: String) -> [(name: String, value: String)] {
     guard !raw.isEmpty else { return [] }
     return raw.split(separator: "&", omittingEmptySubsequences: true).map { pair in
         let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

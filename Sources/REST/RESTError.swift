@@ -185,6 +185,9 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             headers.add("WWW-Authenticate", #"Bearer error="invalid_token", error_description="\#(error == .expired ? "JWT expired" : error.message)""#)
         case .noAPIKey, .invalidAPIKey:
             break
+        case .invalidRange(.outOfBounds(_, let total)):
+            // PostgREST's 416 says how many rows there are.
+            headers.add("Content-Range", "*/\(total)")
         default:
             if status == 401 { headers.add("WWW-Authenticate", "Bearer") }
         }

@@ -156,6 +156,7 @@ public final class RESTService: Sendable {
                 let isCall: Bool
                 if case .call = plan.kind { isCall = true } else { isCall = false }
                 let statusQuery: [SQL] = isCall ? ["SELECT current_setting('response.status', true)"] : []
+                let explain: [SQL] = plan.plannedCount.map { [$0] } ?? []
                 var result: MainResult
                 if plan.mustDecide {
                     let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery)
@@ -164,11 +165,13 @@ public final class RESTService: Sendable {
                     _ = try connection.pipeline([failure == nil && !plan.rollback ? "COMMIT" : "ROLLBACK"])
                     if let failure { throw failure }
                 } else if plan.rollback {
-                    let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery + ["ROLLBACK"])
+                    let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery + explain + ["ROLLBACK"])
                     result = Self.mainResult(results[2], status: isCall ? results[3] : nil)
+                    if !explain.isEmpty { result.total = Self.plannedRows(results[3 + statusQuery.count]) }
                 } else {
-                    let results = try connection.pipeline([setup, statement] + statusQuery)
+                    let results = try connection.pipeline([setup, statement] + statusQuery + explain)
                     result = Self.mainResult(results[1], status: isCall ? results[2] : nil)
+                    if !explain.isEmpty { result.total = Self.plannedRows(results[2 + statusQuery.count]) }
                 }
                 // A PUT writes exactly one row; none means the row exists and is not the caller's
                 // (the upsert's ownership condition held it back): PostgreSQL's RLS answer, 42501.
@@ -206,6 +209,14 @@ public final class RESTService: Sendable {
         // `Prefer: timezone=…`: an unknown zone fails here (22023), before the statement runs.
         if let timezone { sql.append(SQL(", set_config('timezone', \(timezone), true)")) }
         return sql
+    }
+
+    /// The planner's row estimate from `EXPLAIN (FORMAT JSON)`: `[{"Plan": {"Plan Rows": n, …}}]`.
+    static func plannedRows(_ result: QueryResult) -> Int? {
+        guard let text = result.scalar, let json = JSONValue.parse(Array(text.utf8)), case .array(let plans) = json,
+              case .object(let members)? = plans.first, case .object(let plan)? = members.first(where: { $0.key == "Plan" })?.value,
+              case .number(let rows)? = plan.first(where: { $0.key == "Plan Rows" })?.value else { return nil }
+        return Double(rows).flatMap { $0.isFinite ? Int(min(max($0, 0), 1e15)) : nil }
     }
 
     static func mainResult(_ result: QueryResult, status: QueryResult? = nil) -> MainResult {

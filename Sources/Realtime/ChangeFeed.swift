@@ -54,6 +54,9 @@ public final class ChangeFeed: Sendable {
     let service: RealtimeService
     let conninfo: String
     private let running = Atomic<Bool>(false)
+    /// Signalled when the feed's thread has closed its connection and ended.
+    private let ended = DispatchSemaphore(value: 0)
+    private let started = Atomic<Bool>(false)
     private let delivered = Atomic<Int>(0)
     private let listening = Atomic<Bool>(false)
 
@@ -68,11 +71,18 @@ public final class ChangeFeed: Sendable {
 
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        Thread.detachNewThread { [self] in run() }
+        started.store(true, ordering: .releasing)
+        Thread.detachNewThread { [self] in
+            run()
+            ended.signal()
+        }
     }
 
+    /// Stops listening and waits (up to a few seconds) until the connection is closed, so the
+    /// database is not stopped under it.
     public func stop() {
         running.store(false, ordering: .releasing)
+        if started.exchange(false, ordering: .acquiringAndReleasing) { _ = ended.wait(timeout: .now() + 5) }
     }
 
     private func run() {

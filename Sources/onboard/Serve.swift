@@ -10,7 +10,7 @@ import Logging
 import REST
 
 struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the HTTP server (Auth, REST, health).")
+    static let configuration = CommandConfiguration(abstract: "Run the HTTP server (Auth, REST, Realtime, health).")
     @OptionGroup var database: DatabaseOptions
     @Option(help: "Address to bind (env ONBOARD_HOST).") var host: String?
     @Option(help: "Port to listen on (env ONBOARD_PORT).") var port: Int?

@@ -24,12 +24,21 @@ struct FidelityTests {
             INSERT INTO public.fx_items (id, name, qty, note) VALUES (1, 'a', 1, NULL), (2, 'b', 2, 'two'), (3, 'c', 3, NULL);
             CREATE FUNCTION public.fx_search(min integer) RETURNS SETOF public.fx_items LANGUAGE sql STABLE
                 AS $$ SELECT * FROM public.fx_items WHERE id >= min ORDER BY id $$;
-            GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items TO anon, authenticated, service_role;
-            NOTIFY pgrst, 'reload schema';
+            CREATE TABLE public.fx_many (id int PRIMARY KEY, name text);
+            INSERT INTO public.fx_many SELECT i, 'n' || i FROM generate_series(1, 1000) i;
+            ANALYZE public.fx_many;
+            CREATE FUNCTION public.fx_char(c char(7), b bit(3)) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT c::text || '/' || b::text $$;
+            CREATE FUNCTION public.fx_json(j jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT j $$;
+            GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items, public.fx_many TO anon, authenticated, service_role;
             """)
+        // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
+        // listening just after it serves): ask again until the schema cache has the fixtures.
         let http = server.client()
         let headers = server.headers(server.serviceKey)
-        #expect(eventually { (try? http.request("GET", "/rest/v1/rpc/fx_search?min=1", headers: headers).status) == 200 })
+        #expect(eventually {
+            try? admin.execute("NOTIFY pgrst, 'reload schema'")
+            return (try? http.request("GET", "/rest/v1/rpc/fx_search?min=1", headers: headers).status) == 200
+        })
     }
 
     func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {
@@ -93,6 +102,70 @@ struct FidelityTests {
         #expect(compact(try get("/rest/v1/fx_items?select=at&id=eq.2")) == #"[{"at":"2025-01-01T12:00:00+00:00"}]"#)
         let invalid = try get("/rest/v1/fx_items?select=at", [("Prefer", "timezone=Mars/Olympus_Mons")])
         #expect(invalid.status == 400, "\(invalid.text)")
+    }
+
+    @Test func plannedCountIsThePlannersEstimate() throws {
+        // A pattern the planner cannot know well: its estimate, not the exact count, is the total.
+        let admin = try Connection(conninfo: server.databaseURL)
+        let plan = try #require(try admin.query("EXPLAIN (FORMAT JSON) SELECT 1 FROM public.fx_many WHERE name LIKE '%7%'").scalar)
+        let estimate = try #require(plan.range(of: #""Plan Rows": (\d+)"#, options: .regularExpression).map { String(plan[$0]).split(separator: " ").last.map(String.init) ?? "" })
+        let exact = try #require(try admin.query("SELECT count(*) FROM public.fx_many WHERE name LIKE '%7%'").scalar)
+        #expect(estimate != exact, "the fixture should make the planner guess")
+        let planned = try get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", [("Prefer", "count=planned")])
+        #expect(planned.header("Content-Range") == "0-4/\(estimate)", "\(planned.header("Content-Range") ?? "none")")
+        #expect(planned.status == 206 && planned.header("Preference-Applied") == "count=planned")
+        let counted = try get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", [("Prefer", "count=exact")])
+        #expect(counted.header("Content-Range") == "0-4/\(exact)")
+    }
+
+    @Test func functionArgumentsKeepTheirLengthAndTheirJSONType() throws {
+        let http = server.client()
+        let padded = try http.request("POST", "/rest/v1/rpc/fx_char", headers: server.headers(server.serviceKey), body: #"{"c":"abcdefg","b":"101"}"#)
+        #expect(padded.text == #""abcdefg/101""#, "\(padded.text)")
+        // A JSON string that looks like an object is still a string.
+        let string = try http.request("POST", "/rest/v1/rpc/fx_json", headers: server.headers(server.serviceKey), body: #"{"j":"{\"a\":1}"}"#)
+        #expect(string.text == #""{\"a\": 1}""# || string.text == #""{\"a\":1}""#, "\(string.text)")
+        let object = try http.request("POST", "/rest/v1/rpc/fx_json", headers: server.headers(server.serviceKey), body: #"{"j":{"a":1}}"#)
+        #expect(compact(object) == #"{"a":1}"#, "\(object.text)")
+    }
+
+    @Test func anyAndAllModifiers() throws {
+        #expect(compact(try get("/rest/v1/fx_items?select=id&name=like(any).{a*,c*}&order=id")) == #"[{"id":1},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&id=gt(all).{0,1}&order=id")) == #"[{"id":2},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&id=eq(any).{2,3}&order=id")) == #"[{"id":2},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&or=(name.like(any).{b*},id.eq.1)&order=id")) == #"[{"id":1},{"id":2}]"#)
+        let bad = try get("/rest/v1/fx_items?name=like(some).{a}")
+        #expect(bad.status == 400 && bad.jsonObject?["code"] as? String == "PGRST100")
+    }
+
+    @Test func formBodiesAreObjectsOfTextValues() throws {
+        let http = server.client()
+        var headers = server.headers(server.serviceKey, [("Prefer", "return=representation")])
+        headers.removeAll { $0.0 == "Content-Type" }
+        headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        let created = try http.request("POST", "/rest/v1/fx_items", headers: headers, body: "id=9&name=from+a+form&qty=4&note=caf%C3%A9")
+        #expect(created.status == 201, "\(created.text)")
+        #expect(created.jsonArray?.first?["name"] as? String == "from a form" && created.jsonArray?.first?["qty"] as? Int == 4)
+        #expect(created.jsonArray?.first?["note"] as? String == "café")
+        let called = try http.request("POST", "/rest/v1/rpc/fx_char", headers: headers, body: "c=abc&b=1")
+        #expect(called.text == #""abc/1""#, "\(called.text)")  // bpchar to text drops the padding
+    }
+
+    @Test func bulkInsertFromCSV() throws {
+        var headers = server.headers(server.serviceKey, [("Prefer", "return=representation")])
+        headers.removeAll { $0.0 == "Content-Type" }
+        headers.append(("Content-Type", "text/csv"))
+        let csv = "id,name,note,qty\r\n20,\"Doe, J\",,5\r\n21,\"say \"\"hi\"\"\",NULL,6\r\n"
+        let created = try server.client().request("POST", "/rest/v1/fx_items?select=id,name,note,qty", headers: headers, body: csv)
+        #expect(created.status == 201, "\(created.text)")
+        #expect(compact(created) == #"[{"id":20,"name":"Doe, J","note":"","qty":5},{"id":21,"name":"say \"hi\"","note":null,"qty":6}]"#, "\(created.text)")
+        let ragged = try server.client().request("POST", "/rest/v1/fx_items", headers: headers, body: "id,name\n22\n")
+        #expect(ragged.status == 400 && ragged.jsonObject?["code"] as? String == "PGRST102")
+    }
+
+    @Test func anOffsetPastTheEndIs416WithTheCount() throws {
+        let past = try get("/rest/v1/fx_items?select=id&offset=10", [("Prefer", "count=exact")])
+        #expect(past.status == 416 && past.header("Content-Range") == "*/3", "\(past.status) \(past.header("Content-Range") ?? "none")")
     }
 
     @Test func arrayWithNullsStripped() throws {

@@ -128,11 +128,20 @@ public struct Filter: Sendable, Equatable {
     public var operand: FilterOperand
     /// The text-search configuration of `fts(english)`.
     public var language: String?
-    public init(column: String, op: FilterOperator, operand: FilterOperand, language: String? = nil) {
+    /// `like(any).{a*,b*}`: the operand is an array literal, matched with ANY or ALL.
+    public var quantifier: Quantifier?
+
+    public enum Quantifier: String, Sendable { case any, all }
+
+    /// The operators that take `(any)` / `(all)`, as PostgREST's.
+    public static let quantifiable: Set<FilterOperator> = [.eq, .like, .ilike, .gt, .gte, .lt, .lte, .match, .imatch]
+
+    public init(column: String, op: FilterOperator, operand: FilterOperand, language: String? = nil, quantifier: Quantifier? = nil) {
         self.column = column
         self.op = op
         self.operand = operand
         self.language = language
+        self.quantifier = quantifier
     }
 }
 
@@ -242,6 +251,16 @@ extension ApiRequest {
         }
 
         // Bodies: writes and POST calls (DELETE bodies are ignored, as supabase-py sends `{}`).
+        // A form body (`application/x-www-form-urlencoded`) is one object of text values, as
+        // PostgREST reads it.
+        var body = body
+        if let type = header("content-type"), type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+            let fields = parseQuery(String(decoding: body, as: UTF8.self))
+            if fields.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) { throw .database(.nulCharacter, authenticated: false) }
+            body = Array(("{" + fields.map { jsonString($0.name) + ":" + jsonString($0.value) }.joined(separator: ",") + "}").utf8)
+        } else if action == .insert, let type = header("content-type"), type.lowercased().hasPrefix("text/csv") {
+            body = Array(try Payload.csvAsJSON(body).utf8)
+        }
         switch action {
         case .insert, .update, .singleUpsert:
             request.payload = try parsePayload(body, allowArray: action == .insert, sameKeys: request.columns == nil)

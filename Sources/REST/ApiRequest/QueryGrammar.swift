@@ -231,6 +231,14 @@ public enum QueryGrammar {
             language = String(chars[langStart..<close])
             index = close + 1
         }
+        var quantifier: Filter.Quantifier? = nil
+        if Filter.quantifiable.contains(op), index < chars.count, chars[index] == "(" {
+            if matches(chars, index, "(any)") { quantifier = .any } else if matches(chars, index, "(all)") { quantifier = .all } else {
+                index += 1
+                throw fail("\"any\" or \"all\"")
+            }
+            index += 5
+        }
         guard index < chars.count, chars[index] == "." else { throw fail("delimiter (.)") }
         index += 1
         let operand: FilterOperand
@@ -254,7 +262,7 @@ public enum QueryGrammar {
                 index = chars.count
             }
         }
-        let condition = Condition.filter(Filter(column: column, op: op, operand: operand, language: language))
+        let condition = Condition.filter(Filter(column: column, op: op, operand: operand, language: language, quantifier: quantifier))
         return negated ? .not(condition) : condition
     }
 

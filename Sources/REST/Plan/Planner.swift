@@ -30,6 +30,9 @@ struct ActionPlan: Sendable {
     var resource: String
     /// Whether an insert had a conflict target (for `Preference-Applied: resolution=…`).
     var hasConflictTarget = false
+    /// `Prefer: count=planned`: an `EXPLAIN (FORMAT JSON)` of the read's rows, whose estimate
+    /// becomes the total (PostgREST's planned count).
+    var plannedCount: SQL? = nil
 }
 
 struct Planner {
@@ -111,8 +114,15 @@ struct Planner {
             if let limit = request.limit { sql.raw(" LIMIT "); sql.bind(String(limit)) }
             if request.offset > 0 { sql.raw(" OFFSET "); sql.bind(String(request.offset)) }
             sql.raw(") ")
+            if request.preferences.count == .planned {
+                var explain = SQLBuilder()
+                explain.raw("EXPLAIN (FORMAT JSON) SELECT 1 FROM ")
+                builder.writeQualified(into: &explain)
+                builder.writeWhere(conditions, denyAll: denyAll, into: &explain)
+                plan.plannedCount = explain.sql
+            }
             Self.writeAggregate(media: media, into: &sql, total: { sql in
-                if request.preferences.wantsCount {
+                if request.preferences.wantsCount && request.preferences.count != .planned {
                     sql.raw("(SELECT pg_catalog.count(*) FROM ")
                     builder.writeQualified(into: &sql)
                     builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
@@ -320,7 +330,7 @@ struct Planner {
         var argumentList: [SQL] = []
         for argument in function.arguments {
             guard let value = given.first(where: { $0.name == argument.name }) else { continue }
-            argumentList.append("\(ident: argument.name) := \(value.value)::\(unsafeRaw: argument.type)")  // type: from the catalog
+            argumentList.append("\(ident: argument.name) := \(value.value)::\(unsafeRaw: Self.castType(argument.type))")  // type: from the catalog
         }
         let invocation: SQL = "\(unsafeRaw: quoteIdentifier("public")).\(ident: function.name)(\(SQL.join(argumentList, separator: ", ")))"
         var readOnly = false
@@ -402,8 +412,24 @@ struct Planner {
         return SchemaCache.Table(name: "pgrst_call", columns: columns, primaryKey: [])
     }
 
+    /// The type to cast an argument to. A parameter's catalog type has no length, but the SQL
+    /// names `character` and `bit` mean char(1) and bit(1): "abcdefg"::character is "a". Their
+    /// internal names take any length, as the parameter does.
+    static func castType(_ type: String) -> String {
+        switch type {
+        case "character": return "bpchar"
+        case "character[]": return "bpchar[]"
+        case "bit": return "varbit"
+        case "bit[]": return "varbit[]"
+        default: return type
+        }
+    }
+
     /// A JSON argument as the text PostgreSQL parses for the parameter's type.
     static func argumentText(_ value: JSONValue, type: String) -> String? {
+        // A json/jsonb parameter takes the JSON value itself: a string that looks like JSON
+        // stays a string.
+        if type == "json" || type == "jsonb", value != .null { return value.serialized }
         switch value {
         case .null: return nil
         case .string(let text): return text

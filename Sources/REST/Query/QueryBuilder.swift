@@ -213,6 +213,24 @@ struct QueryBuilder {
             sql.raw(" = ANY(")
             sql.bind(SQL.arrayLiteral(items))
             sql.raw(")")
+        case .value(let value) where filter.quantifier != nil:
+            // `col LIKE ANY($1)` with the `{…}` list as one array bind (`*` is `%` in patterns).
+            let symbol: String
+            switch filter.op {
+            case .eq: symbol = " = "
+            case .gt: symbol = " > "
+            case .gte: symbol = " >= "
+            case .lt: symbol = " < "
+            case .lte: symbol = " <= "
+            case .like: symbol = " LIKE "
+            case .ilike: symbol = " ILIKE "
+            case .match: symbol = " ~ "
+            default: symbol = " ~* "
+            }
+            sql.raw(symbol)
+            sql.raw(filter.quantifier == .all ? "ALL(" : "ANY(")
+            sql.bind(filter.op == .like || filter.op == .ilike ? String(value.map { $0 == "*" ? "%" : $0 }) : value)
+            sql.raw(")")
         case .value(let value):
             switch filter.op {
             case .eq: sql.raw(" = ")
