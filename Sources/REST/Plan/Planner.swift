@@ -54,7 +54,7 @@ struct Planner {
         case .table(let name):
             guard let table = cache.tables[name] else { throw .unknownTable(name, hint: cache.closestTable(to: name)) }
             let decision = try Ownership.decide(request, table: name, policy: policy, enabled: ownershipEnabled, caller: caller)
-            return try planTable(table, request, ownership: decision)
+            return try planTable(table, request, ownership: decision, caller: caller)
         }
     }
 
@@ -65,7 +65,7 @@ struct Planner {
 
     // MARK: tables
 
-    func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision) throws(RESTError) -> ActionPlan {
+    func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision, caller: Caller) throws(RESTError) -> ActionPlan {
         let builder = QueryBuilder(table: table)
         var conditions = request.conditions
         var owner: (column: String, user: String)? = nil
@@ -91,8 +91,11 @@ struct Planner {
         // Validate every name before any SQL is written.
         try builder.validate(conditions)
         for term in request.order where table.column(term.column) == nil { throw .unknownColumn(column: term.column, table: table.name) }
-        for item in request.select where item.column != "*" && table.column(item.column) == nil {
+        for item in request.select where item.embed == nil && item.column != "*" && table.column(item.column) == nil {
             throw .unknownColumn(column: item.column, table: table.name)
+        }
+        if !request.isRead, let embed = request.select.first(where: { $0.embed != nil }) {
+            throw .parse(message: "resource embedding is supported on reads only", details: "\"\(embed.column)\" is embedded in a write's select")
         }
         let media = request.media
         let mutation = !request.isRead
@@ -106,7 +109,12 @@ struct Planner {
         switch request.action {
         case .read:
             sql.raw("SELECT ")
-            builder.writeSelectList(request.select, qualifier: nil, into: &sql)
+            if request.select.contains(where: { $0.embed != nil }) {
+                var state = EmbedState(caller: caller, request: request)
+                conditions += try writeSelect(request.select, table: table, realName: table.name, path: "", state: &state, into: &sql)
+            } else {
+                builder.writeSelectList(request.select, qualifier: nil, into: &sql)
+            }
             sql.raw(" FROM ")
             builder.writeQualified(into: &sql)
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
@@ -403,7 +411,7 @@ struct Planner {
             case .filter(let filter): names.append(filter.column)
             case .not(let inner): collect(inner)
             case .and(let items), .or(let items): items.forEach(collect)
-            case .scope: break
+            case .scope, .embedded: break
             }
         }
         conditions.forEach(collect)

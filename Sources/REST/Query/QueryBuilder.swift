@@ -118,6 +118,8 @@ struct QueryBuilder {
             case .and(let items), .or(let items): try validate(items)
             case .scope(.family(let column, _, _, _)), .scope(.familyID(let column, _, _)):
                 if table.column(column) == nil { throw .unknownColumn(column: column, table: table.name) }
+            case .embedded:
+                break
             }
         }
     }
@@ -153,6 +155,8 @@ struct QueryBuilder {
             write(filter, into: &sql)
         case .scope(let scope):
             write(scope, into: &sql)
+        case .embedded(let fragment):
+            sql.append(fragment)
         }
     }
 
