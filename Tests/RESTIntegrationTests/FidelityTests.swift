@@ -28,6 +28,10 @@ struct FidelityTests {
             INSERT INTO public.fx_many SELECT i, 'n' || i FROM generate_series(1, 1000) i;
             ANALYZE public.fx_many;
             CREATE FUNCTION public.fx_char(c char(7), b bit(3)) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT c::text || '/' || b::text $$;
+            CREATE FUNCTION public.fx_refuse() RETURNS void LANGUAGE plpgsql AS $$ BEGIN
+                RAISE SQLSTATE 'PGRST' USING MESSAGE = '{"code":"123","message":"Payment Required","details":"Quota exceeded","hint":"Upgrade your plan"}',
+                    DETAIL = '{"status":402,"headers":{"X-Powered-By":"Nerd Rage"}}';
+            END $$;
             CREATE FUNCTION public.fx_json(j jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT j $$;
             GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items, public.fx_many TO anon, authenticated, service_role;
             """)
@@ -161,6 +165,12 @@ struct FidelityTests {
         #expect(compact(created) == #"[{"id":20,"name":"Doe, J","note":"","qty":5},{"id":21,"name":"say \"hi\"","note":null,"qty":6}]"#, "\(created.text)")
         let ragged = try server.client().request("POST", "/rest/v1/fx_items", headers: headers, body: "id,name\n22\n")
         #expect(ragged.status == 400 && ragged.jsonObject?["code"] as? String == "PGRST102")
+    }
+
+    @Test func aFunctionRaisingPGRSTChoosesTheWholeAnswer() throws {
+        let refused = try server.client().request("POST", "/rest/v1/rpc/fx_refuse", headers: server.headers(server.serviceKey), body: "{}")
+        #expect(refused.status == 402 && refused.header("X-Powered-By") == "Nerd Rage", "\(refused.status) \(refused.text)")
+        #expect(compact(refused) == #"{"code":"123","details":"Quota exceeded","hint":"Upgrade your plan","message":"Payment Required"}"#)
     }
 
     @Test func anOffsetPastTheEndIs416WithTheCount() throws {
