@@ -32,6 +32,10 @@ struct FidelityTests {
                 RAISE SQLSTATE 'PGRST' USING MESSAGE = '{"code":"123","message":"Payment Required","details":"Quota exceeded","hint":"Upgrade your plan"}',
                     DETAIL = '{"status":402,"headers":{"X-Powered-By":"Nerd Rage"}}';
             END $$;
+            CREATE FUNCTION public.fx_headers() RETURNS text LANGUAGE plpgsql AS $$ BEGIN
+                PERFORM set_config('response.headers', '[{"Cache-Control": "max-age=60"}, {"X-Total": "7"}]', true);
+                RETURN 'ok';
+            END $$;
             CREATE FUNCTION public.fx_json(j jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT j $$;
             GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items, public.fx_many TO anon, authenticated, service_role;
             """)
@@ -171,6 +175,11 @@ struct FidelityTests {
         let refused = try server.client().request("POST", "/rest/v1/rpc/fx_refuse", headers: server.headers(server.serviceKey), body: "{}")
         #expect(refused.status == 402 && refused.header("X-Powered-By") == "Nerd Rage", "\(refused.status) \(refused.text)")
         #expect(compact(refused) == #"{"code":"123","details":"Quota exceeded","hint":"Upgrade your plan","message":"Payment Required"}"#)
+    }
+
+    @Test func aFunctionSetsResponseHeaders() throws {
+        let answered = try server.client().request("POST", "/rest/v1/rpc/fx_headers", headers: server.headers(server.serviceKey), body: "{}")
+        #expect(answered.status == 200 && answered.header("Cache-Control") == "max-age=60" && answered.header("X-Total") == "7", "\(answered.text)")
     }
 
     @Test func anOffsetPastTheEndIs416WithTheCount() throws {
