@@ -37,6 +37,10 @@ struct FidelityTests {
                 RETURN 'ok';
             END $$;
             CREATE FUNCTION public.fx_json(j jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT j $$;
+            CREATE TABLE public.fx_inbox (id serial PRIMARY KEY, message text);
+            REVOKE ALL ON public.fx_inbox FROM anon, authenticated;
+            GRANT INSERT ON public.fx_inbox TO authenticated;
+            GRANT USAGE ON SEQUENCE public.fx_inbox_id_seq TO authenticated;
             GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items, public.fx_many TO anon, authenticated, service_role;
             """)
         // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
@@ -180,6 +184,18 @@ struct FidelityTests {
     @Test func aFunctionSetsResponseHeaders() throws {
         let answered = try server.client().request("POST", "/rest/v1/rpc/fx_headers", headers: server.headers(server.serviceKey), body: "{}")
         #expect(answered.status == 200 && answered.header("Cache-Control") == "max-age=60" && answered.header("X-Total") == "7", "\(answered.text)")
+    }
+
+    @Test func aRoleThatMayOnlyInsertInsertsWithReturnMinimal() throws {
+        let user = try server.signUp()
+        let http = server.client()
+        let posted = try http.request("POST", "/rest/v1/fx_inbox", headers: server.headers(user.token), body: #"{"message":"hello"}"#)
+        #expect(posted.status == 201, "\(posted.text)")
+        // Reading it back is what the role may not do.
+        let representation = try http.request("POST", "/rest/v1/fx_inbox", headers: server.headers(user.token, [("Prefer", "return=representation")]), body: #"{"message":"again"}"#)
+        #expect(representation.status == 403 && representation.jsonObject?["code"] as? String == "42501")
+        let admin = try Connection(conninfo: server.databaseURL)
+        #expect(try admin.query("SELECT string_agg(message, ',') FROM public.fx_inbox").scalar == "hello")
     }
 
     @Test func anOffsetPastTheEndIs416WithTheCount() throws {
