@@ -76,7 +76,7 @@ public final class Application: Sendable {
                               mailer: mailer)
         let migrator = Migrator(directory: config.migrationsDirectory)
         let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
-                                 readiness: { Readiness.check(pool: pool, migrator: migrator) }, logger: logger)
+                                 migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator) }, logger: logger)
         server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
                             responder: { request in
                                 let started = DispatchTime.now().uptimeNanoseconds

@@ -85,6 +85,9 @@ struct ConfigurationTests {
         "URI_ALLOW_LIST": ("myapp://**, https://*.example.com/**", { $0.auth.mail.allowList == ["myapp://**", "https://*.example.com/**"] }),
         "EXTERNAL_FLOW_STATE_EXPIRY_DURATION": ("10m", { $0.auth.mail.flowStateExpiry == 600 }),
         "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": ("true", { $0.auth.mail.requireReauthentication }),
+        "DASHBOARD_PASSWORD": ("correct-horse-battery", { $0.dashboard.password == "correct-horse-battery" && $0.dashboard.isEnabled }),
+        "DASHBOARD_SERVICE_KEY_SIGN_IN": ("true", { $0.dashboard.serviceKeySignIn && $0.dashboard.isEnabled }),
+        "DASHBOARD_SESSION_HOURS": ("2", { $0.dashboard.sessionSeconds == 7200 }),
     ]
 
     @Test func everyDocumentedVariableIsHandledAndNoOther() {
@@ -101,6 +104,9 @@ struct ConfigurationTests {
         #expect(config.auth.signInLimit == .init(hits: 30, window: 300) && config.auth.refreshLimit == .init(hits: 150, window: 300))
         #expect(config.auth.rateLimitHeader == nil && config.transactionEnd == .commit && config.openAPIAccess == .serviceRole)
         #expect(config.auth.providers.isEmpty && config.listenDatabaseURL == nil)
+        #expect(!config.dashboard.isEnabled && config.dashboard.sessionSeconds == 8 * 3600)
+        // --dev turns the dashboard on with the service-role key as its sign-in.
+        #expect(try Self.config(flags: ServeFlags(dev: true)).dashboard.serviceKeySignIn)
         // API keys default to JWTs signed with the secret.
         #expect(config.keys.anonKey.split(separator: ".").count == 3 && config.keys.serviceRoleKey != config.keys.anonKey)
     }
@@ -131,6 +137,7 @@ struct ConfigurationTests {
         ("PGRST_DB_TX_END", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"),
         ("MAILER_AUTOCONFIRM", "perhaps"), ("MAILER_OTP_EXP", "soon"), ("SMTP_TLS", "maybe"), ("SMTP_PORT", "70000"),
         ("SMTP_CA_FILE", "/nonexistent/ca.pem"), ("SMTP_ADMIN_EMAIL", "Ops <ops@example.com>"), ("MAILER_TEMPLATES_RECOVERY", "/nonexistent.html"),
+        ("DASHBOARD_PASSWORD", "short"), ("DASHBOARD_SERVICE_KEY_SIGN_IN", "maybe"), ("DASHBOARD_SESSION_HOURS", "0"), ("DASHBOARD_SESSION_HOURS", "9999"),
     ])
     func unusableValuesAreErrors(name: String, value: String) {
         #expect(throws: ConfigurationError.self) { try Self.config([name: value]) }
