@@ -32,7 +32,7 @@ public final class TestSMTPServer: @unchecked Sendable {  // its state is set on
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         let log = folder.appendingPathComponent("sink.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         self.process = process
