@@ -2,6 +2,7 @@ import Auth
 import Foundation
 import HTTP
 import JWT
+import Realtime
 import REST
 
 /// What `onboard serve`'s command line gives beside the environment.
@@ -117,6 +118,7 @@ extension ServerConfig {
         auth.rateLimitHeader = value("RATE_LIMIT_HEADER")
         if let end = try choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
         if let access = try choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
+        if let feed = try choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
         // A provider is enabled by its key set; without client ids no audience can match.
         if let jwks = value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
         if let jwks = value("APPLE_JWKS") { auth.providers["apple"] = .apple(clientIDs: list("APPLE_CLIENT_IDS"), jwks: jwks) }
@@ -146,6 +148,7 @@ extension ServerConfig {
             ("WORKER_THREADS", "\(limits.workerThreads)"), ("MAX_CONNECTIONS", "\(limits.maxConnections)"),
             ("MAX_BODY_BYTES", "\(limits.maxBodyBytes)"), ("CORS_ALLOWED_ORIGINS", cors.allowedOrigins.joined(separator: ",")),
             ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
+            ("REALTIME_FEED", realtimeFeed.rawValue),
             ("BCRYPT_COST", "\(auth.bcryptCost)"),
             ("RATE_LIMIT_SIGN_IN_SIGN_UPS", "\(auth.signInLimit.hits) per \(Int(auth.signInLimit.window)) s"),
             ("RATE_LIMIT_TOKEN_REFRESH", "\(auth.refreshLimit.hits) per \(Int(auth.refreshLimit.window)) s"),

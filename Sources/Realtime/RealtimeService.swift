@@ -37,6 +37,12 @@ public final class RealtimeService: Sendable {
         var renewedAt: Double = 0
     }
 
+    /// Which feed the change feed runs and whether its connection is up (set by `ChangeFeed`).
+    private let feedState = Mutex<(kind: RealtimeFeedKind?, listening: Bool)>((nil, false))
+
+    /// How long a join's confirmation waits for the change feed to be connected.
+    static let feedWait = 10.0
+
     /// Seconds a lease lasts, and how often it is renewed while subscriptions need it.
     static let leaseSeconds = 60.0
     static let leaseRenewal = 20.0
@@ -49,6 +55,23 @@ public final class RealtimeService: Sendable {
     }
 
     public var socketCount: Int { sockets.withLock { $0.count } }
+    public var feedKind: RealtimeFeedKind? { feedState.withLock { $0.kind } }
+    public var feedIsListening: Bool { feedState.withLock { $0.listening } }
+
+    func setFeed(_ kind: RealtimeFeedKind, listening: Bool) {
+        feedState.withLock { $0 = (kind, listening) }
+    }
+
+    /// Waits (up to `feedWait`) for the change feed to be connected: a subscription confirmed
+    /// before that could miss the changes committed meanwhile.
+    private func waitForFeed() -> Bool {
+        let deadline = Date().addingTimeInterval(Self.feedWait)
+        while !feedIsListening {
+            if Date() > deadline { return false }
+            usleep(10_000)
+        }
+        return true
+    }
     public var subscriptionCount: Int { hub.count }
 
     // MARK: the upgrade
@@ -173,7 +196,8 @@ public final class RealtimeService: Sendable {
 
     /// The bindings as subscriptions, and the first problem Realtime would report for them
     /// (unknown table, filter that does not parse).
-    func resolve(_ bindings: [Binding], socket: RealtimeSocket, topic: String, joinRef: String?, caller: Caller) -> (subscriptions: [Subscription], problem: String?) {
+    func resolve(_ bindings: [Binding], socket: RealtimeSocket, topic: String, joinRef: String?, caller: Caller,
+                 since: TransactionSnapshot? = nil) -> (subscriptions: [Subscription], problem: String?) {
         let cache = schema.cache
         var subscriptions: [Subscription] = []
         for binding in bindings {
@@ -196,7 +220,8 @@ public final class RealtimeService: Sendable {
             }
             let rowKey = binding.table.flatMap { cache.tables[$0] }?.rowKey(for: filter)
             subscriptions.append(Subscription(socket: socket, topic: topic, joinRef: joinRef, bindingID: binding.id, event: binding.event,
-                                              schema: binding.schema, table: binding.table, filter: filter, rowKey: rowKey, caller: caller))
+                                              schema: binding.schema, table: binding.table, filter: filter, rowKey: rowKey, caller: caller,
+                                              since: since))
         }
         return (subscriptions, nil)
     }
@@ -204,6 +229,7 @@ public final class RealtimeService: Sendable {
     /// Asks the database, as the subscriber, whether each table is enabled and each filter's
     /// value fits its column (`id=eq.x` on a uuid column fails here, not at the first change).
     func confirm(_ subscriptions: [Subscription], bindings: [Binding]) -> String? {
+        guard waitForFeed() else { return "Realtime was unable to connect to the project database" }
         let cache = schema.cache
         for (subscription, binding) in zip(subscriptions, bindings) {
             guard let name = subscription.table, let table = cache.tables[name] else { continue }
@@ -227,9 +253,23 @@ public final class RealtimeService: Sendable {
         return nil
     }
 
+    /// WAL feed: the snapshot a new subscription starts from (taken before the join reply);
+    /// nil for the trigger feed, whose events re-read the row, or when it cannot be read.
+    func subscriptionSnapshot() -> TransactionSnapshot? {
+        guard feedKind == .wal else { return nil }
+        do {
+            let text = try pool.withConnection { try $0.query("SELECT pg_current_snapshot()::text", prepared: true).scalar }
+            return text.flatMap(TransactionSnapshot.init)
+        } catch {
+            logger.error("realtime: could not read the snapshot a subscription starts from", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
     /// Takes the leases that new subscriptions need (before the join reply), so the triggers
     /// announce their changes. Serialised with the periodic renewal, so neither undoes the other.
     func addLeases(for subscriptions: [Subscription]) throws {
+        guard feedKind == .triggers else { return }
         try leases.withLock { leases in
             let added = Set(subscriptions.map(\.lease)).subtracting(leases.current)
             guard !added.isEmpty else { return }
@@ -260,8 +300,17 @@ public final class RealtimeService: Sendable {
         }
     }
 
+    /// Installs the trigger feed's triggers on every enabled table (idempotent): the trigger
+    /// feed's start, since a database that can stream the WAL has none.
+    func installTriggers() throws {
+        _ = try pool.withConnection { connection in
+            try connection.pipeline(["SELECT set_config('role', 'service_role', true)", "SELECT realtime.use_triggers(true)"])
+        }
+    }
+
     /// Drops this server's leases (at shutdown: the triggers need not wait for them to expire).
     public func releaseLeases() throws {
+        guard feedKind == .triggers else { return }
         try leases.withLock { leases in
             try write([], replace: true)
             leases.current = []
