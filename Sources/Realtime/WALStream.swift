@@ -20,7 +20,7 @@ import Synchronization
 final class WALStream: @unchecked Sendable {  // confined to the feed's thread once started
     static let publication = "supabase_realtime"
     static let statusInterval = 1.0
-    static let keepaliveInterval = 10.0
+    static let keepaliveInterval = 2.0
 
     let slot: String
     private unowned let feed: ChangeFeed

@@ -198,6 +198,21 @@ struct RealtimeWALTests {
         #expect(try eventually { try slots(admin, prefix: prefix) == 0 })
     }
 
+    /// Writes to tables outside the publication produce no events, yet the slot confirms past
+    /// them: it never holds back WAL PostgreSQL could recycle.
+    @Test func theSlotConfirmsTheWALEvenWhenNothingIsPublished() throws {
+        let server = try TestServer { $0.realtimeFeed = .wal }
+        let admin = try Connection(conninfo: server.databaseURL)
+        try admin.execute("CREATE TABLE public.unpublished (id serial PRIMARY KEY, body text)")
+        _ = try admin.query("INSERT INTO public.unpublished (body) SELECT repeat('x', 100) FROM generate_series(1, 1000)")
+        let written = try #require(try admin.query("SELECT pg_current_wal_lsn()::text").scalar)
+        let confirmed: SQL = """
+            SELECT confirmed_flush_lsn >= \(written)::pg_lsn FROM pg_replication_slots \
+            WHERE starts_with(slot_name::text, \(server.application.changeFeed.slotPrefix))
+            """
+        #expect(try eventually { try admin.query(confirmed).scalar == "t" })
+    }
+
     /// The real binary, killed with SIGKILL (no shutdown code runs): PostgreSQL drops its slot.
     @Test func aKilledServerLeavesNoSlot() throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("onboard")
