@@ -216,9 +216,15 @@ public final class ChangeFeed: Sendable {
 
     // MARK: the trigger feed
 
-    /// The trigger feed's connection, LISTENing, with the triggers installed.
+    /// The trigger feed's connection, LISTENing, with the triggers installed (or an error
+    /// logged: the server still serves everything else).
     private func triggerConnection() throws -> Connection {
-        try service.installTriggers()
+        do {
+            try service.installTriggers()
+        } catch {
+            service.logger.error("realtime: could not install the trigger feed's triggers, so changes of tables without them are not announced; run SELECT realtime.use_triggers(true) as the tables' owner",
+                                 metadata: ["error": "\(error)"])
+        }
         let connection = try Connection(conninfo: conninfo, allowsPreparedStatements: false)
         try connection.listen(Self.channel)
         return connection
