@@ -10,7 +10,8 @@
 #   wal-*          the WAL feed (REALTIME_FEED=wal), no triggers; wal_level=logical
 #   *-nobody       no subscriber
 #   *-rows         100 users each watch their own profile row (1 % of the load's writes)
-#   *-table        one user watches the whole user_profiles table (every write is checked)
+#   *-table        the service role watches the whole user_profiles table (every write is
+#                  checked and sent)
 # Runs are ordered by wal_level (a change restarts the cluster). Each run is one bench/compare.sh
 # (R is measured too; ignore it).
 #   ROUNDS=2 bench/realtime-cost.sh        RUNS="off wal-nobody" bench/realtime-cost.sh

@@ -4,21 +4,34 @@ costs the writers, with real subscriptions (the server's feed, its per-subscribe
 deliveries all run).
 
     python bench/realtime-listeners.py URL TOKENS_TSV rows  [N=100]   # N users, each on its own profile row
-    python bench/realtime-listeners.py URL TOKENS_TSV table           # one user on the whole user_profiles table
+    python bench/realtime-listeners.py URL TOKENS_TSV table           # the service role on the whole user_profiles table
 
-TOKENS_TSV is the shared harness's tokens file (`anon <key>`, then `<k> <user id> <token>`).
+TOKENS_TSV is the shared harness's tokens file (`anon <key>`, then `<k> <user id> <token>`); the
+service role's token is signed with BENCH_JWT_SECRET (the harness's default secret if unset), so
+the whole-table subscriber hears (and the server checks and sends) every write.
 Waits for the server to answer /health, subscribes (vsn 1.0.0 objects, as supabase-py), prints
 `listening` once every join is confirmed, then reads events until SIGTERM/SIGINT and prints one
 JSON line with the events received.
 """
 import asyncio
+import base64
+import hashlib
+import hmac
 import json
+import os
 import signal
 import sys
 import time
 import urllib.request
 
 import websockets
+
+
+def service_role_token() -> str:
+    secret = os.environ.get("BENCH_JWT_SECRET", "super-secret-jwt-token-with-at-least-32-characters-long").encode()
+    encode = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    signing_input = encode(b'{"alg":"HS256","typ":"JWT"}') + "." + encode(b'{"role":"service_role","iss":"supabase-bench","exp":4102444800}')
+    return signing_input + "." + encode(hmac.new(secret, signing_input.encode(), hashlib.sha256).digest())
 
 
 def read_tokens(path: str):
@@ -51,7 +64,7 @@ async def main() -> None:
     if mode == "rows":
         plans = [(token, {"event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": f"id=eq.{uid}"}) for uid, token in users[:count]]
     elif mode == "table":
-        plans = [(users[0][1], {"event": "UPDATE", "schema": "public", "table": "user_profiles"})]
+        plans = [(service_role_token(), {"event": "UPDATE", "schema": "public", "table": "user_profiles"})]
     else:
         sys.exit(f"realtime-listeners: unknown mode {mode}")
 
