@@ -21,6 +21,8 @@ public final class Application: Sendable {
     public let changeFeed: ChangeFeed
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
+    /// Signalled when the schema-reload listener has closed its connection.
+    private let schemaListenerEnded = DispatchSemaphore(value: 0)
 
     /// Prepares the database (embedded or URL), applies pending migrations, loads the schema
     /// cache and starts listening.
@@ -67,6 +69,7 @@ public final class Application: Sendable {
         let auth = AuthService(pool: pool, config: authConfig, logger: logger)
         var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
         realtimeConfig.enforceOwnership = config.enforceOwnership
+        realtimeConfig.feedWait = config.realtimeFeedWait
         let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url, choice: config.realtimeFeed)
         self.realtime = realtime
@@ -75,7 +78,7 @@ public final class Application: Sendable {
         let migrator = Migrator(directory: config.migrationsDirectory)
         let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
                                  readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed) }, logger: logger)
-        server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, logger: logger,
+        server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
                             responder: { request in
                                 let started = DispatchTime.now().uptimeNanoseconds
                                 let response = router.respond(to: request)
@@ -88,6 +91,9 @@ public final class Application: Sendable {
 
     /// Graceful stop: the HTTP server first (in-flight requests finish), then the pool, then
     /// the embedded PostgreSQL if this process started it.
+    /// Stops serving, then closes every database connection (the pool's, the change feed's, the
+    /// schema listener's) before an embedded cluster is stopped: PostgreSQL then has no session
+    /// to terminate.
     public func shutdown() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         changeFeed.stop()
@@ -98,7 +104,10 @@ public final class Application: Sendable {
             logger.warning("could not release the realtime listener leases", metadata: ["error": "\(error)"])
         }
         pool.close()
+        _ = schemaListenerEnded.wait(timeout: .now() + 5)
+        logger.info("database connections closed")
         do {
+            if database.cluster != nil { logger.info("stopping the embedded PostgreSQL") }
             try database.stopCluster()
         } catch {
             logger.error("could not stop the embedded PostgreSQL", metadata: ["error": "\(error)"])
@@ -110,6 +119,7 @@ public final class Application: Sendable {
     private func listenForSchemaReloads() {
         let url = config.listenDatabaseURL ?? database.url
         Thread.detachNewThread { [self] in
+            defer { schemaListenerEnded.signal() }
             var connection: Connection?
             while !stopping.load(ordering: .acquiring) {
                 do {

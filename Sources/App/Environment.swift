@@ -104,7 +104,7 @@ extension ServerConfig {
         if let bytes = try integer("MAX_BODY_BYTES", minimum: 1) { limits.maxBodyBytes = bytes }
         if let count = try integer("MAX_CONNECTIONS", minimum: 1) { limits.maxConnections = count }
         if let threads = try integer("WORKER_THREADS", minimum: 1) { limits.workerThreads = threads }
-        if value("CORS_ALLOWED_ORIGINS") != nil { cors = CORSConfig(allowedOrigins: list("CORS_ALLOWED_ORIGINS")) }
+        if value("CORS_ALLOWED_ORIGINS") != nil { cors = Gateway.cors(allowedOrigins: list("CORS_ALLOWED_ORIGINS")) }
         if let url = value("SITE_URL") { auth.siteURL = url }
         if let cost = try integer("BCRYPT_COST", minimum: 4) {
             guard cost <= 31 else { throw ConfigurationError("BCRYPT_COST must be 4…31, not \(cost)") }

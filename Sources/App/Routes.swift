@@ -9,7 +9,7 @@ import Auth
 enum Routes {
     static func make(config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, metrics: Metrics,
                      readiness: @escaping @Sendable () -> Readiness, logger: Logger) -> Router {
-        var router = Router(logger: logger)
+        var router = Router(logger: logger, errorStyle: Gateway.errorStyle)
         // Liveness: 200 while the process serves, saying honestly whether the database answers.
         router.add("GET", "/health") { _ in
             do {

@@ -24,7 +24,7 @@ public struct ServerConfig: Sendable {
     }
     public var poolSize = 10
     public var limits = ServerLimits()
-    public var cors = CORSConfig()
+    public var cors = Gateway.cors()
     /// Which rows belong to whom (the product's tables, `Onboarding.ownership`).
     public var ownership = Onboarding.ownership
     /// The ownership middleware (tests switch it off to show RLS alone holds).
@@ -38,6 +38,8 @@ public struct ServerConfig: Sendable {
     public var auth: AuthConfig
     /// PostgREST's `db-tx-end` (`PGRST_DB_TX_END`): `Prefer: tx` is ignored unless it allows an override.
     public var transactionEnd = TransactionEnd.commit
+    /// How long a Realtime join waits for the change feed to listen before it is refused.
+    public var realtimeFeedWait: Double = 15
     /// Who may read `GET /rest/v1/` (`OPENAPI_ACCESS`).
     public var openAPIAccess = OpenAPIAccess.serviceRole
 

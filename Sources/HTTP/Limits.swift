@@ -39,13 +39,19 @@ public struct WebSocketLimits: Sendable {
     public init() {}
 }
 
-/// Cross-origin access for browsers (supabase-js).
+/// Cross-origin access for browsers: which origins, and which request headers a preflight
+/// allows when it names none and which response headers scripts may read (the application's
+/// dialects decide those lists).
 public struct CORSConfig: Sendable {
     /// `["*"]` allows any origin.
     public var allowedOrigins: [String]
+    public var allowedHeaders: String
+    public var exposedHeaders: String
 
-    public init(allowedOrigins: [String] = ["*"]) {
+    public init(allowedOrigins: [String] = ["*"], allowedHeaders: String = "authorization, content-type, accept", exposedHeaders: String = "") {
         self.allowedOrigins = allowedOrigins
+        self.allowedHeaders = allowedHeaders
+        self.exposedHeaders = exposedHeaders
     }
 
     func allows(_ origin: String) -> Bool {
@@ -53,6 +59,4 @@ public struct CORSConfig: Sendable {
     }
 
     static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
-    static let defaultAllowedHeaders = "apikey, authorization, content-type, accept, accept-profile, content-profile, prefer, range, range-unit, x-client-info, x-supabase-api-version, x-retry-count, x-request-id"
-    static let exposedHeaders = "Content-Range, Content-Location, Location, Preference-Applied, Range-Unit, X-Supabase-Api-Version, X-Request-Id, x-sb-error-code, Proxy-Status"
 }

@@ -123,9 +123,27 @@ public struct HTTPResponse: Sendable {
         return HTTPResponse(status: status, headers: headers, body: Array(json.utf8))
     }
 
-    /// The JSON error body this layer uses for its own errors: PostgREST's four keys.
+    /// A JSON error in the plain `{"message": …}` shape (see `ErrorStyle` for the layer's own).
     public static func error(_ status: Int, _ message: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
-        json(status, #"{"code":null,"details":null,"hint":null,"message":\#(jsonString(message))}"#, headers: headers)
+        ErrorStyle.plain.response(status, message, headers: headers)
+    }
+}
+
+/// How this layer words its own refusals (a malformed request, 404, 405, an unhandled error, a
+/// refused WebSocket upgrade): the JSON body for a message. The application picks its dialect's
+/// shape; HTTP itself knows no dialect.
+public struct ErrorStyle: Sendable {
+    public let body: @Sendable (_ message: String) -> String
+
+    public init(body: @escaping @Sendable (_ message: String) -> String) {
+        self.body = body
+    }
+
+    /// `{"message": …}`.
+    public static let plain = ErrorStyle { #"{"message":\#(jsonString($0))}"# }
+
+    public func response(_ status: Int, _ message: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        .json(status, body(message), headers: headers)
     }
 }
 
@@ -176,8 +194,8 @@ private func hexValue(_ byte: UInt8) -> UInt8? {
     }
 }
 
-/// `application/x-www-form-urlencoded` decoding, as httpx encodes queries.
-func parseQuery(_ raw: String) -> [(name: String, value: String)] {
+/// `application/x-www-form-urlencoded` decoding, as httpx encodes queries (and forms post bodies).
+public func parseQuery(_ raw: String) -> [(name: String, value: String)] {
     guard !raw.isEmpty else { return [] }
     return raw.split(separator: "&", omittingEmptySubsequences: true).map { pair in
         let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

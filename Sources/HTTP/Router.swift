@@ -9,10 +9,6 @@ public protocol HTTPResponseError: Error {
 /// A request handler. It runs on a worker thread and may block (e.g. on libpq).
 public typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
 
-public protocol Middleware: Sendable {
-    func handle(_ request: HTTPRequest, next: Handler) throws -> HTTPResponse
-}
-
 /// Method + path pattern → handler. Patterns are literal segments, `:name` parameters and a
 /// trailing `*` that matches the rest.
 public struct Router: Sendable {
@@ -23,22 +19,20 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
-    private var middleware: [any Middleware] = []
     public var logger: Logger
+    /// The body of the router's own answers (404, 405, 500).
+    public var errorStyle: ErrorStyle
 
-    public init(logger: Logger = Logger(label: "onboard.http")) {
+    public init(logger: Logger = Logger(label: "onboard.http"), errorStyle: ErrorStyle = .plain) {
         self.logger = logger
+        self.errorStyle = errorStyle
     }
 
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
         routes.append(Route(method: method, segments: pattern.split(separator: "/"), handler: handler))
     }
 
-    public mutating func use(_ middleware: any Middleware) {
-        self.middleware.append(middleware)
-    }
-
-    /// Finds the route, runs the middleware chain and the handler, and renders errors.
+    /// Finds the route, runs its handler, and renders errors.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
         var allowed: [String] = []
@@ -50,24 +44,21 @@ public struct Router: Sendable {
             }
             var routed = request
             routed.pathParameters = parameters
-            let chain = middleware.reversed().reduce(route.handler) { next, layer in
-                { request in try layer.handle(request, next: next) }
-            }
             do {
-                return try chain(routed)
+                return try route.handler(routed)
             } catch let error as any HTTPResponseError {
                 return error.response(for: routed)
             } catch {
                 logger.error("unhandled error", metadata: ["request.id": "\(request.id)", "error": "\(error)"])
-                return .error(500, "Internal Server Error")
+                return errorStyle.response(500, "Internal Server Error")
             }
         }
         if !allowed.isEmpty {
             var headers = HTTPHeaders()
             headers.add("Allow", Set(allowed + (allowed.contains("GET") ? ["HEAD"] : [])).sorted().joined(separator: ", "))
-            return .error(405, "Method Not Allowed", headers: headers)
+            return errorStyle.response(405, "Method Not Allowed", headers: headers)
         }
-        return .error(404, "Not Found")
+        return errorStyle.response(404, "Not Found")
     }
 
     private func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {

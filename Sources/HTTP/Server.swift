@@ -16,6 +16,8 @@ public final class HTTPServer: Sendable {
     public let host: String
     public let limits: ServerLimits
     let cors: CORSConfig
+    /// The body of the server's own refusals (malformed requests, too many connections).
+    let errorStyle: ErrorStyle
     let logger: Logger
     let responder: @Sendable (HTTPRequest) -> HTTPResponse
     let parser: HTTPParser
@@ -27,7 +29,7 @@ public final class HTTPServer: Sendable {
         var listener: Int32 = -1
         var epoll: Int32 = -1
         var port = 0
-        var connections: [Int32: Connection] = [:]
+        var connections: [Int32: ClientConnection] = [:]
         /// Connections waiting for bytes, with the time they may wait until.
         var deadlines: [Int32: Double] = [:]
         /// Upgraded connections, checked once a second for idleness.
@@ -38,10 +40,12 @@ public final class HTTPServer: Sendable {
     }
 
     public init(host: String = "127.0.0.1", port: Int = 54321, limits: ServerLimits = ServerLimits(), cors: CORSConfig = CORSConfig(),
-                logger: Logger = Logger(label: "onboard.http"), responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+                errorStyle: ErrorStyle = .plain, logger: Logger = Logger(label: "onboard.http"),
+                responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.host = host
         self.limits = limits
         self.cors = cors
+        self.errorStyle = errorStyle
         self.logger = logger
         self.responder = responder
         self.parser = HTTPParser(limits: limits)
@@ -83,7 +87,7 @@ public final class HTTPServer: Sendable {
         }
         guard !alreadyStopping else { return }
         if listener >= 0 {
-            state.withLock { epoll_ctl($0.epoll, EPOLL_CTL_DEL, listener, nil) }
+            _ = state.withLock { epoll_ctl($0.epoll, EPOLL_CTL_DEL, listener, nil) }
             close(listener)
         }
         let deadline = monotonicNow() + limits.shutdownGrace
@@ -96,7 +100,7 @@ public final class HTTPServer: Sendable {
         }
         for _ in 0..<max(1, limits.workerThreads) { workQueue.push(nil) }
         for thread in threads { pthread_join(thread, nil) }
-        let (remaining, webSockets) = state.withLock { state -> ([Connection], [WebSocket]) in
+        let (remaining, webSockets) = state.withLock { state -> ([ClientConnection], [WebSocket]) in
             defer { state.connections.removeAll(); state.deadlines.removeAll(); state.webSockets.removeAll() }
             return (state.connections.values.filter { $0.webSocket == nil }, Array(state.webSockets.values))
         }
@@ -106,7 +110,7 @@ public final class HTTPServer: Sendable {
             webSocket.close(.goingAway, reason: "server shutting down")
             webSocket.terminate(code: .goingAway)
         }
-        state.withLock { close($0.epoll) }
+        _ = state.withLock { close($0.epoll) }
         logger.info("stopped")
     }
 
@@ -160,7 +164,7 @@ public final class HTTPServer: Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let connection = Connection(fd: fd, remoteAddress: Socket.describe(&address))
+            let connection = ClientConnection(fd: fd, remoteAddress: Socket.describe(&address))
             let admitted = state.withLock { state -> Bool in
                 guard !state.stopping, state.connections.count < limits.maxConnections else { return false }
                 state.connections[fd] = connection
@@ -168,7 +172,7 @@ public final class HTTPServer: Sendable {
             }
             guard admitted else {
                 // Over the limit (or shutting down): a fast, honest answer instead of a hang.
-                let response = serialize(HTTPResponse.error(503, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
+                let response = serialize(errorStyle.response(503, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
                 _ = response.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(fd)
                 continue
@@ -177,7 +181,7 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    private func handleEvent(_ connection: Connection, events: UInt32) {
+    private func handleEvent(_ connection: ClientConnection, events: UInt32) {
         if !connection.pendingOutput.isEmpty {
             flushPending(connection)
             return
@@ -210,7 +214,7 @@ public final class HTTPServer: Sendable {
 
     /// Parses what the connection has buffered and decides what happens next. Called by the
     /// thread that owns the connection.
-    private func advance(_ connection: Connection) {
+    private func advance(_ connection: ClientConnection) {
         switch parser.parse(connection.buffer) {
         case .needMore(let headersComplete, let expectsContinue):
             if connection.peerClosed {
@@ -229,15 +233,14 @@ public final class HTTPServer: Sendable {
             request.remoteAddress = connection.remoteAddress
             workQueue.push(Work(connection: connection, request: request))
         case .failed(let error):
-            var response = HTTPResponse.error(error.status, error.message)
-            if error.status == 501 { response = .error(501, "Not Implemented") }
+            let response = errorStyle.response(error.status, error.status == 501 ? "Not Implemented" : error.message)
             logger.info("rejected request", metadata: ["status": "\(error.status)", "reason": "\(error.message)", "remote": "\(connection.remoteAddress)"])
             connection.buffer.removeAll()
             write(serialize(response, head: false, keepAlive: false, requestID: nil), to: connection, keepAlive: false)
         }
     }
 
-    private func armForReading(_ connection: Connection) {
+    private func armForReading(_ connection: ClientConnection) {
         let timeout = connection.buffer.isEmpty ? limits.idleTimeout : limits.requestTimeout
         let startedAt = connection.buffer.isEmpty ? monotonicNow() : connection.requestStarted
         let epoll = state.withLock { state -> Int32 in
@@ -250,7 +253,7 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    private func armForWriting(_ connection: Connection) {
+    private func armForWriting(_ connection: ClientConnection) {
         let epoll = state.withLock { state -> Int32 in
             state.deadlines[connection.fd] = monotonicNow() + limits.idleTimeout
             return state.epoll
@@ -263,7 +266,7 @@ public final class HTTPServer: Sendable {
     /// keep-alive connection is just closed. Runs on the epoll thread, which owns every armed
     /// connection between its epoll_wait calls.
     private func expireConnections(now: Double) {
-        let expired = state.withLock { state -> [Connection] in
+        let expired = state.withLock { state -> [ClientConnection] in
             let fds = state.deadlines.filter { $0.value <= now }.map(\.key)
             return fds.compactMap { fd in
                 state.deadlines[fd] = nil
@@ -281,7 +284,7 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    private func closeConnection(_ connection: Connection) {
+    private func closeConnection(_ connection: ClientConnection) {
         state.withLock { state in
             state.connections[connection.fd] = nil
             state.deadlines[connection.fd] = nil
@@ -313,14 +316,14 @@ public final class HTTPServer: Sendable {
     }
 
     /// Sends as much as the socket takes; the rest goes out from the epoll thread.
-    private func write(_ bytes: [UInt8], to connection: Connection, keepAlive: Bool) {
+    private func write(_ bytes: [UInt8], to connection: ClientConnection, keepAlive: Bool) {
         connection.closeAfterWrite = !keepAlive
         connection.pendingOutput = bytes
         connection.pendingOffset = 0
         flushPending(connection)
     }
 
-    private func flushPending(_ connection: Connection) {
+    private func flushPending(_ connection: ClientConnection) {
         while connection.pendingOffset < connection.pendingOutput.count {
             let sent = connection.pendingOutput.withUnsafeBytes { raw in
                 send(connection.fd, raw.baseAddress! + connection.pendingOffset, raw.count - connection.pendingOffset, Int32(MSG_NOSIGNAL))
@@ -352,7 +355,7 @@ public final class HTTPServer: Sendable {
 
     /// After the 101 is written: the connection leaves HTTP for good and belongs to a WebSocket,
     /// read level-triggered by the epoll thread; bytes read past the request are its first frames.
-    private func startWebSocket(_ connection: Connection, delegate: any WebSocketDelegate) {
+    private func startWebSocket(_ connection: ClientConnection, delegate: any WebSocketDelegate) {
         connection.upgrade = nil
         let (epoll, stopping) = state.withLock { ($0.epoll, $0.stopping) }
         let webSocket = WebSocket(fd: connection.fd, epoll: epoll, remoteAddress: connection.remoteAddress,
@@ -387,7 +390,7 @@ public final class HTTPServer: Sendable {
             response.headers.add("Allow", CORSConfig.allowedMethods)
             if let origin, cors.allows(origin) {
                 response.headers.add("Access-Control-Allow-Methods", CORSConfig.allowedMethods)
-                response.headers.add("Access-Control-Allow-Headers", request.headers["Access-Control-Request-Headers"] ?? CORSConfig.defaultAllowedHeaders)
+                response.headers.add("Access-Control-Allow-Headers", request.headers["Access-Control-Request-Headers"] ?? cors.allowedHeaders)
                 response.headers.add("Access-Control-Max-Age", "86400")
             }
         } else {
@@ -396,7 +399,7 @@ public final class HTTPServer: Sendable {
         if let origin, cors.allows(origin) {
             response.headers.replace("Access-Control-Allow-Origin", cors.allowedOrigins.contains("*") ? "*" : origin)
             if !cors.allowedOrigins.contains("*") { response.headers.add("Vary", "Origin") }
-            response.headers.replace("Access-Control-Expose-Headers", CORSConfig.exposedHeaders)
+            if !cors.exposedHeaders.isEmpty { response.headers.replace("Access-Control-Expose-Headers", cors.exposedHeaders) }
         }
         response.headers.replace("X-Request-Id", request.id)
         return response
@@ -445,7 +448,7 @@ extension HTTPRequest {
 }
 
 /// One client connection. Owned by one thread at a time (see `HTTPServer`), hence unchecked.
-final class Connection: @unchecked Sendable {
+final class ClientConnection: @unchecked Sendable {
     let fd: Int32
     let remoteAddress: String
     var buffer: [UInt8] = []
@@ -467,7 +470,7 @@ final class Connection: @unchecked Sendable {
 }
 
 struct Work: Sendable {
-    let connection: Connection
+    let connection: ClientConnection
     let request: HTTPRequest
 }
 
@@ -518,7 +521,7 @@ enum HTTPDate {
             gmtime_r(&seconds, &parts)
             var buffer = [CChar](repeating: 0, count: 64)
             strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-            cache = (seconds, String(cString: buffer))
+            cache = (seconds, cText(buffer))
             return cache.text
         }
     }

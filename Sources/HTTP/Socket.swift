@@ -65,7 +65,7 @@ enum Socket {
                 $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin -> String in
                     var addr = sin.pointee.sin_addr
                     inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
-                    return String(cString: text)
+                    return cText(text)
                 }
             }
         }
@@ -74,10 +74,15 @@ enum Socket {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 -> String in
                     var addr = sin6.pointee.sin6_addr
                     inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
-                    return String(cString: text)
+                    return cText(text)
                 }
             }
         }
         return "unknown"
     }
+}
+
+/// The text of a NUL-terminated C buffer (up to its first NUL).
+func cText(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -41,6 +41,10 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     /// PGRST125
     case invalidResourcePath
     // PGRST2xx: the schema cache.
+    /// PGRST200: no foreign key between the two tables (or none the hint names).
+    case noRelationship(parent: String, target: String)
+    /// PGRST201: several; the hint must choose.
+    case ambiguousRelationship(parent: String, target: String, candidates: [(cardinality: String, name: String, description: String)])
     /// PGRST202: no such function (or not with these arguments).
     case unknownFunction(name: String, arguments: [String], hint: String?)
     /// PGRST204: a body column the table lacks.
@@ -68,6 +72,8 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .invalidRPCMethod, .invalidFilters, .unsupportedMethod: return 405
         case .invalidSchema, .notAcceptable, .singularity: return 406
         case .unknownFunction, .unknownTable, .invalidResourcePath: return 404
+        case .noRelationship: return 400
+        case .ambiguousRelationship: return 300
         case .invalidRange: return 416
         case .noAPIKey, .invalidAPIKey, .jwt: return 401
         case .ownership(_, let authenticated): return authenticated ? 403 : 401
@@ -149,6 +155,12 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             return ("PGRST202", "Could not find the function public.\(name)\(parameters) in the schema cache",
                     "Searched for the function public.\(name)\(searched) or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
                     hint.map { "Perhaps you meant to call the function public.\($0)" })
+        case .noRelationship(let parent, let target):
+            return ("PGRST200", "Could not find a relationship between '\(parent)' and '\(target)' in the schema cache",
+                    "Searched for a foreign key relationship between '\(parent)' and '\(target)' in the schema 'public', but no matches were found.", nil)
+        case .ambiguousRelationship(let parent, let target, let candidates):
+            return ("PGRST201", "Could not embed because more than one relationship was found for '\(parent)' and '\(target)'", nil,
+                    "Try changing '\(target)' to one of the following: \(candidates.map { "'\(target)!\($0.name)'" }.joined(separator: ", ")). Find the desired relationship in the 'details' key.")
         case .unknownBodyColumn(let column, let table):
             return ("PGRST204", "Could not find the '\(column)' column of '\(table)' in the schema cache", nil, nil)
         case .unknownTable(let table, let hint):
@@ -173,7 +185,14 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     public var body: String {
         let (code, message, details, hint) = fields
         func field(_ value: String?) -> String { value.map(jsonString) ?? "null" }
-        return #"{"code":\#(field(code)),"details":\#(field(details)),"hint":\#(field(hint)),"message":\#(jsonString(message))}"#
+        var detailsJSON = field(details)
+        if case .ambiguousRelationship(_, _, let candidates) = self {
+            // PostgREST lists the candidates as objects.
+            detailsJSON = "[" + candidates.map {
+                #"{"cardinality":\#(jsonString($0.cardinality)),"embedding":\#(jsonString($0.description)),"relationship":\#(jsonString($0.name))}"#
+            }.joined(separator: ",") + "]"
+        }
+        return #"{"code":\#(field(code)),"details":\#(detailsJSON),"hint":\#(field(hint)),"message":\#(jsonString(message))}"#
     }
 
     public var headers: HTTPHeaders {
@@ -185,6 +204,9 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             headers.add("WWW-Authenticate", #"Bearer error="invalid_token", error_description="\#(error == .expired ? "JWT expired" : error.message)""#)
         case .noAPIKey, .invalidAPIKey:
             break
+        case .invalidRange(.outOfBounds(_, let total)):
+            // PostgREST's 416 says how many rows there are.
+            headers.add("Content-Range", "*/\(total)")
         default:
             if status == 401 { headers.add("WWW-Authenticate", "Bearer") }
         }

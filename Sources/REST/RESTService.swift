@@ -148,7 +148,7 @@ public final class RESTService: Sendable {
     /// COMMIT or ROLLBACK follows in a second round trip.
     func execute(_ plan: ActionPlan, caller: Caller) throws(RESTError) -> MainResult {
         guard let statement = plan.statement else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil) }
-        let setup = Self.setup(caller: caller, readOnly: plan.readOnly)
+        let setup = Self.setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone)
         do {
             return try pool.withConnection { connection throws -> MainResult in
                 // A function may choose the status (`set_config('response.status', '404', true)`);
@@ -156,6 +156,7 @@ public final class RESTService: Sendable {
                 let isCall: Bool
                 if case .call = plan.kind { isCall = true } else { isCall = false }
                 let statusQuery: [SQL] = isCall ? ["SELECT current_setting('response.status', true)"] : []
+                let explain: [SQL] = plan.plannedCount.map { [$0] } ?? []
                 var result: MainResult
                 if plan.mustDecide {
                     let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery)
@@ -164,11 +165,13 @@ public final class RESTService: Sendable {
                     _ = try connection.pipeline([failure == nil && !plan.rollback ? "COMMIT" : "ROLLBACK"])
                     if let failure { throw failure }
                 } else if plan.rollback {
-                    let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery + ["ROLLBACK"])
+                    let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery + explain + ["ROLLBACK"])
                     result = Self.mainResult(results[2], status: isCall ? results[3] : nil)
+                    if !explain.isEmpty { result.total = Self.plannedRows(results[3 + statusQuery.count]) }
                 } else {
-                    let results = try connection.pipeline([setup, statement] + statusQuery)
+                    let results = try connection.pipeline([setup, statement] + statusQuery + explain)
                     result = Self.mainResult(results[1], status: isCall ? results[2] : nil)
+                    if !explain.isEmpty { result.total = Self.plannedRows(results[2 + statusQuery.count]) }
                 }
                 // A PUT writes exactly one row; none means the row exists and is not the caller's
                 // (the upsert's ownership condition held it back): PostgreSQL's RLS answer, 42501.
@@ -200,10 +203,20 @@ public final class RESTService: Sendable {
     /// anonymous requests too (a pooled connection that once set `request.jwt.claims` locally
     /// reads it as '' afterwards, not NULL), and the role switch precedes the statement.
     /// Realtime's re-reads start the same way.
-    public static func setup(caller: Caller, readOnly: Bool) -> SQL {
-        readOnly
-            ? "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true), set_config('transaction_read_only', 'on', true)"
-            : "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
+    public static func setup(caller: Caller, readOnly: Bool, timezone: String? = nil) -> SQL {
+        var sql: SQL = "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
+        if readOnly { sql.append(", set_config('transaction_read_only', 'on', true)") }
+        // `Prefer: timezone=…`: an unknown zone fails here (22023), before the statement runs.
+        if let timezone { sql.append(SQL(", set_config('timezone', \(timezone), true)")) }
+        return sql
+    }
+
+    /// The planner's row estimate from `EXPLAIN (FORMAT JSON)`: `[{"Plan": {"Plan Rows": n, …}}]`.
+    static func plannedRows(_ result: QueryResult) -> Int? {
+        guard let text = result.scalar, let json = JSONValue.parse(Array(text.utf8)), case .array(let plans) = json,
+              case .object(let members)? = plans.first, case .object(let plan)? = members.first(where: { $0.key == "Plan" })?.value,
+              case .number(let rows)? = plan.first(where: { $0.key == "Plan Rows" })?.value else { return nil }
+        return Double(rows).flatMap { $0.isFinite ? Int(min(max($0, 0), 1e15)) : nil }
     }
 
     static func mainResult(_ result: QueryResult, status: QueryResult? = nil) -> MainResult {

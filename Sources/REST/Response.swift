@@ -92,6 +92,7 @@ enum ResponseRenderer {
     static func contentType(_ media: ApiRequest.Media) -> String {
         switch media {
         case .json: return "application/json; charset=utf-8"
+        case .strippedArray: return "application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8"
         case .singleObject(let strip):
             return strip ? "application/vnd.pgrst.object+json; nulls=stripped; charset=utf-8" : "application/vnd.pgrst.object+json; charset=utf-8"
         case .csv: return "text/csv; charset=utf-8"
@@ -134,6 +135,7 @@ enum ResponseRenderer {
         if isMutation, let returning = p.returning { values.append("return=\(returning.rawValue)") }
         if let count = p.count { values.append("count=\(count.rawValue)") }
         if let tx = p.transaction { values.append("tx=\(tx.rawValue)") }
+        if let timezone = p.timezone { values.append("timezone=\(timezone)") }
         if let handling = p.handling { values.append("handling=\(handling.rawValue)") }
         if isUpdateOrDelete || isCall, p.handling == .strict, let max = p.maxAffected { values.append("max-affected=\(max)") }
         return values.isEmpty ? nil : values.joined(separator: ", ")

@@ -94,12 +94,31 @@ public struct SchemaCache: Sendable {
         public func argument(_ name: String) -> Argument? { arguments.first { $0.name == name } }
     }
 
+    /// A foreign key between two tables of `public` (what resource embedding follows).
+    public struct ForeignKey: Sendable, Equatable {
+        public let name: String
+        public let table: String
+        public let columns: [String]
+        public let referencedTable: String
+        public let referencedColumns: [String]
+
+        public init(name: String, table: String, columns: [String], referencedTable: String, referencedColumns: [String]) {
+            self.name = name
+            self.table = table
+            self.columns = columns
+            self.referencedTable = referencedTable
+            self.referencedColumns = referencedColumns
+        }
+    }
+
     public let tables: [String: Table]
     public let functions: [String: Function]
+    public let foreignKeys: [ForeignKey]
 
-    public init(tables: [Table], functions: [Function]) {
+    public init(tables: [Table], functions: [Function], foreignKeys: [ForeignKey] = []) {
         self.tables = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.functions = Dictionary(functions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.foreignKeys = foreignKeys
     }
 
     /// The closest exposed table name, for PGRST205's hint (PostgREST uses a fuzzy set).
@@ -159,11 +178,35 @@ public struct SchemaCache: Sendable {
         ORDER BY p.proname, p.pronargs
         """
 
-    /// Reads the `public` schema's tables, views and functions through `connection`.
+    /// The foreign keys between tables of `public`, their columns in key order.
+    static let foreignKeysQuery: SQL = """
+        SELECT c.conname::text AS name, src.relname::text AS table_name, dst.relname::text AS foreign_table,
+               (SELECT json_agg(a.attname::text ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
+                JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n)::text AS columns,
+               (SELECT json_agg(a.attname::text ORDER BY k.i) FROM unnest(c.confkey) WITH ORDINALITY k(n, i)
+                JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n)::text AS foreign_columns
+        FROM pg_constraint c
+        JOIN pg_class src ON src.oid = c.conrelid JOIN pg_namespace sn ON sn.oid = src.relnamespace
+        JOIN pg_class dst ON dst.oid = c.confrelid JOIN pg_namespace dn ON dn.oid = dst.relnamespace
+        WHERE c.contype = 'f' AND sn.nspname = 'public' AND dn.nspname = 'public'
+        ORDER BY c.conname
+        """
+
+    /// Reads the `public` schema's tables, views, functions and foreign keys through `connection`.
     public static func load(_ connection: Connection) throws -> SchemaCache {
         let columns = try connection.query(columnsQuery)
         let functions = try connection.query(functionsQuery)
-        return build(columns: columns.rows, functions: functions.rows)
+        let keys = try connection.query(foreignKeysQuery)
+        let built = build(columns: columns.rows, functions: functions.rows)
+        func names(_ text: String??) -> [String] {
+            guard let text = text ?? nil, case .array(let items)? = JSONValue.parse(Array(text.utf8)) else { return [] }
+            return items.compactMap { if case .string(let name) = $0 { return name } else { return nil } }
+        }
+        let foreignKeys = keys.rows.compactMap { row -> ForeignKey? in
+            guard let name = row["name"] ?? nil, let table = row["table_name"] ?? nil, let target = row["foreign_table"] ?? nil else { return nil }
+            return ForeignKey(name: name, table: table, columns: names(row["columns"]), referencedTable: target, referencedColumns: names(row["foreign_columns"]))
+        }
+        return SchemaCache(tables: Array(built.tables.values), functions: Array(built.functions.values), foreignKeys: foreignKeys)
     }
 
     /// Builds the cache from the two catalog queries' rows (column name → text value).

@@ -100,6 +100,9 @@ public final class ChangeFeed: Sendable {
     let conninfo: String
     let choice: RealtimeFeedChoice
     private let running = Atomic<Bool>(false)
+    /// Signalled when the feed's thread has closed its connection and ended.
+    private let ended = DispatchSemaphore(value: 0)
+    private let started = Atomic<Bool>(false)
     private let delivered = Atomic<Int>(0)
     /// WAL: the end of the last transaction processed (where a new stream resumes from).
     let processed = Atomic<UInt64>(0)
@@ -121,56 +124,86 @@ public final class ChangeFeed: Sendable {
     /// This process's replication slots are named with this prefix and a stream number.
     public var slotPrefix: String { "onboard_realtime_" + service.serverID.uuidString.lowercased().replacingOccurrences(of: "-", with: "") }
 
-    /// Chooses the feed and connects it before returning (so no subscription is confirmed before
-    /// changes can reach it), then runs it on a thread of its own. Throws when the choice cannot
-    /// be honoured (`wal` without logical WAL) or the database cannot be reached.
+    /// Chooses the feed and, when the database answers, connects it before returning (the first
+    /// joins need not wait for it), then runs it on a thread of its own; a database that does not
+    /// answer yet is tried again there (joins wait for the feed, then are refused). Throws only
+    /// when the choice cannot be honoured: `wal` on a database without logical WAL, or whose
+    /// role may not replicate.
     public func start() throws {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var first: Chosen? = nil
         do {
-            switch try chooseFeed() {
-            case .wal(let stream):
-                service.setFeed(.wal, listening: true)
-                service.logger.info("realtime change feed streaming the WAL", metadata: ["slot": "\(stream.slot)"])
-                Thread.detachNewThread { [self] in runWAL(first: stream) }
-            case .triggers:
-                let connection = try triggerConnection()
-                service.setFeed(.triggers, listening: true)
-                service.logger.info("realtime change feed listening")
-                Thread.detachNewThread { [self] in runTriggers(first: connection) }
-            }
-        } catch {
+            first = try chooseFeed()
+        } catch let refusal as FeedError {
             running.store(false, ordering: .releasing)
-            throw error
+            throw refusal
+        } catch {
+            service.logger.error("realtime: the change feed cannot reach the database yet; retrying", metadata: ["error": "\(error)"])
+        }
+        started.store(true, ordering: .releasing)
+        Thread.detachNewThread { [self, first] in
+            run(first)
+            ended.signal()
         }
     }
 
+    /// Stops the feed and waits (up to a few seconds) until its connection is closed (which ends
+    /// a WAL feed's slot), so the database is not stopped under it.
     public func stop() {
         running.store(false, ordering: .releasing)
+        if started.exchange(false, ordering: .acquiringAndReleasing) { _ = ended.wait(timeout: .now() + 5) }
     }
 
-    private enum Chosen {
+    private enum Chosen: Sendable {
         case wal(WALStream)
         case triggers
     }
 
+    /// A choice that cannot be honoured (configuration, not connectivity).
     private struct FeedError: Error, CustomStringConvertible {
         let description: String
     }
 
     private func chooseFeed() throws -> Chosen {
-        if choice == .triggers { return .triggers }
+        if choice == .triggers {
+            service.setFeed(.triggers, listening: false)
+            return .triggers
+        }
         let level = try Connection(conninfo: conninfo, allowsPreparedStatements: false).query("SHOW wal_level").scalar ?? "unknown"
         guard level == "logical" else {
             if choice == .wal { throw FeedError(description: "REALTIME_FEED=wal needs wal_level=logical; the database has wal_level=\(level)") }
             service.logger.warning("realtime: the database has wal_level=\(level), not logical, so Realtime uses its trigger feed (each write to an enabled table pays a trigger, watched ones a NOTIFY); set wal_level=logical and restart PostgreSQL to stream the WAL instead")
+            service.setFeed(.triggers, listening: false)
             return .triggers
         }
         do {
-            return .wal(try openStream())
+            let stream = try openStream()
+            service.setFeed(.wal, listening: true)
+            service.logger.info("realtime change feed streaming the WAL", metadata: ["slot": "\(stream.slot)"])
+            return .wal(stream)
         } catch {
-            if choice == .wal { throw error }
+            if choice == .wal { throw FeedError(description: "REALTIME_FEED=wal, but the WAL cannot be streamed: \(error)") }
             service.logger.warning("realtime: the WAL cannot be streamed (\(error)), so Realtime uses its trigger feed; give the server's database role REPLICATION (and pg_hba.conf a line for its replication connections) to stream the WAL instead")
+            service.setFeed(.triggers, listening: false)
             return .triggers
+        }
+    }
+
+    private func run(_ first: Chosen?) {
+        var chosen = first
+        var backoff = 0.1
+        while chosen == nil && running.load(ordering: .acquiring) {
+            do {
+                chosen = try chooseFeed()
+            } catch {
+                Thread.sleep(forTimeInterval: backoff)
+                backoff = min(backoff * 2, 5)
+            }
+        }
+        switch chosen {
+        case .wal(let stream)?: runWAL(first: stream)
+        case .triggers?: runTriggers()
+        case nil: break
         }
     }
 
@@ -216,22 +249,16 @@ public final class ChangeFeed: Sendable {
 
     // MARK: the trigger feed
 
-    /// The trigger feed's connection, LISTENing, with the triggers installed (or an error
+    /// LISTENs for the triggers' notifications, with the triggers installed first (or an error
     /// logged: the server still serves everything else).
-    private func triggerConnection() throws -> Connection {
+    private func runTriggers() {
         do {
             try service.installTriggers()
         } catch {
             service.logger.error("realtime: could not install the trigger feed's triggers, so changes of tables without them are not announced; run SELECT realtime.use_triggers(true) as the tables' owner",
                                  metadata: ["error": "\(error)"])
         }
-        let connection = try Connection(conninfo: conninfo, allowsPreparedStatements: false)
-        try connection.listen(Self.channel)
-        return connection
-    }
-
-    private func runTriggers(first: Connection) {
-        var connection: Connection? = first
+        var connection: Connection?
         var backoff = 0.1
         while running.load(ordering: .acquiring) {
             do {

@@ -12,6 +12,9 @@ public struct RealtimeConfig: Sendable {
     public var policy: OwnershipPolicy
     /// The Swift-side ownership rule on every re-read (RLS checks again underneath).
     public var enforceOwnership = true
+    /// How long a join waits for the change feed to listen (just after start, or while it
+    /// reconnects) before it is refused.
+    public var feedWait: Double = 15
 
     public init(keys: KeyConfig, policy: OwnershipPolicy) {
         self.keys = keys
@@ -37,12 +40,6 @@ public final class RealtimeService: Sendable {
         var renewedAt: Double = 0
     }
 
-    /// Which feed the change feed runs and whether its connection is up (set by `ChangeFeed`).
-    private let feedState = Mutex<(kind: RealtimeFeedKind?, listening: Bool)>((nil, false))
-
-    /// How long a join's confirmation waits for the change feed to be connected.
-    static let feedWait = 10.0
-
     /// Seconds a lease lasts, and how often it is renewed while subscriptions need it.
     static let leaseSeconds = 60.0
     static let leaseRenewal = 20.0
@@ -55,30 +52,53 @@ public final class RealtimeService: Sendable {
     }
 
     public var socketCount: Int { sockets.withLock { $0.count } }
-    public var feedKind: RealtimeFeedKind? { feedState.withLock { $0.kind } }
-    public var feedIsListening: Bool { feedState.withLock { $0.listening } }
+    public var subscriptionCount: Int { hub.count }
 
-    func setFeed(_ kind: RealtimeFeedKind, listening: Bool) {
-        feedState.withLock { $0 = (kind, listening) }
+    // MARK: the change feed's state
+
+    /// Which feed runs (once chosen) and whether its connection is up; set by `ChangeFeed`.
+    private let feedListening = NSCondition()
+    nonisolated(unsafe) private var feedState: (kind: RealtimeFeedKind?, listening: Bool) = (nil, false)  // guarded by feedListening
+
+    public var feedKind: RealtimeFeedKind? {
+        feedListening.lock()
+        defer { feedListening.unlock() }
+        return feedState.kind
     }
 
-    /// Waits (up to `feedWait`) for the change feed to be connected: a subscription confirmed
-    /// before that could miss the changes committed meanwhile.
-    private func waitForFeed() -> Bool {
-        let deadline = Date().addingTimeInterval(Self.feedWait)
-        while !feedIsListening {
-            if Date() > deadline { return false }
-            usleep(10_000)
+    public var feedIsListening: Bool {
+        feedListening.lock()
+        defer { feedListening.unlock() }
+        return feedState.listening
+    }
+
+    /// Called by the change feed when it has chosen its kind, and when it starts or stops listening.
+    func setFeed(_ kind: RealtimeFeedKind, listening: Bool) {
+        feedListening.lock()
+        feedState = (kind, listening)
+        feedListening.broadcast()
+        feedListening.unlock()
+    }
+
+    /// Waits up to `timeout` seconds for the change feed to listen; true once it does.
+    func waitForFeed(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        feedListening.lock()
+        defer { feedListening.unlock() }
+        while !feedState.listening {
+            guard feedListening.wait(until: deadline) else { return feedState.listening }
         }
         return true
     }
-    public var subscriptionCount: Int { hub.count }
 
     // MARK: the upgrade
 
+    /// Realtime's error shape: `{"error": …}`.
+    static let errorStyle = ErrorStyle { #"{"error":\#(jsonString($0))}"# }
+
     /// `GET /realtime/v1/websocket?apikey=…&vsn=…`: Realtime's socket checks, then the 101.
     public func upgrade(_ request: HTTPRequest) -> HTTPResponse {
-        if let refusal = WebSocketHandshake.check(request) { return refusal }
+        if let refusal = WebSocketHandshake.check(request, style: Self.errorStyle) { return refusal }
         let vsn = request.queryValue("vsn") ?? PhoenixSerializer.v1.rawValue
         guard let serializer = PhoenixSerializer(rawValue: vsn) else {
             return .json(403, #"{"error":"Unsupported serializer version \#(vsn.filter { $0.isLetter || $0.isNumber || $0 == "." })"}"#)
@@ -89,7 +109,7 @@ public final class RealtimeService: Sendable {
         if case .failure(let refusal) = authorize(key) {
             return .json(401, #"{"error":\#(jsonString(refusal.socketMessage))}"#)
         }
-        return WebSocketHandshake.accept(request, delegate: RealtimeSocket(service: self, serializer: serializer, socketToken: key))
+        return WebSocketHandshake.accept(request, delegate: RealtimeSocket(service: self, serializer: serializer, socketToken: key), style: Self.errorStyle)
     }
 
     /// Closes every socket (1001: clients reconnect and rejoin, re-reading what they missed).
@@ -229,7 +249,6 @@ public final class RealtimeService: Sendable {
     /// Asks the database, as the subscriber, whether each table is enabled and each filter's
     /// value fits its column (`id=eq.x` on a uuid column fails here, not at the first change).
     func confirm(_ subscriptions: [Subscription], bindings: [Binding]) -> String? {
-        guard waitForFeed() else { return "Realtime was unable to connect to the project database" }
         let cache = schema.cache
         for (subscription, binding) in zip(subscriptions, bindings) {
             guard let name = subscription.table, let table = cache.tables[name] else { continue }

@@ -134,6 +134,13 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
             bindings.append(binding)
         }
 
+        // A subscription is only as good as the change feed under it: right after start (or while
+        // it reconnects) a change committed now would be announced to nobody. Wait for it.
+        if !bindings.isEmpty && !service.waitForFeed(timeout: service.config.feedWait) {
+            reply(message, status: "error", response: #"{"reason":"RealtimeNotReady: the change feed is not listening yet, try again"}"#)
+            return
+        }
+
         // Register first (with the WAL feed, from the database's current snapshot: what it had
         // committed is not sent, the client reads it after the reply; with the trigger feed,
         // holding a lease on the tables so the triggers announce their changes), then reply:

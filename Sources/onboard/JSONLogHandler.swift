@@ -17,11 +17,11 @@ struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
+    func log(event: LogEvent) {
         var fields = metadata
-        if let explicit { fields.merge(explicit) { $1 } }
-        var text = #"{"ts":\#(jsonString(Self.timestamp())),"level":\#(jsonString(level.rawValue)),"logger":\#(jsonString(label)),"msg":\#(jsonString(message.description))"#
+        if let explicit = event.metadata { fields.merge(explicit) { $1 } }
+        if let error = event.error { fields["error"] = "\(error)" }
+        var text = #"{"ts":\#(jsonString(Self.timestamp())),"level":\#(jsonString(event.level.rawValue)),"logger":\#(jsonString(label)),"msg":\#(jsonString(event.message.description))"#
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) where !["ts", "level", "logger", "msg"].contains(key) {
             text += "," + jsonString(key) + ":" + jsonString("\(value)")
         }

@@ -91,11 +91,11 @@ struct Migrate: ParsableCommand {
 struct BackfillProfiles: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backfill-profiles",
-        abstract: "Give every existing user without a profile one (the seed's Step 1.2).",
+        abstract: "Give every existing user without a profile one (for users who signed up before onboarding existed).",
         discussion: "Existing users are assumed to have finished onboarding, as the seed decided: their new profile is COMPLETE. Use --state NOT_STARTED to send them through onboarding instead."
     )
     @OptionGroup var database: DatabaseOptions
-    @Option(help: "State for the new profiles: COMPLETE (default) or NOT_STARTED.") var state = "COMPLETE"
+    @Option(help: "State for the new profiles: COMPLETE (existing users skip onboarding) or NOT_STARTED.") var state = "COMPLETE"
 
     func validate() throws {
         guard ["COMPLETE", "NOT_STARTED"].contains(state) else { throw ValidationError("--state must be COMPLETE or NOT_STARTED") }

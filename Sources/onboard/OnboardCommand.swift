@@ -9,7 +9,7 @@ import Postgres
 struct OnboardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "onboard",
-        abstract: "A self-hostable backend speaking Supabase's Auth and REST dialects.",
+        abstract: "A self-hostable backend speaking Supabase's Auth, REST and Realtime dialects.",
         subcommands: [Serve.self, Migrate.self, Keys.self, BackfillProfiles.self],
         defaultSubcommand: Serve.self
     )

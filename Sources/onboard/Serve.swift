@@ -10,7 +10,7 @@ import Logging
 import REST
 
 struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the HTTP server (Auth, REST, health).")
+    static let configuration = CommandConfiguration(abstract: "Run the HTTP server (Auth, REST, Realtime, health).")
     @OptionGroup var database: DatabaseOptions
     @Option(help: "Address to bind (env ONBOARD_HOST).") var host: String?
     @Option(help: "Port to listen on (env ONBOARD_PORT).") var port: Int?
@@ -40,6 +40,10 @@ struct Serve: ParsableCommand {
             throw fail(error)
         }
         logger.notice("onboard is serving", metadata: ["url": "http://\(config.host):\(application.port)"])
+        if dev {
+            // Written at once (print would sit in stdout's buffer when it is not a terminal).
+            FileHandle.standardOutput.write(Data((Self.banner(config, application: application) + "\n").utf8))
+        }
         let done = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "onboard.signals")
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
@@ -53,6 +57,29 @@ struct Serve: ParsableCommand {
         withExtendedLifetime(sources) { done.wait() }
         logger.notice("shutting down")
         application.shutdown()
+    }
+}
+
+extension Serve {
+    /// What `supabase start` prints when it is up: where everything is, and the keys an app needs
+    /// (development only: `--dev`, which `make run` passes).
+    static func banner(_ config: ServerConfig, application: Application) -> String {
+        let api = "http://\(config.host == "0.0.0.0" ? "127.0.0.1" : config.host):\(application.port)"
+        var database = application.database.url
+        if case .url = config.database { database = database.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression) }
+        let rows = [
+            ("API URL", api),
+            ("REST URL", api + "/rest/v1"),
+            ("Auth URL", api + "/auth/v1"),
+            ("Realtime URL", api.replacingOccurrences(of: "http", with: "ws") + "/realtime/v1/websocket"),
+            ("DB URL", database + (application.database.cluster != nil ? "  (the embedded cluster; psql takes it as is)" : "")),
+            ("JWT secret", String(decoding: config.keys.jwtSecret, as: UTF8.self)),
+            ("anon key", config.keys.anonKey),
+            ("service_role key", config.keys.serviceRoleKey),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        let lines = rows.map { String(repeating: " ", count: width - $0.0.count) + $0.0 + ": " + $0.1 }
+        return "\nonboard is running (development keys: never use them in production).\n\n" + lines.joined(separator: "\n") + "\n"
     }
 }
 

@@ -175,17 +175,10 @@ struct RouterTests {
         #expect(wrongMethod.headers["Allow"] == "POST")
     }
 
-    @Test func middlewareWrapsHandlers() {
-        struct Stamp: Middleware {
-            func handle(_ request: HTTPRequest, next: Handler) throws -> HTTPResponse {
-                var response = try next(request)
-                response.headers.add("X-Stamp", "1")
-                return response
-            }
-        }
-        var router = Router()
-        router.use(Stamp())
+    @Test func theRoutersOwnAnswersUseTheApplicationsErrorStyle() {
+        var router = Router(errorStyle: ErrorStyle { #"{"error":\#(jsonString($0))}"# })
         router.add("GET", "/", { _ in .json(200, "{}") })
-        #expect(router.respond(to: HTTPRequest(method: "GET", target: "/")).headers["x-stamp"] == "1")
+        #expect(String(decoding: router.respond(to: HTTPRequest(method: "GET", target: "/nope")).body, as: UTF8.self) == #"{"error":"Not Found"}"#)
+        #expect(String(decoding: Router().respond(to: HTTPRequest(method: "GET", target: "/nope")).body, as: UTF8.self) == #"{"message":"Not Found"}"#)
     }
 }

@@ -67,7 +67,7 @@ final class ServerTests {
         // Held until the test opens the gate (a handler that is still running, whatever the clock).
         let gate = slowGate
         router.add("GET", "/slow", { _ in gate.wait(); return .json(200, "{}") })
-        server = HTTPServer(host: "127.0.0.1", port: 0, limits: limits, cors: CORSConfig(allowedOrigins: ["https://app.example"]), responder: { [router] in router.respond(to: $0) })
+        server = HTTPServer(host: "127.0.0.1", port: 0, limits: limits, cors: CORSConfig(allowedOrigins: ["https://app.example"], exposedHeaders: "Content-Range, X-Request-Id"), responder: { [router] in router.respond(to: $0) })
         try server.start()
     }
 

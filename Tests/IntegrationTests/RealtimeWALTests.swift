@@ -268,8 +268,9 @@ struct RealtimeWALTests {
         }
         let server = try TestServer { listenAsRole(&$0) }
         #expect(server.application.changeFeed.kind == .triggers)
-        let ready = try server.client().request("GET", "/ready").text
-        #expect(ready.contains(#""realtime":{"feed":"triggers","connected":true}"#), "\(ready)")
+        // The trigger feed connects on its own thread once chosen.
+        var ready = ""
+        #expect(try eventually { ready = try server.client().request("GET", "/ready").text; return ready.contains(#""realtime":{"feed":"triggers","connected":true}"#) }, "\(ready)")
         // The trigger feed works: its triggers were installed when it started.
         let a = try server.signUp()
         let client = try subscribe(server, a, [["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=eq.\(a.id)"]])
@@ -298,7 +299,7 @@ struct RealtimeWALTests {
         let server = try TestServer { $0.database = .url(url) }
         #expect(server.application.changeFeed.kind == .triggers)
         let admin = try Connection(conninfo: url)
-        #expect(try admin.query("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'realtime_changes%'").scalar == "4")
+        #expect(try eventually { try admin.query("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'realtime_changes%'").scalar == "4" })
         let a = try server.signUp()
         let client = try subscribe(server, a, [["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=eq.\(a.id)"]])
         try patch(server, a, state: "USER_INFO")

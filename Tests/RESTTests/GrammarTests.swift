@@ -146,14 +146,19 @@ import Testing
         }
     }
 
-    @Test func embeddingIsRefusedClearly() {
-        do {
-            _ = try Fixture.request("GET", "/rest/v1/children?select=id,user_profiles(*)")
-            Issue.record("expected an error")
-        } catch {
-            #expect(error.status == 400)
-            #expect(error.fields.code == "PGRST100")
-            #expect(error.fields.details?.contains("embedding") == true)
+    @Test func embedsParseWithHintsJoinTypesAliasesAndNesting() throws {
+        let select = try QueryGrammar.parseSelect("id,kid:children!current_child_id!inner(name,age,toys(*)),families()")
+        #expect(select.count == 3)
+        let kid = try #require(select[1].embed)
+        #expect(select[1].column == "children" && select[1].alias == "kid" && kid.hint == "current_child_id" && kid.inner)
+        #expect(kid.select.map(\.column) == ["name", "age", "toys"] && kid.select[2].embed?.select == [SelectItem(column: "*")])
+        #expect(select[2].embed?.select == [SelectItem(column: "*")])
+        // Embedded filters, order and limit go to their embed's path.
+        let request = try Fixture.request("GET", "/rest/v1/user_profiles?select=id,children!current_child_id(name)&children.age=gt.3&children.order=name.desc&children.limit=2")
+        #expect(request.embedded["children"]?.conditions == [.filter(Filter(column: "age", op: .gt, operand: .value("3")))])
+        #expect(request.embedded["children"]?.order == [OrderTerm(column: "name", descending: true)] && request.embedded["children"]?.limit == 2)
+        for bad in ["id,children(name", "id,children!(name)", "children!inner", "a,(b)"] {
+            #expect(throws: RESTError.self, "\(bad)") { try QueryGrammar.parseSelect(bad) }
         }
     }
 

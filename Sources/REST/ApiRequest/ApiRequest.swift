@@ -1,4 +1,5 @@
 import HTTP
+import Postgres
 
 /// A REST request parsed into PostgREST's terms, before it is checked against the schema cache
 /// (PostgREST's `ApiRequest`). Pure: built from the method, the resource path, the query pairs,
@@ -27,6 +28,8 @@ public struct ApiRequest: Sendable, Equatable {
         case json
         /// `application/vnd.pgrst.object+json` (optionally `;nulls=stripped`).
         case singleObject(stripNulls: Bool)
+        /// `application/vnd.pgrst.array+json;nulls=stripped`: the array, each object without its null members.
+        case strippedArray
         case csv
         case openAPI
     }
@@ -48,12 +51,22 @@ public struct ApiRequest: Sendable, Equatable {
     var payload: Payload?
     /// The query arguments of a GET/HEAD RPC call, in order.
     public var functionArguments: [QueryPair] = []
+    /// Filters, `order`, `limit` and `offset` for embedded resources (`children.age=gt.3`,
+    /// `children.order=name`), by embed path (`name` or `outer.inner`, aliases as written).
+    public var embedded: [String: EmbeddedQuery] = [:]
+
+    public struct EmbeddedQuery: Sendable, Equatable {
+        public var conditions: [Condition] = []
+        public var order: [OrderTerm] = []
+        public var limit: Int?
+        public var offset = 0
+    }
 
     public static func == (lhs: ApiRequest, rhs: ApiRequest) -> Bool {
         lhs.target == rhs.target && lhs.action == rhs.action && lhs.select == rhs.select && lhs.conditions == rhs.conditions
             && lhs.order == rhs.order && lhs.limit == rhs.limit && lhs.offset == rhs.offset && lhs.onConflict == rhs.onConflict
             && lhs.columns == rhs.columns && lhs.preferences == rhs.preferences && lhs.media == rhs.media
-            && lhs.payload == rhs.payload && lhs.functionArguments == rhs.functionArguments
+            && lhs.payload == rhs.payload && lhs.functionArguments == rhs.functionArguments && lhs.embedded == rhs.embedded
     }
 
     public var isRead: Bool {
@@ -87,12 +100,23 @@ public struct SelectItem: Sendable, Equatable {
     public var column: String
     public var alias: String?
     public var cast: String?
+    /// `rel!hint!inner(…)`: `column` names the related table, embedded through a foreign key.
+    public var embed: Embed?
+
+    public struct Embed: Sendable, Equatable {
+        /// A foreign key's name or one of its columns, to choose among relationships.
+        public var hint: String?
+        /// `!inner`: parent rows without a related row are left out.
+        public var inner: Bool
+        public var select: [SelectItem]
+    }
+
     public init(column: String, alias: String? = nil, cast: String? = nil) {
         self.column = column
         self.alias = alias
         self.cast = cast
     }
-    public var isStar: Bool { column == "*" && alias == nil && cast == nil }
+    public var isStar: Bool { column == "*" && alias == nil && cast == nil && embed == nil }
 }
 
 public struct OrderTerm: Sendable, Equatable {
@@ -126,11 +150,20 @@ public struct Filter: Sendable, Equatable {
     public var operand: FilterOperand
     /// The text-search configuration of `fts(english)`.
     public var language: String?
-    public init(column: String, op: FilterOperator, operand: FilterOperand, language: String? = nil) {
+    /// `like(any).{a*,b*}`: the operand is an array literal, matched with ANY or ALL.
+    public var quantifier: Quantifier?
+
+    public enum Quantifier: String, Sendable { case any, all }
+
+    /// The operators that take `(any)` / `(all)`, as PostgREST's.
+    public static let quantifiable: Set<FilterOperator> = [.eq, .like, .ilike, .gt, .gte, .lt, .lte, .match, .imatch]
+
+    public init(column: String, op: FilterOperator, operand: FilterOperand, language: String? = nil, quantifier: Quantifier? = nil) {
         self.column = column
         self.op = op
         self.operand = operand
         self.language = language
+        self.quantifier = quantifier
     }
 }
 
@@ -141,6 +174,8 @@ public indirect enum Condition: Sendable, Equatable {
     case or([Condition])
     /// Added by the ownership middleware, never parsed from a request.
     case scope(OwnershipScope)
+    /// Written by the planner (an embed's join or `!inner` EXISTS), never parsed from a request.
+    case embedded(SQL)
 }
 
 // MARK: - Parsing a request
@@ -218,6 +253,21 @@ extension ApiRequest {
             default:
                 if isRPCRead {
                     request.functionArguments.append(QueryPair(name, value))
+                } else if !name.hasPrefix("\""), let dot = name.lastIndex(of: "."), !name.hasPrefix("not.") {
+                    // `path.column=op.value` or `path.order|limit|offset|or|and`: for an embed.
+                    let path = String(name[..<dot]), key = String(name[name.index(after: dot)...])
+                    var query = request.embedded[path] ?? EmbeddedQuery()
+                    switch key {
+                    case "order": query.order = try QueryGrammar.parseOrder(value)
+                    case "limit", "offset":
+                        guard let number = Int(value.trimmedOWS), number >= 0 else {
+                            throw .parse(message: QueryGrammar.message("\(key) parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
+                        }
+                        if key == "limit" { query.limit = number } else { query.offset = number }
+                    case "or", "and": query.conditions.append(try QueryGrammar.parseLogicTree(key: key, value))
+                    default: query.conditions.append(try QueryGrammar.parseFilter(column: key, value))
+                    }
+                    request.embedded[path] = query
                 } else {
                     request.conditions.append(try QueryGrammar.parseFilter(column: name, value))
                 }
@@ -240,6 +290,16 @@ extension ApiRequest {
         }
 
         // Bodies: writes and POST calls (DELETE bodies are ignored, as supabase-py sends `{}`).
+        // A form body (`application/x-www-form-urlencoded`) is one object of text values, as
+        // PostgREST reads it.
+        var body = body
+        if let type = header("content-type"), type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+            let fields = parseQuery(String(decoding: body, as: UTF8.self))
+            if fields.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) { throw .database(.nulCharacter, authenticated: false) }
+            body = Array(("{" + fields.map { jsonString($0.name) + ":" + jsonString($0.value) }.joined(separator: ",") + "}").utf8)
+        } else if action == .insert, let type = header("content-type"), type.lowercased().hasPrefix("text/csv") {
+            body = Array(try Payload.csvAsJSON(body).utf8)
+        }
         switch action {
         case .insert, .update, .singleUpsert:
             request.payload = try parsePayload(body, allowArray: action == .insert, sameKeys: request.columns == nil)

@@ -18,7 +18,9 @@ extension ApiRequest {
             switch pieces.first ?? "" {
             case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
                 return .singleObject(stripNulls: pieces.dropFirst().contains("nulls=stripped"))
-            case "application/json", "*/*", "application/*", "application/vnd.pgrst.array+json":
+            case "application/vnd.pgrst.array+json":
+                return pieces.dropFirst().contains("nulls=stripped") ? .strippedArray : .json
+            case "application/json", "*/*", "application/*":
                 return .json
             case "text/csv", "text/*":
                 return .csv

@@ -1,3 +1,5 @@
+import HTTP
+
 /// A write or RPC body: the raw JSON (handed to PostgreSQL as one bind) and what Swift looks at.
 struct Payload: Sendable, Equatable {
     var json: JSONValue
@@ -35,5 +37,59 @@ extension ApiRequest {
         default:
             throw .invalidBody("Empty or invalid json")
         }
+    }
+}
+
+extension Payload {
+    /// A CSV body (RFC 4180: a header row of column names, then one row per line; `"…"` quotes
+    /// with `""` for a quote) as the JSON array PostgREST builds from it: every value a string,
+    /// an empty field the empty string, the word NULL the SQL null.
+    static func csvAsJSON(_ body: [UInt8]) throws(RESTError) -> String {
+        var rows: [[String?]] = []
+        var row: [String?] = []
+        var field: [UInt8] = []
+        var quoted = false, wasQuoted = false, index = 0
+        func endField() {
+            let text = String(decoding: field, as: UTF8.self)
+            row.append(!wasQuoted && text == "NULL" ? nil : text)
+            field = []
+            wasQuoted = false
+        }
+        func endRow() {
+            endField()
+            if !(row.count == 1 && row[0] == "") { rows.append(row) }  // blank lines
+            row = []
+        }
+        while index < body.count {
+            let byte = body[index]
+            if quoted {
+                if byte == UInt8(ascii: "\"") {
+                    if index + 1 < body.count, body[index + 1] == UInt8(ascii: "\"") { field.append(byte); index += 1 } else { quoted = false }
+                } else {
+                    field.append(byte)
+                }
+            } else {
+                switch byte {
+                case UInt8(ascii: "\"") where field.isEmpty: quoted = true; wasQuoted = true
+                case UInt8(ascii: ","): endField()
+                case 0x0A: endRow()
+                case 0x0D where index + 1 < body.count && body[index + 1] == 0x0A: break
+                default: field.append(byte)
+                }
+            }
+            index += 1
+        }
+        guard !quoted else { throw .invalidBody("Unterminated quoted field in CSV") }
+        if !field.isEmpty || !row.isEmpty || wasQuoted { endRow() }
+        guard let header = rows.first else { throw .invalidBody("Empty CSV") }
+        let names = header.map { $0 ?? "NULL" }
+        var objects: [String] = []
+        for values in rows.dropFirst() {
+            guard values.count == names.count else {
+                throw .invalidBody("All lines of the CSV must have as many fields as its header (\(names.count))")
+            }
+            objects.append("{" + zip(names, values).map { jsonString($0) + ":" + ($1.map(jsonString) ?? "null") }.joined(separator: ",") + "}")
+        }
+        return "[" + objects.joined(separator: ",") + "]"
     }
 }

@@ -15,6 +15,8 @@ public struct Preferences: Sendable, Equatable {
     public var handling: Handling?
     public var transaction: Transaction?
     public var maxAffected: Int?
+    /// `timezone=America/Los_Angeles`: timestamps are rendered in that zone (PostgreSQL checks it).
+    public var timezone: String?
     public var invalid: [String] = []
 
     public init() {}
@@ -54,7 +56,7 @@ public struct Preferences: Sendable, Equatable {
                 case "max-affected":
                     if let v = Int(operand) { if preferences.maxAffected == nil { preferences.maxAffected = v } } else { known = false }
                 case "timezone":
-                    break  // accepted, not applied: the session is always UTC
+                    if !operand.isEmpty { if preferences.timezone == nil { preferences.timezone = operand } } else { known = false }
                 default:
                     known = false
                 }

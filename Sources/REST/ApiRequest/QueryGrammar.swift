@@ -11,16 +11,22 @@ public enum QueryGrammar {
 
     // MARK: select
 
-    /// `select=id,name,alias:col,col::text,"quoted col"`; embedding (`rel(*)`) is refused.
+    /// `select=id,name,alias:col,col::text,"quoted col",rel!hint!inner(col,…)` (PostgREST's
+    /// pFieldSelect and pRelationSelect; embeds nest).
     public static func parseSelect(_ text: String) throws(RESTError) -> [SelectItem] {
         let chars = Array(text)
         var index = 0
+        skipSpaces(chars, &index)
+        if index == chars.count { return [SelectItem(column: "*")] }
+        let items = try selectList(chars, &index, text: text, nested: false)
+        return items
+    }
+
+    private static func selectList(_ chars: [Character], _ index: inout Int, text: String, nested: Bool) throws(RESTError) -> [SelectItem] {
         var items: [SelectItem] = []
         func fail(_ expecting: String) -> RESTError {
             .parse(message: message("select parameter", text, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \(expecting)")
         }
-        skipSpaces(chars, &index)
-        if index == chars.count { return [SelectItem(column: "*")] }
         while true {
             skipSpaces(chars, &index)
             guard index < chars.count else { throw fail("field name (* or [a..z0..9_$])") }
@@ -28,7 +34,10 @@ public enum QueryGrammar {
                 index += 1
                 items.append(SelectItem(column: "*"))
             } else {
-                guard var name = fieldName(chars, &index) else { throw fail("field name (* or [a..z0..9_$])") }
+                guard var name = fieldName(chars, &index) else {
+                    if nested, chars[index] == ")", items.isEmpty { items.append(SelectItem(column: "*")); return items }  // `rel()`
+                    throw fail("field name (* or [a..z0..9_$])")
+                }
                 var alias: String? = nil
                 if index < chars.count, chars[index] == ":", index + 1 < chars.count, chars[index + 1] != ":" {
                     index += 1
@@ -38,25 +47,48 @@ public enum QueryGrammar {
                     name = real
                 }
                 if index < chars.count, chars[index] == "(" || chars[index] == "!" {
-                    throw .parse(message: message("select parameter", text, column: index + 1),
-                                 details: "resource embedding is not supported: \"\(name)\" is not an embedded resource in this request")
-                }
-                var cast: String? = nil
-                if index + 1 < chars.count, chars[index] == ":", chars[index + 1] == ":" {
-                    index += 2
-                    let start = index
-                    while index < chars.count, chars[index].isLetter || chars[index].isNumber || chars[index] == "_" || chars[index] == " " || chars[index] == "[" || chars[index] == "]" {
+                    var embed = SelectItem.Embed(hint: nil, inner: false, select: [])
+                    while index < chars.count, chars[index] == "!" {
                         index += 1
+                        guard let word = fieldName(chars, &index) else { throw fail("hint or join type (inner, left)") }
+                        switch word {
+                        case "inner": embed.inner = true
+                        case "left": embed.inner = false
+                        default: embed.hint = word
+                        }
                     }
-                    let castText = String(chars[start..<index]).trimmedOWS
-                    guard !castText.isEmpty else { throw fail("letter or digit") }
-                    cast = castText
+                    guard index < chars.count, chars[index] == "(" else { throw fail("\"(\"") }
+                    index += 1
+                    skipSpaces(chars, &index)
+                    embed.select = index < chars.count && chars[index] == ")" ? [SelectItem(column: "*")]
+                        : try selectList(chars, &index, text: text, nested: true)
+                    guard index < chars.count, chars[index] == ")" else { throw fail("\",\" or \")\"") }
+                    index += 1
+                    var item = SelectItem(column: name, alias: alias)
+                    item.embed = embed
+                    items.append(item)
+                } else {
+                    var cast: String? = nil
+                    if index + 1 < chars.count, chars[index] == ":", chars[index + 1] == ":" {
+                        index += 2
+                        let start = index
+                        while index < chars.count, chars[index].isLetter || chars[index].isNumber || chars[index] == "_" || chars[index] == " " || chars[index] == "[" || chars[index] == "]" {
+                            index += 1
+                        }
+                        let castText = String(chars[start..<index]).trimmedOWS
+                        guard !castText.isEmpty else { throw fail("letter or digit") }
+                        cast = castText
+                    }
+                    items.append(SelectItem(column: name, alias: alias, cast: cast))
                 }
-                items.append(SelectItem(column: name, alias: alias, cast: cast))
             }
             skipSpaces(chars, &index)
-            if index == chars.count { return items }
-            guard chars[index] == "," else { throw fail("\"::\", \",\" or end of input") }
+            if index == chars.count {
+                if nested { throw fail("\",\" or \")\"") }
+                return items
+            }
+            if nested, chars[index] == ")" { return items }
+            guard chars[index] == "," else { throw fail(nested ? "\",\" or \")\"" : "\"::\", \",\" or end of input") }
             index += 1
         }
     }
@@ -231,6 +263,14 @@ public enum QueryGrammar {
             language = String(chars[langStart..<close])
             index = close + 1
         }
+        var quantifier: Filter.Quantifier? = nil
+        if Filter.quantifiable.contains(op), index < chars.count, chars[index] == "(" {
+            if matches(chars, index, "(any)") { quantifier = .any } else if matches(chars, index, "(all)") { quantifier = .all } else {
+                index += 1
+                throw fail("\"any\" or \"all\"")
+            }
+            index += 5
+        }
         guard index < chars.count, chars[index] == "." else { throw fail("delimiter (.)") }
         index += 1
         let operand: FilterOperand
@@ -254,7 +294,7 @@ public enum QueryGrammar {
                 index = chars.count
             }
         }
-        let condition = Condition.filter(Filter(column: column, op: op, operand: operand, language: language))
+        let condition = Condition.filter(Filter(column: column, op: op, operand: operand, language: language, quantifier: quantifier))
         return negated ? .not(condition) : condition
     }
 

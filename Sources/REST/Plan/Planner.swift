@@ -30,6 +30,9 @@ struct ActionPlan: Sendable {
     var resource: String
     /// Whether an insert had a conflict target (for `Preference-Applied: resolution=…`).
     var hasConflictTarget = false
+    /// `Prefer: count=planned`: an `EXPLAIN (FORMAT JSON)` of the read's rows, whose estimate
+    /// becomes the total (PostgREST's planned count).
+    var plannedCount: SQL? = nil
 }
 
 struct Planner {
@@ -51,7 +54,7 @@ struct Planner {
         case .table(let name):
             guard let table = cache.tables[name] else { throw .unknownTable(name, hint: cache.closestTable(to: name)) }
             let decision = try Ownership.decide(request, table: name, policy: policy, enabled: ownershipEnabled, caller: caller)
-            return try planTable(table, request, ownership: decision)
+            return try planTable(table, request, ownership: decision, caller: caller)
         }
     }
 
@@ -62,7 +65,7 @@ struct Planner {
 
     // MARK: tables
 
-    func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision) throws(RESTError) -> ActionPlan {
+    func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision, caller: Caller) throws(RESTError) -> ActionPlan {
         let builder = QueryBuilder(table: table)
         var conditions = request.conditions
         var owner: (column: String, user: String)? = nil
@@ -88,8 +91,11 @@ struct Planner {
         // Validate every name before any SQL is written.
         try builder.validate(conditions)
         for term in request.order where table.column(term.column) == nil { throw .unknownColumn(column: term.column, table: table.name) }
-        for item in request.select where item.column != "*" && table.column(item.column) == nil {
+        for item in request.select where item.embed == nil && item.column != "*" && table.column(item.column) == nil {
             throw .unknownColumn(column: item.column, table: table.name)
+        }
+        if !request.isRead, let embed = request.select.first(where: { $0.embed != nil }) {
+            throw .parse(message: "resource embedding is supported on reads only", details: "\"\(embed.column)\" is embedded in a write's select")
         }
         let media = request.media
         let mutation = !request.isRead
@@ -103,7 +109,12 @@ struct Planner {
         switch request.action {
         case .read:
             sql.raw("SELECT ")
-            builder.writeSelectList(request.select, qualifier: nil, into: &sql)
+            if request.select.contains(where: { $0.embed != nil }) {
+                var state = EmbedState(caller: caller, request: request)
+                conditions += try writeSelect(request.select, table: table, realName: table.name, path: "", state: &state, into: &sql)
+            } else {
+                builder.writeSelectList(request.select, qualifier: nil, into: &sql)
+            }
             sql.raw(" FROM ")
             builder.writeQualified(into: &sql)
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
@@ -111,8 +122,15 @@ struct Planner {
             if let limit = request.limit { sql.raw(" LIMIT "); sql.bind(String(limit)) }
             if request.offset > 0 { sql.raw(" OFFSET "); sql.bind(String(request.offset)) }
             sql.raw(") ")
+            if request.preferences.count == .planned {
+                var explain = SQLBuilder()
+                explain.raw("EXPLAIN (FORMAT JSON) SELECT 1 FROM ")
+                builder.writeQualified(into: &explain)
+                builder.writeWhere(conditions, denyAll: denyAll, into: &explain)
+                plan.plannedCount = explain.sql
+            }
             Self.writeAggregate(media: media, into: &sql, total: { sql in
-                if request.preferences.wantsCount {
+                if request.preferences.wantsCount && request.preferences.count != .planned {
                     sql.raw("(SELECT pg_catalog.count(*) FROM ")
                     builder.writeQualified(into: &sql)
                     builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
@@ -213,10 +231,14 @@ struct Planner {
                 sql.raw("UPDATE ")
                 builder.writeQualified(into: &sql)
                 sql.raw(" SET ")
+                // With `columns=` and `Prefer: missing=default`, a listed column the body lacks
+                // takes its default (the column's, else its domain's), as PostgREST does.
+                let present = Set(payload.keys)
                 for (index, key) in keys.enumerated() {
                     if index > 0 { sql.raw(", ") }
                     let name = builder.quoted(key)
-                    sql.raw(name); sql.raw(" = pgrst_body."); sql.raw(name)
+                    sql.raw(name)
+                    sql.raw(request.preferences.missing == .default && !present.contains(key) ? " = DEFAULT" : " = pgrst_body." + name)
                 }
                 sql.raw(" FROM json_to_record(")
                 sql.bind(payload.raw)
@@ -224,6 +246,7 @@ struct Planner {
                 builder.writeTypedColumns(keys, into: &sql)
                 sql.raw(")")
                 builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+                builder.writeLimitedRows(conditions, denyAll: denyAll, order: request.order, limit: request.limit, offset: request.offset, into: &sql)
                 sql.raw(" RETURNING ")
                 builder.writeQualified(into: &sql)
                 sql.raw(".*")
@@ -237,6 +260,7 @@ struct Planner {
             sql.raw("DELETE FROM ")
             builder.writeQualified(into: &sql)
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+            builder.writeLimitedRows(conditions, denyAll: denyAll, order: request.order, limit: request.limit, offset: request.offset, into: &sql)
             sql.raw(" RETURNING ")
             builder.writeQualified(into: &sql)
             sql.raw(".*) ")
@@ -293,9 +317,16 @@ struct Planner {
                 given.append((member.key, Self.argumentText(member.value, type: type)))
             }
         } else {
-            for pair in request.functionArguments {
+            // GET: a query pair naming a parameter is an argument; the others filter the result.
+            for pair in request.functionArguments where function.argument(pair.name) != nil {
                 given.removeAll { $0.name == pair.name }
                 given.append((pair.name, pair.value))
+            }
+        }
+        var conditions = request.conditions
+        if request.payload == nil {
+            for pair in request.functionArguments where function.argument(pair.name) == nil {
+                conditions.append(try QueryGrammar.parseFilter(column: pair.name, pair.value))
             }
         }
         let names = given.map(\.name)
@@ -307,7 +338,7 @@ struct Planner {
         var argumentList: [SQL] = []
         for argument in function.arguments {
             guard let value = given.first(where: { $0.name == argument.name }) else { continue }
-            argumentList.append("\(ident: argument.name) := \(value.value)::\(unsafeRaw: argument.type)")  // type: from the catalog
+            argumentList.append("\(ident: argument.name) := \(value.value)::\(unsafeRaw: Self.castType(argument.type))")  // type: from the catalog
         }
         let invocation: SQL = "\(unsafeRaw: quoteIdentifier("public")).\(ident: function.name)(\(SQL.join(argumentList, separator: ", ")))"
         var readOnly = false
@@ -322,7 +353,31 @@ struct Planner {
         if function.returnsVoid {
             plan.statement = "SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT \(invocation)) pgrst_call"
         } else if function.returnsComposite {
-            let source: SQL = "SELECT pgrst_call.* FROM \(invocation) pgrst_call\(limits)"
+            // Rows of a table type or of OUT columns: `select`, filters and `order` apply to them
+            // as to a table's. Columns are checked when the type is a known table; otherwise
+            // PostgreSQL names an unknown one (42703).
+            let rowTable = Self.resultTable(function, request: request, conditions: conditions, cache: cache)
+            let builder = QueryBuilder(table: rowTable)
+            try builder.validate(conditions)
+            for term in request.order where rowTable.column(term.column) == nil { throw .unknownColumn(column: term.column, table: function.name) }
+            for item in request.select where item.column != "*" && rowTable.column(item.column) == nil {
+                throw .unknownColumn(column: item.column, table: function.name)
+            }
+            var query = SQLBuilder()
+            query.raw("SELECT ")
+            if request.select.allSatisfy(\.isStar) {
+                query.raw("pgrst_call.*")
+            } else {
+                builder.writeSelectList(request.select.filter { !$0.isStar } , qualifier: nil, into: &query)
+                if request.select.contains(where: \.isStar) { query.raw(", pgrst_call.*") }
+            }
+            query.raw(" FROM ")
+            query.append(invocation)
+            query.raw(" pgrst_call")
+            builder.writeWhere(conditions, denyAll: false, into: &query)
+            builder.writeOrder(request.order, into: &query)
+            query.append(limits)
+            let source = query.sql
             var media = request.media
             // A function returning one row answers an object, as PostgREST does.
             if !function.returnsSet, media == .json { media = .singleObject(stripNulls: false) }
@@ -344,8 +399,45 @@ struct Planner {
         return plan
     }
 
+    /// The rows a composite-returning function answers, as a table named `pgrst_call`: the
+    /// columns of its table type when the cache knows it, else the names the request uses.
+    static func resultTable(_ function: SchemaCache.Function, request: ApiRequest, conditions: [Condition], cache: SchemaCache) -> SchemaCache.Table {
+        if let known = cache.tables[function.returnType] {
+            return SchemaCache.Table(name: "pgrst_call", columns: known.columns, primaryKey: [])
+        }
+        var names: [String] = request.select.filter { !$0.isStar }.map(\.column) + request.order.map(\.column)
+        func collect(_ condition: Condition) {
+            switch condition {
+            case .filter(let filter): names.append(filter.column)
+            case .not(let inner): collect(inner)
+            case .and(let items), .or(let items): items.forEach(collect)
+            case .scope, .embedded: break
+            }
+        }
+        conditions.forEach(collect)
+        var seen = Set<String>()
+        let columns = names.filter { seen.insert($0).inserted }.map { SchemaCache.Column(name: $0, type: "") }
+        return SchemaCache.Table(name: "pgrst_call", columns: columns, primaryKey: [])
+    }
+
+    /// The type to cast an argument to. A parameter's catalog type has no length, but the SQL
+    /// names `character` and `bit` mean char(1) and bit(1): "abcdefg"::character is "a". Their
+    /// internal names take any length, as the parameter does.
+    static func castType(_ type: String) -> String {
+        switch type {
+        case "character": return "bpchar"
+        case "character[]": return "bpchar[]"
+        case "bit": return "varbit"
+        case "bit[]": return "varbit[]"
+        default: return type
+        }
+    }
+
     /// A JSON argument as the text PostgreSQL parses for the parameter's type.
     static func argumentText(_ value: JSONValue, type: String) -> String? {
+        // A json/jsonb parameter takes the JSON value itself: a string that looks like JSON
+        // stays a string.
+        if type == "json" || type == "jsonb", value != .null { return value.serialized }
         switch value {
         case .null: return nil
         case .string(let text): return text
@@ -380,6 +472,8 @@ struct Planner {
         switch media {
         case .json, .openAPI:
             sql.raw("coalesce(json_agg(_postgrest_t), '[]')::text")
+        case .strippedArray:
+            sql.raw("coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')::text")
         case .singleObject(let strip):
             let object = strip ? "json_strip_nulls(json_agg(_postgrest_t) -> 0)" : "(json_agg(_postgrest_t) -> 0)"
             sql.raw("coalesce(\(object)::text, \(nullForEmptyObject ? "'null'" : "''"))")

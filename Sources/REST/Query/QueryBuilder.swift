@@ -118,6 +118,8 @@ struct QueryBuilder {
             case .and(let items), .or(let items): try validate(items)
             case .scope(.family(let column, _, _, _)), .scope(.familyID(let column, _, _)):
                 if table.column(column) == nil { throw .unknownColumn(column: column, table: table.name) }
+            case .embedded:
+                break
             }
         }
     }
@@ -153,6 +155,8 @@ struct QueryBuilder {
             write(filter, into: &sql)
         case .scope(let scope):
             write(scope, into: &sql)
+        case .embedded(let fragment):
+            sql.append(fragment)
         }
     }
 
@@ -187,7 +191,18 @@ struct QueryBuilder {
     /// One filter (PostgREST's SqlFragment.pgFmtFilter): operands are unknown-typed binds that
     /// PostgreSQL casts to the column's type.
     func write(_ filter: Filter, into sql: inout SQLBuilder) {
-        writeColumn(filter.column, into: &sql)
+        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.column(filter.column)?.type, type != "tsvector" {
+            // PostgREST searches a text or json column through to_tsvector([language,] column).
+            sql.raw("to_tsvector(")
+            if let language = filter.language {
+                sql.bind(language)
+                sql.raw("::regconfig, ")
+            }
+            writeColumn(filter.column, into: &sql)
+            sql.raw(")")
+        } else {
+            writeColumn(filter.column, into: &sql)
+        }
         switch filter.operand {
         case .isValue(let value):
             switch value {
@@ -201,6 +216,24 @@ struct QueryBuilder {
             // = ANY($1), not IN ($1, $2, …): one bind, one statement text per shape, and an empty list works.
             sql.raw(" = ANY(")
             sql.bind(SQL.arrayLiteral(items))
+            sql.raw(")")
+        case .value(let value) where filter.quantifier != nil:
+            // `col LIKE ANY($1)` with the `{…}` list as one array bind (`*` is `%` in patterns).
+            let symbol: String
+            switch filter.op {
+            case .eq: symbol = " = "
+            case .gt: symbol = " > "
+            case .gte: symbol = " >= "
+            case .lt: symbol = " < "
+            case .lte: symbol = " <= "
+            case .like: symbol = " LIKE "
+            case .ilike: symbol = " ILIKE "
+            case .match: symbol = " ~ "
+            default: symbol = " ~* "
+            }
+            sql.raw(symbol)
+            sql.raw(filter.quantifier == .all ? "ALL(" : "ANY(")
+            sql.bind(filter.op == .like || filter.op == .ilike ? String(value.map { $0 == "*" ? "%" : $0 }) : value)
             sql.raw(")")
         case .value(let value):
             switch filter.op {
@@ -223,8 +256,9 @@ struct QueryBuilder {
             case .ov: sql.raw(" && ")
             case .sl: sql.raw(" << ")
             case .sr: sql.raw(" >> ")
-            case .nxl: sql.raw(" &< ")
-            case .nxr: sql.raw(" &> ")
+            // PostgREST: nxr "does not extend to the right" (&<), nxl "… to the left" (&>).
+            case .nxr: sql.raw(" &< ")
+            case .nxl: sql.raw(" &> ")
             case .adj: sql.raw(" -|- ")
             case .fts, .plfts, .phfts, .wfts:
                 let function: String
@@ -248,6 +282,24 @@ struct QueryBuilder {
             }
             sql.bind(value)
         }
+    }
+
+    /// PATCH and DELETE with `limit` (PostgREST's limited update/delete): only the first rows in
+    /// `order` are touched, chosen by their `ctid` (appended to the statement's WHERE).
+    func writeLimitedRows(_ conditions: [Condition], denyAll: Bool, order: [OrderTerm], limit: Int?, offset: Int, into sql: inout SQLBuilder) {
+        guard let limit else { return }
+        sql.raw(conditions.isEmpty && !denyAll ? " WHERE " : " AND ")
+        sql.raw("ctid = ANY(ARRAY(SELECT ctid FROM ")
+        writeQualified(into: &sql)
+        writeWhere(conditions, denyAll: denyAll, into: &sql)
+        writeOrder(order, into: &sql)
+        sql.raw(" LIMIT ")
+        sql.bind(String(limit))
+        if offset > 0 {
+            sql.raw(" OFFSET ")
+            sql.bind(String(offset))
+        }
+        sql.raw("))")
     }
 
     func writeOrder(_ terms: [OrderTerm], into sql: inout SQLBuilder) {

@@ -1,0 +1,176 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+/// Answers that were wrong while the status was right, checked against PostgREST's behaviour on
+/// fixture tables of the test's own (created here, not in migrations/, so the product schema
+/// stays clean), as the service role.
+@Suite("PostgREST fidelity on fixture tables", .serialized)
+struct FidelityTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer()
+        let admin = try Connection(conninfo: server.databaseURL)
+        try admin.execute("""
+            CREATE TABLE public.fx_ranges (id int PRIMARY KEY, r int4range);
+            INSERT INTO public.fx_ranges VALUES (1, '[1,3)'), (2, '[5,8)'), (3, '[10,20)');
+            CREATE TABLE public.fx_docs (id int PRIMARY KEY, body text, meta jsonb);
+            INSERT INTO public.fx_docs VALUES (1, 'The cats are sleeping', '{"title": "Fat cats"}'), (2, 'A dog barks', '{"title": "Dogs"}');
+            CREATE DOMAIN public.fx_positive AS integer DEFAULT 7 CHECK (VALUE > 0);
+            CREATE TABLE public.fx_items (id int PRIMARY KEY, name text NOT NULL DEFAULT 'unnamed', qty public.fx_positive,
+                                          at timestamptz NOT NULL DEFAULT '2025-01-01 12:00:00+00', note text);
+            INSERT INTO public.fx_items (id, name, qty, note) VALUES (1, 'a', 1, NULL), (2, 'b', 2, 'two'), (3, 'c', 3, NULL);
+            CREATE FUNCTION public.fx_search(min integer) RETURNS SETOF public.fx_items LANGUAGE sql STABLE
+                AS $$ SELECT * FROM public.fx_items WHERE id >= min ORDER BY id $$;
+            CREATE TABLE public.fx_many (id int PRIMARY KEY, name text);
+            INSERT INTO public.fx_many SELECT i, 'n' || i FROM generate_series(1, 1000) i;
+            ANALYZE public.fx_many;
+            CREATE FUNCTION public.fx_char(c char(7), b bit(3)) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT c::text || '/' || b::text $$;
+            CREATE FUNCTION public.fx_json(j jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT j $$;
+            GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items, public.fx_many TO anon, authenticated, service_role;
+            """)
+        // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
+        // listening just after it serves): ask again until the schema cache has the fixtures.
+        let http = server.client()
+        let headers = server.headers(server.serviceKey)
+        #expect(eventually {
+            try? admin.execute("NOTIFY pgrst, 'reload schema'")
+            return (try? http.request("GET", "/rest/v1/rpc/fx_search?min=1", headers: headers).status) == 200
+        })
+    }
+
+    func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {
+        try server.client().request("GET", target, headers: server.headers(server.serviceKey, extra))
+    }
+
+    /// The body's JSON re-serialised compactly with sorted keys (json_agg separates elements
+    /// with ", ", as PostgREST's bodies do).
+    func compact(_ response: TestResponse) -> String {
+        guard let value = response.json, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else {
+            return response.text
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func rangeOperatorsNxrAndNxlAsPostgREST() throws {
+        // nxr: does not extend to the right of [4,9) (&<); nxl: does not extend to its left (&>).
+        #expect(compact(try get("/rest/v1/fx_ranges?select=id&r=nxr.[4,9)&order=id")) == #"[{"id":1},{"id":2}]"#)
+        #expect(compact(try get("/rest/v1/fx_ranges?select=id&r=nxl.[4,9)&order=id")) == #"[{"id":2},{"id":3}]"#)
+    }
+
+    @Test func fullTextSearchUsesTheLanguageAndSearchesJSON() throws {
+        // English stems "cats" to "cat"; the simple configuration does not.
+        #expect(compact(try get("/rest/v1/fx_docs?select=id&body=fts(english).cat")) == #"[{"id":1}]"#)
+        #expect(compact(try get("/rest/v1/fx_docs?select=id&body=fts(simple).cat")) == "[]")
+        let json = try get("/rest/v1/fx_docs?select=id&meta=fts(english).cat")
+        #expect(json.status == 200 && compact(json) == #"[{"id":1}]"#, "\(json.text)")
+    }
+
+    @Test func functionResultsTakeSelectFiltersOrderAndLimit() throws {
+        #expect(compact(try get("/rest/v1/rpc/fx_search?min=2&select=id")) == #"[{"id":2},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/rpc/fx_search?min=1&select=id,name&id=gt.1&name=neq.c")) == #"[{"id":2,"name":"b"}]"#)
+        #expect(compact(try get("/rest/v1/rpc/fx_search?min=1&select=id&order=id.desc&limit=1")) == #"[{"id":3}]"#)
+        let posted = try server.client().request("POST", "/rest/v1/rpc/fx_search?select=name&id=eq.2", headers: server.headers(server.serviceKey), body: #"{"min":1}"#)
+        #expect(compact(posted) == #"[{"name":"b"}]"#)
+        let unknown = try get("/rest/v1/rpc/fx_search?min=1&select=nope")
+        #expect(unknown.status == 400 && unknown.jsonObject?["code"] as? String == "42703")
+    }
+
+    @Test func patchWithMissingDefaultWritesDefaultsAndHonoursOrderAndLimit() throws {
+        let http = server.client()
+        // `columns=` with a column the body lacks: its default (the column's; the domain's for qty).
+        let patched = try http.request("PATCH", "/rest/v1/fx_items?id=eq.1&columns=name,qty,note",
+                                       headers: server.headers(server.serviceKey, [("Prefer", "return=representation, missing=default")]),
+                                       body: #"{"note":"n"}"#)
+        #expect(patched.status == 200, "\(patched.text)")
+        #expect(patched.jsonArray?.first?["name"] as? String == "unnamed" && patched.jsonArray?.first?["qty"] as? Int == 7)
+        // order + limit: only the last row by id changes.
+        let limited = try http.request("PATCH", "/rest/v1/fx_items?order=id.desc&limit=1", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]),
+                                       body: #"{"note":"last"}"#)
+        #expect(limited.jsonArray?.map { $0["id"] as? Int } == [3], "\(limited.text)")
+        #expect(compact(try get("/rest/v1/fx_items?select=id&note=eq.last")) == #"[{"id":3}]"#)
+        let deleted = try http.request("DELETE", "/rest/v1/fx_ranges?order=id.asc&limit=2", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]))
+        #expect(deleted.jsonArray?.map { $0["id"] as? Int } == [1, 2])
+    }
+
+    @Test func timezonePreferenceRendersTimestampsInThatZone() throws {
+        let local = try get("/rest/v1/fx_items?select=at&id=eq.2", [("Prefer", "timezone=America/Los_Angeles")])
+        #expect(compact(local) == #"[{"at":"2025-01-01T04:00:00-08:00"}]"#, "\(local.text)")
+        #expect(local.header("Preference-Applied") == "timezone=America/Los_Angeles")
+        #expect(compact(try get("/rest/v1/fx_items?select=at&id=eq.2")) == #"[{"at":"2025-01-01T12:00:00+00:00"}]"#)
+        let invalid = try get("/rest/v1/fx_items?select=at", [("Prefer", "timezone=Mars/Olympus_Mons")])
+        #expect(invalid.status == 400, "\(invalid.text)")
+    }
+
+    @Test func plannedCountIsThePlannersEstimate() throws {
+        // A pattern the planner cannot know well: its estimate, not the exact count, is the total.
+        let admin = try Connection(conninfo: server.databaseURL)
+        let plan = try #require(try admin.query("EXPLAIN (FORMAT JSON) SELECT 1 FROM public.fx_many WHERE name LIKE '%7%'").scalar)
+        let estimate = try #require(plan.range(of: #""Plan Rows": (\d+)"#, options: .regularExpression).map { String(plan[$0]).split(separator: " ").last.map(String.init) ?? "" })
+        let exact = try #require(try admin.query("SELECT count(*) FROM public.fx_many WHERE name LIKE '%7%'").scalar)
+        #expect(estimate != exact, "the fixture should make the planner guess")
+        let planned = try get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", [("Prefer", "count=planned")])
+        #expect(planned.header("Content-Range") == "0-4/\(estimate)", "\(planned.header("Content-Range") ?? "none")")
+        #expect(planned.status == 206 && planned.header("Preference-Applied") == "count=planned")
+        let counted = try get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", [("Prefer", "count=exact")])
+        #expect(counted.header("Content-Range") == "0-4/\(exact)")
+    }
+
+    @Test func functionArgumentsKeepTheirLengthAndTheirJSONType() throws {
+        let http = server.client()
+        let padded = try http.request("POST", "/rest/v1/rpc/fx_char", headers: server.headers(server.serviceKey), body: #"{"c":"abcdefg","b":"101"}"#)
+        #expect(padded.text == #""abcdefg/101""#, "\(padded.text)")
+        // A JSON string that looks like an object is still a string.
+        let string = try http.request("POST", "/rest/v1/rpc/fx_json", headers: server.headers(server.serviceKey), body: #"{"j":"{\"a\":1}"}"#)
+        #expect(string.text == #""{\"a\": 1}""# || string.text == #""{\"a\":1}""#, "\(string.text)")
+        let object = try http.request("POST", "/rest/v1/rpc/fx_json", headers: server.headers(server.serviceKey), body: #"{"j":{"a":1}}"#)
+        #expect(compact(object) == #"{"a":1}"#, "\(object.text)")
+    }
+
+    @Test func anyAndAllModifiers() throws {
+        #expect(compact(try get("/rest/v1/fx_items?select=id&name=like(any).{a*,c*}&order=id")) == #"[{"id":1},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&id=gt(all).{0,1}&order=id")) == #"[{"id":2},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&id=eq(any).{2,3}&order=id")) == #"[{"id":2},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&or=(name.like(any).{b*},id.eq.1)&order=id")) == #"[{"id":1},{"id":2}]"#)
+        let bad = try get("/rest/v1/fx_items?name=like(some).{a}")
+        #expect(bad.status == 400 && bad.jsonObject?["code"] as? String == "PGRST100")
+    }
+
+    @Test func formBodiesAreObjectsOfTextValues() throws {
+        let http = server.client()
+        var headers = server.headers(server.serviceKey, [("Prefer", "return=representation")])
+        headers.removeAll { $0.0 == "Content-Type" }
+        headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        let created = try http.request("POST", "/rest/v1/fx_items", headers: headers, body: "id=9&name=from+a+form&qty=4&note=caf%C3%A9")
+        #expect(created.status == 201, "\(created.text)")
+        #expect(created.jsonArray?.first?["name"] as? String == "from a form" && created.jsonArray?.first?["qty"] as? Int == 4)
+        #expect(created.jsonArray?.first?["note"] as? String == "café")
+        let called = try http.request("POST", "/rest/v1/rpc/fx_char", headers: headers, body: "c=abc&b=1")
+        #expect(called.text == #""abc/1""#, "\(called.text)")  // bpchar to text drops the padding
+    }
+
+    @Test func bulkInsertFromCSV() throws {
+        var headers = server.headers(server.serviceKey, [("Prefer", "return=representation")])
+        headers.removeAll { $0.0 == "Content-Type" }
+        headers.append(("Content-Type", "text/csv"))
+        let csv = "id,name,note,qty\r\n20,\"Doe, J\",,5\r\n21,\"say \"\"hi\"\"\",NULL,6\r\n"
+        let created = try server.client().request("POST", "/rest/v1/fx_items?select=id,name,note,qty", headers: headers, body: csv)
+        #expect(created.status == 201, "\(created.text)")
+        #expect(compact(created) == #"[{"id":20,"name":"Doe, J","note":"","qty":5},{"id":21,"name":"say \"hi\"","note":null,"qty":6}]"#, "\(created.text)")
+        let ragged = try server.client().request("POST", "/rest/v1/fx_items", headers: headers, body: "id,name\n22\n")
+        #expect(ragged.status == 400 && ragged.jsonObject?["code"] as? String == "PGRST102")
+    }
+
+    @Test func anOffsetPastTheEndIs416WithTheCount() throws {
+        let past = try get("/rest/v1/fx_items?select=id&offset=10", [("Prefer", "count=exact")])
+        #expect(past.status == 416 && past.header("Content-Range") == "*/3", "\(past.status) \(past.header("Content-Range") ?? "none")")
+    }
+
+    @Test func arrayWithNullsStripped() throws {
+        let stripped = try get("/rest/v1/fx_items?select=id,note&id=lte.2&order=id", [("Accept", "application/vnd.pgrst.array+json;nulls=stripped")])
+        #expect(compact(stripped) == #"[{"id":1},{"id":2,"note":"two"}]"#, "\(stripped.text)")
+        #expect(stripped.header("Content-Type") == "application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8")
+    }
+}

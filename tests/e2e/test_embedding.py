@@ -1,0 +1,36 @@
+"""Resource embedding through supabase-py: a profile with its current child, a family with its members."""
+from conftest import new_client, unique_email
+
+
+def sign_up(name: str):
+    c = new_client()
+    response = c.auth.sign_up({"email": unique_email("emb"), "password": "Secret-pass-1", "options": {"data": {"full_name": name}}})
+    assert response.session is not None
+    return c, response.user.id
+
+
+def test_profile_with_its_current_child():
+    mum, mum_id = sign_up("Mum")
+    child = mum.table("children").insert({"user_id": mum_id, "name": "Kit", "age": 5}).execute().data[0]
+    mum.table("user_profiles").update({"current_child_id": child["id"]}).eq("id", mum_id).execute()
+    row = mum.table("user_profiles").select("*, children!current_child_id(*)").eq("id", mum_id).single().execute().data
+    assert row["id"] == mum_id
+    assert row["children"]["id"] == child["id"] and row["children"]["name"] == "Kit" and row["children"]["age"] == 5
+    # Someone else embeds nothing of it.
+    other, _ = sign_up("Other")
+    assert other.table("user_profiles").select("id, children!current_child_id(name)").eq("id", mum_id).execute().data == []
+
+
+def test_family_with_its_members():
+    mum, mum_id = sign_up("Mum")
+    dad, dad_id = sign_up("Dad")
+    outsider, _ = sign_up("Outsider")
+    code = mum.rpc("create_family", {"name": "The Parents"}).execute().data["invite_code"]
+    dad.rpc("join_family", {"code": code}).execute()
+    family = dad.table("families").select("name, family_members(user_id, role)").execute().data
+    assert len(family) == 1 and family[0]["name"] == "The Parents"
+    members = sorted((m["user_id"], m["role"]) for m in family[0]["family_members"])
+    assert members == sorted([(mum_id, "owner"), (dad_id, "parent")])
+    owners = dad.table("families").select("name, family_members!inner(user_id)").eq("family_members.role", "owner").execute().data
+    assert owners == [{"name": "The Parents", "family_members": [{"user_id": mum_id}]}]
+    assert outsider.table("families").select("*, family_members(*)").execute().data == []
