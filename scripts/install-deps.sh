@@ -3,7 +3,7 @@
 # Needs root (or sudo) for apt-get; the Swift toolchain itself is assumed present.
 set -euo pipefail
 
-packages=(libpq-dev libssl-dev libcrypt-dev libcurl4-openssl-dev postgresql pkg-config python3-venv curl jq)
+packages=(libpq-dev libssl-dev libcrypt-dev libcurl4-openssl-dev postgresql pkg-config python3-venv curl jq chromium chromium-driver)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -119,6 +119,19 @@ extension ServerConfig {
         if let end = try choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
         if let access = try choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
         if let feed = try choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
+        // The dashboard: a password, and/or the service-role key as the sign-in secret (on by
+        // default with --dev, so `make run` has a dashboard without further settings).
+        if let password = value("DASHBOARD_PASSWORD") {
+            guard password.count >= 12 || flags.dev else {
+                throw ConfigurationError("DASHBOARD_PASSWORD must be at least 12 characters (use --dev to allow a weak one locally)")
+            }
+            dashboard.password = password
+        }
+        dashboard.serviceKeySignIn = try boolean("DASHBOARD_SERVICE_KEY_SIGN_IN") ?? flags.dev
+        if let hours = try integer("DASHBOARD_SESSION_HOURS", minimum: 1) {
+            guard hours <= 24 * 30 else { throw ConfigurationError("DASHBOARD_SESSION_HOURS must be 1…720, not \(hours)") }
+            dashboard.sessionSeconds = hours * 3600
+        }
         // A provider is enabled by its key set; without client ids no audience can match.
         if let jwks = value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
         if let jwks = value("APPLE_JWKS") { auth.providers["apple"] = .apple(clientIDs: list("APPLE_CLIENT_IDS"), jwks: jwks) }
@@ -150,6 +163,9 @@ extension ServerConfig {
             ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
             ("REALTIME_FEED", realtimeFeed.rawValue),
             ("BCRYPT_COST", "\(auth.bcryptCost)"),
+            ("DASHBOARD_PASSWORD", dashboard.password.map(mask) ?? "(unset)"),
+            ("DASHBOARD_SERVICE_KEY_SIGN_IN", "\(dashboard.serviceKeySignIn)"),
+            ("DASHBOARD_SESSION_HOURS", "\(dashboard.sessionSeconds / 3600)"),
             ("RATE_LIMIT_SIGN_IN_SIGN_UPS", "\(auth.signInLimit.hits) per \(Int(auth.signInLimit.window)) s"),
             ("RATE_LIMIT_TOKEN_REFRESH", "\(auth.refreshLimit.hits) per \(Int(auth.refreshLimit.window)) s"),
             ("RATE_LIMIT_HEADER", auth.rateLimitHeader ?? "(unset: the TCP peer)"),

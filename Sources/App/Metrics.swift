@@ -102,11 +102,12 @@ public final class Metrics: Sendable {
             return "/" + segments[0]
         }
         if path == "/realtime/v1/websocket" { return path }
+        if segments.first == "dashboard" { return "/dashboard" }
         return "other"
     }
 
-    /// The Prometheus text exposition (version 0.0.4).
-    func render() -> String {
+    /// The shards merged.
+    private func snapshot() -> State {
         var snapshot = State()
         for shard in shards {
             let part = shard.state.withLock { $0 }
@@ -116,6 +117,39 @@ public final class Metrics: Sendable {
                 Histogram(counts: zip(a.counts, b.counts).map { $0 + $1 }, total: a.total + b.total, sum: a.sum + b.sum)
             }
         }
+        return snapshot
+    }
+
+    /// The dashboard's operations page, as JSON object members (no braces): uptime, requests and
+    /// errors by route since the start, the pool, Realtime.
+    func dashboardJSON() -> String {
+        let snapshot = snapshot()
+        var routes: [String: (requests: UInt64, clientErrors: UInt64, serverErrors: UInt64)] = [:]
+        for (key, count) in snapshot.requests {
+            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
+            let status = Int(parts[2]) ?? 0
+            var entry = routes[String(parts[0])] ?? (0, 0, 0)
+            entry.requests += count
+            if (400..<500).contains(status) { entry.clientErrors += count }
+            if status >= 500 { entry.serverErrors += count }
+            routes[String(parts[0])] = entry
+        }
+        let routeList = routes.sorted { $0.key < $1.key }.map { route, entry in
+            let seconds = snapshot.latency[route].map { $0.total > 0 ? $0.sum / Double($0.total) : 0 } ?? 0
+            return #"{"route":\#(jsonString(route)),"requests":\#(entry.requests),"client_errors":\#(entry.clientErrors),"server_errors":\#(entry.serverErrors),"mean_ms":\#((seconds * 100_000).rounded() / 100)}"#
+        }
+        let stats = pool.stats
+        var out = #""uptime_seconds":\#(Int(Date().timeIntervalSince(started))),"routes":[\#(routeList.joined(separator: ","))],"#
+        out += #""pool":{"size":\#(pool.size),"open":\#(stats.open),"in_use":\#(stats.inUse),"waiting":\#(stats.waiting)}"#
+        if let realtime, let feed {
+            out += #","realtime":{"sockets":\#(realtime.socketCount),"subscriptions":\#(realtime.subscriptionCount),"events_delivered":\#(feed.deliveredCount),"feed_listening":\#(feed.isListening)}"#
+        }
+        return out
+    }
+
+    /// The Prometheus text exposition (version 0.0.4).
+    func render() -> String {
+        let snapshot = snapshot()
         let poolStats = pool.stats
         var out = ""
         out += "# HELP onboard_http_requests_total HTTP requests answered, by route, method and status.\n"

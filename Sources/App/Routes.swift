@@ -1,6 +1,7 @@
 import HTTP
 import JWT
 import Logging
+import Migrations
 import Postgres
 import Realtime
 import REST
@@ -8,7 +9,7 @@ import Auth
 
 enum Routes {
     static func make(config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, metrics: Metrics,
-                     readiness: @escaping @Sendable () -> Readiness, logger: Logger) -> Router {
+                     migrator: Migrator, readiness: @escaping @Sendable () -> Readiness, logger: Logger) -> Router {
         var router = Router(logger: logger, errorStyle: Gateway.errorStyle)
         // Liveness: 200 while the process serves, saying honestly whether the database answers.
         router.add("GET", "/health") { _ in
@@ -75,6 +76,9 @@ enum Routes {
 
         // Supabase Realtime (postgres_changes): Kong maps /realtime/v1/* to Realtime's /socket/*.
         router.add("GET", "/realtime/v1/websocket") { request in realtime.upgrade(request) }
+
+        // The operators' dashboard (404 unless configured); its own sessions, never API keys.
+        Dashboard.register(&router, config: config, pool: pool, metrics: metrics, migrator: migrator, logger: logger)
         return router
     }
 

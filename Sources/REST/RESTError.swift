@@ -77,8 +77,30 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .invalidRange: return 416
         case .noAPIKey, .invalidAPIKey, .jwt: return 401
         case .ownership(_, let authenticated): return authenticated ? 403 : 401
-        case .database(let error, let authenticated): return Self.status(for: error, authenticated: authenticated)
+        case .database(let error, let authenticated):
+            if let raised = Self.raisedByFunction(error) { return raised.status }
+            return Self.status(for: error, authenticated: authenticated)
         }
+    }
+
+    /// PostgREST's `RAISE SQLSTATE 'PGRST' USING MESSAGE = '{"code","message","details","hint"}',
+    /// DETAIL = '{"status": n, "headers": {…}}'`: a function chooses the whole answer. Nil when
+    /// `error` is not that, or its JSON does not parse (then it is an ordinary error).
+    static func raisedByFunction(_ error: PostgresError) -> (status: Int, fields: [String: String?], headers: [(String, String)])? {
+        guard error.kind == .server, error.sqlState == "PGRST",
+              case .object(let body)? = JSONValue.parse(Array(error.message.utf8)),
+              case .object(let detail)? = error.detail.flatMap({ JSONValue.parse(Array($0.utf8)) }),
+              case .number(let statusText)? = detail.first(where: { $0.key == "status" })?.value,
+              let status = Int(statusText), (100...599).contains(status) else { return nil }
+        var fields: [String: String?] = [:]
+        for (key, value) in body where ["code", "message", "details", "hint"].contains(key) {
+            if case .string(let text) = value { fields[key] = text } else if value == .null { fields[key] = .some(nil) }
+        }
+        var headers: [(String, String)] = []
+        if case .object(let members)? = detail.first(where: { $0.key == "headers" })?.value {
+            for (name, value) in members { if case .string(let text) = value { headers.append((name, text)) } }
+        }
+        return (status, fields, headers)
     }
 
     /// PostgREST's SQLSTATE → HTTP status table (Error.hs `mapSQLtoHTTP`), in its order. This is
@@ -177,6 +199,9 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
                 if error.sqlState == "08000" { return ("PGRST003", "Timed out acquiring connection from connection pool.", nil, nil) }
                 return ("PGRST000", "Database client error. Retrying the connection.", error.message, nil)
             }
+            if let raised = Self.raisedByFunction(error) {
+                return ((raised.fields["code"] ?? nil), (raised.fields["message"] ?? nil) ?? "", raised.fields["details"] ?? nil, raised.fields["hint"] ?? nil)
+            }
             return (state, error.message, error.detail, error.hint)
         }
     }
@@ -207,6 +232,12 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .invalidRange(.outOfBounds(_, let total)):
             // PostgREST's 416 says how many rows there are.
             headers.add("Content-Range", "*/\(total)")
+        case .database(let error, _):
+            if let raised = Self.raisedByFunction(error) {
+                for (name, value) in raised.headers { headers.replace(name, value) }
+            } else if status == 401 {
+                headers.add("WWW-Authenticate", "Bearer")
+            }
         default:
             if status == 401 { headers.add("WWW-Authenticate", "Bearer") }
         }

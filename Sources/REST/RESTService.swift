@@ -155,7 +155,7 @@ public final class RESTService: Sendable {
                 // it is read in the same transaction, right after the call.
                 let isCall: Bool
                 if case .call = plan.kind { isCall = true } else { isCall = false }
-                let statusQuery: [SQL] = isCall ? ["SELECT current_setting('response.status', true)"] : []
+                let statusQuery: [SQL] = isCall ? ["SELECT current_setting('response.status', true), current_setting('response.headers', true)"] : []
                 let explain: [SQL] = plan.plannedCount.map { [$0] } ?? []
                 var result: MainResult
                 if plan.mustDecide {
@@ -221,8 +221,23 @@ public final class RESTService: Sendable {
 
     static func mainResult(_ result: QueryResult, status: QueryResult? = nil) -> MainResult {
         let chosen = status.flatMap { $0.count > 0 ? $0[0, 0] : nil }.flatMap { Int($0) }.flatMap { (100...599).contains($0) ? $0 : nil }
-        guard result.count > 0, result.columns.count >= 4 else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil, status: chosen) }
+        let headers = Self.responseHeaders(status.flatMap { $0.count > 0 && $0.columns.count > 1 ? $0[0, 1] : nil })
+        guard result.count > 0, result.columns.count >= 4 else {
+            return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil, status: chosen, headers: headers)
+        }
         return MainResult(total: result[0, 0].flatMap { Int($0) }, pageTotal: result[0, 1].flatMap { Int($0) } ?? 0,
-                          body: result[0, 2], inserted: result[0, 3].flatMap { Int($0) }, status: chosen)
+                          body: result[0, 2], inserted: result[0, 3].flatMap { Int($0) }, status: chosen, headers: headers)
+    }
+
+    /// `response.headers` as PostgREST reads it: a JSON array of one-member objects,
+    /// `[{"Cache-Control": "no-cache"}, …]`; anything else is ignored.
+    static func responseHeaders(_ text: String?) -> [(String, String)] {
+        guard let text, !text.isEmpty, case .array(let items)? = JSONValue.parse(Array(text.utf8)) else { return [] }
+        var headers: [(String, String)] = []
+        for item in items {
+            guard case .object(let members) = item else { continue }
+            for (name, value) in members { if case .string(let text) = value, !name.isEmpty { headers.append((name, text)) } }
+        }
+        return headers
     }
 }

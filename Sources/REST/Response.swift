@@ -8,6 +8,13 @@ struct MainResult: Sendable, Equatable {
     var inserted: Int?
     /// `response.status` as a function set it (PostgREST's way for SQL to choose the status).
     var status: Int? = nil
+    /// `response.headers` as a function set it.
+    var headers: [(String, String)] = []
+
+    static func == (lhs: MainResult, rhs: MainResult) -> Bool {
+        lhs.total == rhs.total && lhs.pageTotal == rhs.pageTotal && lhs.body == rhs.body && lhs.inserted == rhs.inserted
+            && lhs.status == rhs.status && lhs.headers.map { "\($0.0): \($0.1)" } == rhs.headers.map { "\($0.0): \($0.1)" }
+    }
 }
 
 /// PostgREST's Response.hs: statuses, `Content-Range`, `Preference-Applied`, content types. Pure.
@@ -80,6 +87,7 @@ enum ResponseRenderer {
                 if !request.isHeadOnly { body = Array((result.body ?? "null").utf8) }
             }
             if let chosen = result.status { status = chosen }
+            for (name, value) in result.headers { headers.replace(name, value) }
         }
         if let applied = preferenceApplied(plan) { headers.add("Preference-Applied", applied) }
         return HTTPResponse(status: status, headers: headers, body: body)

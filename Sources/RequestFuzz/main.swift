@@ -55,6 +55,10 @@ let cache = SchemaCache(tables: [
     .init(name: "join_family", arguments: [.init(name: "code", type: "text")], returnType: "json", returnsSet: false, returnsComposite: false),
     .init(name: "add_them", arguments: [.init(name: "a", type: "integer"), .init(name: "b", type: "integer", hasDefault: true)],
           returnType: "integer", returnsSet: false, returnsComposite: false, volatility: .immutable),
+], foreignKeys: [
+    .init(name: "user_profiles_current_child_fkey", table: "user_profiles", columns: ["current_child_id", "id"],
+          referencedTable: "children", referencedColumns: ["id", "user_id"]),
+    .init(name: "family_members_family_id_fkey", table: "family_members", columns: ["family_id"], referencedTable: "families", referencedColumns: ["id"]),
 ])
 
 /// The product's ownership rule, in each configuration.

@@ -67,11 +67,18 @@ extension Serve {
         let api = "http://\(config.host == "0.0.0.0" ? "127.0.0.1" : config.host):\(application.port)"
         var database = application.database.url
         if case .url = config.database { database = database.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression) }
+        var dashboard = "off (set DASHBOARD_PASSWORD or DASHBOARD_SERVICE_KEY_SIGN_IN)"
+        if config.dashboard.isEnabled {
+            let with = [config.dashboard.password != nil ? "DASHBOARD_PASSWORD" : nil,
+                        config.dashboard.serviceKeySignIn ? "the service_role key" : nil].compactMap { $0 }.joined(separator: " or ")
+            dashboard = api + "/dashboard/  (sign in with " + with + ")"
+        }
         let rows = [
             ("API URL", api),
             ("REST URL", api + "/rest/v1"),
             ("Auth URL", api + "/auth/v1"),
             ("Realtime URL", api.replacingOccurrences(of: "http", with: "ws") + "/realtime/v1/websocket"),
+            ("Dashboard URL", dashboard),
             ("DB URL", database + (application.database.cluster != nil ? "  (the embedded cluster; psql takes it as is)" : "")),
             ("JWT secret", String(decoding: config.keys.jwtSecret, as: UTF8.self)),
             ("anon key", config.keys.anonKey),

@@ -65,6 +65,9 @@ struct ConfigurationTests {
         "GOOGLE_CLIENT_IDS": ("a,b", { _ in true }),  // read with GOOGLE_JWKS; see below
         "APPLE_JWKS": ("https://appleid.apple.com/auth/keys", { $0.auth.providers["apple"] != nil }),
         "APPLE_CLIENT_IDS": ("c", { _ in true }),  // read with APPLE_JWKS; see below
+        "DASHBOARD_PASSWORD": ("correct-horse-battery", { $0.dashboard.password == "correct-horse-battery" && $0.dashboard.isEnabled }),
+        "DASHBOARD_SERVICE_KEY_SIGN_IN": ("true", { $0.dashboard.serviceKeySignIn && $0.dashboard.isEnabled }),
+        "DASHBOARD_SESSION_HOURS": ("2", { $0.dashboard.sessionSeconds == 7200 }),
     ]
 
     @Test func everyDocumentedVariableIsHandledAndNoOther() {
@@ -81,6 +84,9 @@ struct ConfigurationTests {
         #expect(config.auth.signInLimit == .init(hits: 30, window: 300) && config.auth.refreshLimit == .init(hits: 150, window: 300))
         #expect(config.auth.rateLimitHeader == nil && config.transactionEnd == .commit && config.openAPIAccess == .serviceRole)
         #expect(config.auth.providers.isEmpty && config.listenDatabaseURL == nil && config.realtimeFeed == .auto)
+        #expect(!config.dashboard.isEnabled && config.dashboard.sessionSeconds == 8 * 3600)
+        // --dev turns the dashboard on with the service-role key as its sign-in.
+        #expect(try Self.config(flags: ServeFlags(dev: true)).dashboard.serviceKeySignIn)
         // API keys default to JWTs signed with the secret.
         #expect(config.keys.anonKey.split(separator: ".").count == 3 && config.keys.serviceRoleKey != config.keys.anonKey)
     }
@@ -105,6 +111,7 @@ struct ConfigurationTests {
         ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"),
         ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
         ("PGRST_DB_TX_END", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"), ("REALTIME_FEED", "notify"),
+        ("DASHBOARD_PASSWORD", "short"), ("DASHBOARD_SERVICE_KEY_SIGN_IN", "maybe"), ("DASHBOARD_SESSION_HOURS", "0"), ("DASHBOARD_SESSION_HOURS", "9999"),
     ])
     func unusableValuesAreErrors(name: String, value: String) {
         #expect(throws: ConfigurationError.self) { try Self.config([name: value]) }

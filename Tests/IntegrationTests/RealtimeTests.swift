@@ -262,11 +262,14 @@ struct RealtimeTests {
             return JWT.signHS256(claims: ["sub": user.id, "role": "authenticated", "aud": "authenticated", "exp": now + seconds], secret: secret)
         }
         let binding: [String: Any] = ["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=eq.\(user.id)"]
-        let (joinRef, _) = try client.join("realtime:p", token: token(expiresIn: 2), bindings: [binding])
+        // Lifetimes long enough that a loaded machine still joins and refreshes before they end.
+        let firstExpiry = Date().timeIntervalSince1970 + 6
+        let (joinRef, _) = try client.join("realtime:p", token: token(expiresIn: 6), bindings: [binding])
         #expect(try client.next("system")?.payload["status"] as? String == "ok")
-        // A fresh token keeps the channel past the first one's expiry.
+        // A fresh token keeps the channel past the first one's expiry (waited for by the clock:
+        // the condition is that the first token has run out).
         try client.push("realtime:p", "access_token", ["access_token": token(expiresIn: 3600)], joinRef: joinRef)
-        Thread.sleep(forTimeInterval: 2.5)
+        while Date().timeIntervalSince1970 < firstExpiry + 1 { usleep(50_000) }
         try patch(server, user, state: "USER_INFO")
         #expect(try client.next("postgres_changes") != nil)
         // A bad one ends it: system error, then phx_close.
@@ -277,7 +280,7 @@ struct RealtimeTests {
         #expect(try client.next()?.event == "phx_close")
 
         // A join whose token runs out is closed at its exp.
-        let (_, _) = try client.join("realtime:short", token: token(expiresIn: 1), bindings: [binding])
+        let (_, _) = try client.join("realtime:short", token: token(expiresIn: 4), bindings: [binding])
         #expect(try client.next("system")?.payload["status"] as? String == "ok")
         let expired = try #require(try client.next("system", timeout: 30))
         #expect((expired.payload["message"] as? String)?.hasPrefix("Token has expired") == true)

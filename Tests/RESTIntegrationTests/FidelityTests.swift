@@ -28,7 +28,19 @@ struct FidelityTests {
             INSERT INTO public.fx_many SELECT i, 'n' || i FROM generate_series(1, 1000) i;
             ANALYZE public.fx_many;
             CREATE FUNCTION public.fx_char(c char(7), b bit(3)) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT c::text || '/' || b::text $$;
+            CREATE FUNCTION public.fx_refuse() RETURNS void LANGUAGE plpgsql AS $$ BEGIN
+                RAISE SQLSTATE 'PGRST' USING MESSAGE = '{"code":"123","message":"Payment Required","details":"Quota exceeded","hint":"Upgrade your plan"}',
+                    DETAIL = '{"status":402,"headers":{"X-Powered-By":"Nerd Rage"}}';
+            END $$;
+            CREATE FUNCTION public.fx_headers() RETURNS text LANGUAGE plpgsql AS $$ BEGIN
+                PERFORM set_config('response.headers', '[{"Cache-Control": "max-age=60"}, {"X-Total": "7"}]', true);
+                RETURN 'ok';
+            END $$;
             CREATE FUNCTION public.fx_json(j jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT j $$;
+            CREATE TABLE public.fx_inbox (id serial PRIMARY KEY, message text);
+            REVOKE ALL ON public.fx_inbox FROM anon, authenticated;
+            GRANT INSERT ON public.fx_inbox TO authenticated;
+            GRANT USAGE ON SEQUENCE public.fx_inbox_id_seq TO authenticated;
             GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items, public.fx_many TO anon, authenticated, service_role;
             """)
         // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
@@ -161,6 +173,29 @@ struct FidelityTests {
         #expect(compact(created) == #"[{"id":20,"name":"Doe, J","note":"","qty":5},{"id":21,"name":"say \"hi\"","note":null,"qty":6}]"#, "\(created.text)")
         let ragged = try server.client().request("POST", "/rest/v1/fx_items", headers: headers, body: "id,name\n22\n")
         #expect(ragged.status == 400 && ragged.jsonObject?["code"] as? String == "PGRST102")
+    }
+
+    @Test func aFunctionRaisingPGRSTChoosesTheWholeAnswer() throws {
+        let refused = try server.client().request("POST", "/rest/v1/rpc/fx_refuse", headers: server.headers(server.serviceKey), body: "{}")
+        #expect(refused.status == 402 && refused.header("X-Powered-By") == "Nerd Rage", "\(refused.status) \(refused.text)")
+        #expect(compact(refused) == #"{"code":"123","details":"Quota exceeded","hint":"Upgrade your plan","message":"Payment Required"}"#)
+    }
+
+    @Test func aFunctionSetsResponseHeaders() throws {
+        let answered = try server.client().request("POST", "/rest/v1/rpc/fx_headers", headers: server.headers(server.serviceKey), body: "{}")
+        #expect(answered.status == 200 && answered.header("Cache-Control") == "max-age=60" && answered.header("X-Total") == "7", "\(answered.text)")
+    }
+
+    @Test func aRoleThatMayOnlyInsertInsertsWithReturnMinimal() throws {
+        let user = try server.signUp()
+        let http = server.client()
+        let posted = try http.request("POST", "/rest/v1/fx_inbox", headers: server.headers(user.token), body: #"{"message":"hello"}"#)
+        #expect(posted.status == 201, "\(posted.text)")
+        // Reading it back is what the role may not do.
+        let representation = try http.request("POST", "/rest/v1/fx_inbox", headers: server.headers(user.token, [("Prefer", "return=representation")]), body: #"{"message":"again"}"#)
+        #expect(representation.status == 403 && representation.jsonObject?["code"] as? String == "42501")
+        let admin = try Connection(conninfo: server.databaseURL)
+        #expect(try admin.query("SELECT string_agg(message, ',') FROM public.fx_inbox").scalar == "hello")
     }
 
     @Test func anOffsetPastTheEndIs416WithTheCount() throws {

@@ -203,14 +203,22 @@ struct Planner {
                 }
             }
             let countsInserted = upsert && merge
+            // Without a representation nothing of the rows is read back: `RETURNING 1` needs no
+            // SELECT privilege, so a role that may only INSERT can still insert (PostgREST's
+            // return=minimal). The rows are still counted.
+            let minimal = request.preferences.returning != .representation && !countsInserted
             sql.raw(" RETURNING ")
-            builder.writeQualified(into: &sql)
-            sql.raw(".*")
+            if minimal {
+                sql.raw("1")
+            } else {
+                builder.writeQualified(into: &sql)
+                sql.raw(".*")
+            }
             if countsInserted { sql.raw(", (xmax::text = '0') AS pgrst_inserted") }
             sql.raw(") ")
             Self.writeAggregate(media: media, into: &sql, total: { $0.raw("NULL::bigint") },
                                 inserted: countsInserted ? "(SELECT pg_catalog.count(*) FILTER (WHERE pgrst_inserted) FROM pgrst_source)" : nil,
-                                from: { builder.writeReturned(request.select, into: &$0) })
+                                from: { minimal ? $0.raw("pgrst_source") : builder.writeReturned(request.select, into: &$0) })
 
         case .update:
             guard let payload = request.payload else { throw .invalidBody("Empty or invalid json") }

@@ -1,0 +1,183 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// A table of results: rendered as JSON (numbers as numbers) and as CSV, from the same rows.
+struct DashboardTable: Sendable {
+    let columns: [String]
+    /// Columns whose values are numbers (rendered unquoted in JSON).
+    let numeric: Set<String>
+    let rows: [[String?]]
+
+    init(_ result: QueryResult, numeric: Set<String>) {
+        columns = result.columns
+        self.numeric = numeric
+        rows = (0..<result.count).map { row in (0..<result.columns.count).map { result[row, $0] } }
+    }
+
+    var json: String {
+        "[" + rows.map { row in
+            "{" + zip(columns, row).map { column, value in
+                let rendered: String
+                if let value {
+                    if numeric.contains(column), let number = Double(value), number.isFinite { rendered = value } else { rendered = jsonString(value) }
+                } else {
+                    rendered = "null"
+                }
+                return jsonString(column) + ":" + rendered
+            }.joined(separator: ",") + "}"
+        }.joined(separator: ",") + "]"
+    }
+
+    /// RFC 4180 CSV with a header row; text cells a spreadsheet would run as a formula are
+    /// prefixed with `'`.
+    var csv: String {
+        func cell(_ column: String, _ value: String?) -> String {
+            guard var value else { return "" }
+            if !numeric.contains(column), let first = value.first, "=+-@\t\r".contains(first) { value = "'" + value }
+            if value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+                return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            }
+            return value
+        }
+        var out = columns.map { cell("", $0) }.joined(separator: ",") + "\r\n"
+        for row in rows { out += zip(columns, row).map { cell($0, $1) }.joined(separator: ",") + "\r\n" }
+        return out
+    }
+}
+
+/// A request's refusal with a JSON message (the dashboard's own `{"message": …}` shape).
+struct DashboardError: Error, HTTPResponseError {
+    let status: Int
+    let message: String
+    init(_ status: Int, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+    func response(for request: HTTPRequest) -> HTTPResponse { Dashboard.secured(.error(status, message)) }
+}
+
+/// The onboarding analytics the dashboard shows: the `analytics` functions of the migration
+/// 20251125000000_onboarding_analytics, called as the service role (the only role granted them).
+enum DashboardAnalytics {
+    /// The window and cohort of one request.
+    struct Query: Sendable, Equatable {
+        var from: String?
+        var to: String?
+        var cohort: String
+        var stuckHours: Int
+
+        static let cohorts = ["all", "day", "week", "provider"]
+
+        /// From the query string: `from`/`to` as dates (`2025-06-02`, UTC midnight) or ISO 8601
+        /// times, `cohort` one of `cohorts`, `stuck_hours` 1…8760.
+        init(_ request: HTTPRequest) throws {
+            func time(_ name: String) throws -> String? {
+                guard let text = request.queryValue(name), !text.isEmpty else { return nil }
+                if text.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil { return text + "T00:00:00Z" }
+                guard text.range(of: #"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)$"#, options: .regularExpression) != nil else {
+                    throw DashboardError(400, "\(name) must be a date (YYYY-MM-DD) or an ISO 8601 time with a zone")
+                }
+                return text
+            }
+            from = try time("from")
+            to = try time("to")
+            cohort = request.queryValue("cohort").flatMap { $0.isEmpty ? nil : $0 } ?? "all"
+            guard Self.cohorts.contains(cohort) else { throw DashboardError(400, "cohort must be one of \(Self.cohorts.joined(separator: ", "))") }
+            if let text = request.queryValue("stuck_hours"), !text.isEmpty {
+                guard let hours = Int(text), (1...8760).contains(hours) else { throw DashboardError(400, "stuck_hours must be 1…8760") }
+                stuckHours = hours
+            } else {
+                stuckHours = 24
+            }
+        }
+    }
+
+    /// The tables, by the name the CSV endpoint takes.
+    static let tables = ["funnel", "drop_off", "step_durations", "daily_completion", "time_to_completion", "state_counts",
+                         "children_per_completed_user", "anonymous_upgrades"]
+
+    /// The daily series needs both bounds: without them, the last 30 UTC days up to today.
+    static func statement(_ table: String, _ q: Query) -> (SQL, Set<String>)? {
+        let from = q.from, to = q.to, cohort = q.cohort
+        switch table {
+        case "funnel":
+            return ("""
+                SELECT cohort, step_no, step, users_reached, pct_of_previous, pct_of_first
+                  FROM analytics.funnel(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
+                """, ["step_no", "users_reached", "pct_of_previous", "pct_of_first"])
+        case "drop_off":
+            return ("""
+                SELECT cohort, step_no, step, users_at_step, users_stuck, pct_stuck_of_cohort
+                  FROM analytics.drop_off(\(from)::timestamptz, \(to)::timestamptz, \(cohort), \(q.stuckHours)::integer)
+                """, ["step_no", "users_at_step", "users_stuck", "pct_stuck_of_cohort"])
+        case "step_durations":
+            return ("""
+                SELECT cohort, step_no, step, visits,
+                       round(extract(epoch FROM median), 1) AS median_seconds, round(extract(epoch FROM p90), 1) AS p90_seconds
+                  FROM analytics.step_durations(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
+                """, ["step_no", "visits", "median_seconds", "p90_seconds"])
+        case "time_to_completion":
+            return ("""
+                SELECT cohort, users_completed, round(extract(epoch FROM median), 1) AS median_seconds,
+                       round(extract(epoch FROM p90), 1) AS p90_seconds, round(extract(epoch FROM average), 1) AS average_seconds
+                  FROM analytics.time_to_completion(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
+                """, ["users_completed", "median_seconds", "p90_seconds", "average_seconds"])
+        case "state_counts":
+            return ("""
+                SELECT cohort, step_no, step, users, pct_of_cohort
+                  FROM analytics.state_counts(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
+                """, ["step_no", "users", "pct_of_cohort"])
+        case "children_per_completed_user":
+            return ("""
+                SELECT cohort, users_completed, children, average, median
+                  FROM analytics.children_per_completed_user(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
+                """, ["users_completed", "children", "average", "median"])
+        case "anonymous_upgrades":
+            return ("""
+                SELECT cohort, anonymous_users, upgraded_users, pct_upgraded
+                  FROM analytics.anonymous_upgrades(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
+                """, ["anonymous_users", "upgraded_users", "pct_upgraded"])
+        case "daily_completion":
+            return ("""
+                SELECT to_char(day, 'YYYY-MM-DD') AS day, cohort, signed_up, signed_up_completed, completion_rate_pct, completions
+                  FROM analytics.daily_completion(
+                       coalesce(\(from)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '29 days'),
+                       coalesce(\(to)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day'),
+                       \(cohort))
+                """, ["signed_up", "signed_up_completed", "completion_rate_pct", "completions"])
+        default:
+            return nil
+        }
+    }
+
+    /// Runs the named tables in one read-only transaction as the service role.
+    static func load(_ names: [String], _ q: Query, pool: Pool) throws -> [(String, DashboardTable)] {
+        if let from = q.from, let to = q.to, let start = ISO8601DateFormatter.parse(from), let end = ISO8601DateFormatter.parse(to) {
+            guard end > start else { throw DashboardError(400, "to must be after from") }
+            guard end.timeIntervalSince(start) <= 366 * 86400 + 1 else { throw DashboardError(400, "the window is at most 366 days") }
+        }
+        do {
+            return try pool.withTransaction { connection in
+                _ = try connection.query("SELECT set_config('role', 'service_role', true), set_config('transaction_read_only', 'on', true)")
+                return try names.map { name in
+                    guard let (sql, numeric) = statement(name, q) else { throw DashboardError(404, "no table named \(name)") }
+                    return (name, DashboardTable(try connection.query(sql), numeric: numeric))
+                }
+            }
+        } catch let error as PostgresError where error.sqlState?.hasPrefix("22") == true {
+            throw DashboardError(400, error.message)
+        }
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// An ISO 8601 time with or without fractional seconds.
+    static func parse(_ text: String) -> Date? {
+        let plain = ISO8601DateFormatter()
+        if let date = plain.date(from: text.replacingOccurrences(of: " ", with: "T")) { return date }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return fractional.date(from: text.replacingOccurrences(of: " ", with: "T"))
+    }
+}

@@ -1,0 +1,291 @@
+extension DashboardAssets {
+    /// `/dashboard/dashboard.js`: fetches the dashboard's APIs and draws tables and SVG charts.
+    /// Data only ever reaches the page as text nodes and attributes (never as HTML).
+    static let javascript = #"""
+        "use strict";
+        (function () {
+          const page = document.body.dataset.page;
+          const csrf = (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
+          const SVG = "http://www.w3.org/2000/svg";
+          const status = document.getElementById("status");
+
+          function say(text, isError) {
+            status.textContent = text || "";
+            status.className = isError ? "error" : "";
+          }
+
+          async function api(url, options) {
+            const response = await fetch(url, Object.assign({ credentials: "same-origin", headers: { Accept: "application/json" } }, options || {}));
+            if (response.status === 401) { location.href = "/dashboard/"; throw new Error("signed out"); }
+            const body = await response.json().catch(() => ({}));
+            if (!response.ok) throw new Error(body.message || ("HTTP " + response.status));
+            return body;
+          }
+
+          function el(tag, attributes, children) {
+            const node = document.createElement(tag);
+            for (const [key, value] of Object.entries(attributes || {})) {
+              if (value === undefined || value === null || value === false) continue;
+              if (key === "text") node.textContent = value; else node.setAttribute(key, value);
+            }
+            for (const child of children || []) node.append(child);
+            return node;
+          }
+
+          function svg(tag, attributes, text) {
+            const node = document.createElementNS(SVG, tag);
+            for (const [key, value] of Object.entries(attributes || {})) node.setAttribute(key, value);
+            if (text !== undefined) node.textContent = text;
+            return node;
+          }
+
+          function show(value) {
+            if (value === null || value === undefined) return "—";
+            if (typeof value === "object") return JSON.stringify(value);
+            return String(value);
+          }
+
+          function seconds(value) {
+            if (value === null || value === undefined) return "—";
+            const s = Number(value);
+            if (s < 90) return s.toFixed(s < 10 ? 1 : 0) + " s";
+            if (s < 5400) return (s / 60).toFixed(1) + " min";
+            if (s < 172800) return (s / 3600).toFixed(1) + " h";
+            return (s / 86400).toFixed(1) + " d";
+          }
+
+          function table(rows, columns) {
+            if (!rows || rows.length === 0) return el("p", { class: "empty", text: "No data." });
+            columns = columns || Object.keys(rows[0]);
+            const head = el("tr", {}, columns.map(c => el("th", { class: typeof rows[0][c] === "number" ? "num" : null, text: c })));
+            const body = rows.map(row => el("tr", {}, columns.map(c => {
+              const value = row[c];
+              if (value instanceof Node) return el("td", {}, [value]);
+              return el("td", { class: typeof value === "number" ? "num" : null, text: show(value) });
+            })));
+            return el("table", {}, [el("thead", {}, [head]), el("tbody", {}, body)]);
+          }
+
+          function definitionList(object) {
+            if (!object) return el("p", { class: "empty", text: "None." });
+            return el("dl", {}, Object.entries(object).flatMap(([key, value]) => [el("dt", { text: key }), el("dd", { text: show(value) })]));
+          }
+
+          function byCohort(rows) {
+            const groups = new Map();
+            for (const row of rows) {
+              if (!groups.has(row.cohort)) groups.set(row.cohort, []);
+              groups.get(row.cohort).push(row);
+            }
+            return groups;
+          }
+
+          // Horizontal bars: one row per item, one or two series.
+          function barChart(rows, label, series, text) {
+            const rowHeight = 26, labelWidth = 130, width = 860, barWidth = 420;
+            const max = Math.max(1, ...rows.flatMap(row => series.map(s => Number(row[s]) || 0)));
+            const height = rows.length * rowHeight * series.length + 8;
+            const chart = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
+            rows.forEach((row, i) => {
+              const top = i * rowHeight * series.length + 4;
+              chart.append(svg("text", { x: 0, y: top + 16 }, label(row)));
+              series.forEach((s, j) => {
+                const y = top + j * rowHeight;
+                const value = Number(row[s]) || 0;
+                chart.append(svg("rect", { class: "bar-bg", x: labelWidth, y: y + 3, width: barWidth, height: rowHeight - 8, rx: 3 }));
+                chart.append(svg("rect", { class: j === 0 ? "bar" : "bar second", x: labelWidth, y: y + 3, width: Math.max(0, barWidth * value / max), height: rowHeight - 8, rx: 3 }));
+                chart.append(svg("text", { x: labelWidth + barWidth + 8, y: y + 16, class: j === 0 ? "" : "muted" }, text(row, s)));
+              });
+            });
+            return chart;
+          }
+
+          // Vertical columns over days: the completion rate (0-100 %).
+          function dayChart(rows) {
+            const width = 760, height = 200, left = 36, bottom = 28, top = 10;
+            const plotWidth = width - left - 8, plotHeight = height - bottom - top;
+            const chart = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
+            for (const pct of [0, 50, 100]) {
+              const y = top + plotHeight * (1 - pct / 100);
+              chart.append(svg("line", { class: "axis", x1: left, x2: width - 8, y1: y, y2: y }));
+              chart.append(svg("text", { x: 0, y: y + 4, class: "muted" }, pct + "%"));
+            }
+            const step = plotWidth / Math.max(1, rows.length);
+            rows.forEach((row, i) => {
+              const rate = row.completion_rate_pct === null ? 0 : Number(row.completion_rate_pct);
+              const h = plotHeight * rate / 100;
+              const bar = svg("rect", { class: "bar", x: left + i * step + step * 0.15, y: top + plotHeight - h, width: Math.max(1, step * 0.7), height: h });
+              bar.append(svg("title", {}, row.day + ": " + (row.completion_rate_pct === null ? "no sign-ups" : rate + "% of " + row.signed_up) + ", " + row.completions + " completions"));
+              chart.append(bar);
+              const every = Math.ceil(rows.length / 10);
+              if (i % every === 0) chart.append(svg("text", { x: left + i * step, y: height - 8, class: "muted" }, row.day.slice(5)));
+            });
+            return chart;
+          }
+
+          const charts = {
+            funnel: rows => barChart(rows, r => r.step, ["users_reached"], r => r.users_reached + (r.users_reached === 1 ? " user" : " users") + (r.pct_of_first === null ? "" : " (" + r.pct_of_first + "%)")),
+            drop_off: rows => barChart(rows, r => r.step, ["users_at_step", "users_stuck"], (r, s) => s === "users_at_step" ? r.users_at_step + " here" : r.users_stuck + " stuck"),
+            step_durations: rows => barChart(rows, r => r.step, ["median_seconds"], r => "median " + seconds(r.median_seconds) + " · p90 " + seconds(r.p90_seconds) + " · " + r.visits + " visits"),
+            daily_completion: dayChart,
+          };
+          const legends = { drop_off: [["", "at the step now"], ["second", "stuck (longer than the threshold)"]] };
+
+          async function loadOnboarding() {
+            const form = document.getElementById("filters");
+            const params = new URLSearchParams();
+            for (const [key, value] of new FormData(form)) if (value !== "") params.set(key, value);
+            history.replaceState(null, "", "?" + params.toString());
+            say("Loading…");
+            try {
+              const data = await api("/dashboard/api/onboarding?" + params.toString());
+              for (const section of document.querySelectorAll("section[data-table]")) {
+                const name = section.dataset.table;
+                const rows = data.tables[name] || [];
+                section.querySelector(".numbers").replaceChildren(table(rows));
+                section.querySelector("a.csv").setAttribute("href", "/dashboard/api/onboarding/" + name + ".csv?" + params.toString());
+                const chartBox = section.querySelector(".chart");
+                if (!chartBox) continue;
+                chartBox.replaceChildren();
+                if (rows.length === 0) { chartBox.append(el("p", { class: "empty", text: "No data for this window." })); continue; }
+                if (legends[name]) chartBox.append(el("div", { class: "legend" }, legends[name].map(([c, t]) => el("span", { class: c || null, text: t }))));
+                const groups = byCohort(rows);
+                let shown = 0;
+                for (const [cohort, cohortRows] of groups) {
+                  if (shown++ === 12) { chartBox.append(el("p", { class: "empty", text: "More cohorts in the numbers below." })); break; }
+                  if (groups.size > 1) chartBox.append(el("h4", { text: "Cohort " + cohort }));
+                  chartBox.append(charts[name](cohortRows));
+                }
+              }
+              say("");
+            } catch (error) {
+              say(error.message, true);
+            }
+          }
+
+          function initOnboarding() {
+            const form = document.getElementById("filters");
+            const query = new URLSearchParams(location.search);
+            for (const element of form.elements) if (element.name && query.has(element.name)) element.value = query.get(element.name);
+            form.addEventListener("submit", event => { event.preventDefault(); loadOnboarding(); });
+            loadOnboarding();
+          }
+
+          // Users
+          let currentUser = null;
+          let searches = 0;
+
+          async function search() {
+            const q = document.querySelector('#search input[name="q"]').value.trim();
+            const mine = ++searches;
+            try {
+              const users = await api("/dashboard/api/users?q=" + encodeURIComponent(q));
+              if (mine !== searches) return;  // a later search answers instead
+              const rows = users.map(u => ({
+                email: el("button", { type: "button", class: "link", "data-user": u.id, text: u.email || "(anonymous)" }),
+                id: u.id, provider: u.provider, onboarding_state: u.onboarding_state, created_at: u.created_at, last_sign_in_at: u.last_sign_in_at,
+              }));
+              document.getElementById("results").replaceChildren(users.length === 50 ? el("p", { class: "about", text: "The newest 50 matches." }) : "", table(rows));
+              say(users.length === 0 ? "No user matches." : "");
+            } catch (error) {
+              say(error.message, true);
+            }
+          }
+
+          async function openUser(id) {
+            try {
+              const data = await api("/dashboard/api/users/" + encodeURIComponent(id));
+              currentUser = data.user;
+              history.replaceState(null, "", "#" + id);
+              document.getElementById("user").hidden = false;
+              document.getElementById("user-title").textContent = data.user.email || "Anonymous user " + data.user.id;
+              document.getElementById("user-account").replaceChildren(definitionList(data.user));
+              document.getElementById("user-profile").replaceChildren(definitionList(data.profile));
+              document.getElementById("user-children").replaceChildren(table(data.children));
+              document.getElementById("user-providers").replaceChildren(table(data.providers));
+              document.getElementById("user-sessions").replaceChildren(table(data.sessions));
+              document.getElementById("delete-confirm").hidden = true;
+              document.getElementById("delete-start").hidden = false;
+              say("");
+            } catch (error) {
+              say(error.message, true);
+            }
+          }
+
+          async function deleteUser() {
+            if (!currentUser) return;
+            try {
+              await api("/dashboard/api/users/" + encodeURIComponent(currentUser.id), { method: "DELETE", headers: { Accept: "application/json", "X-CSRF-Token": csrf } });
+              say("Deleted " + (currentUser.email || currentUser.id) + ".");
+              currentUser = null;
+              document.getElementById("user").hidden = true;
+              history.replaceState(null, "", location.pathname);
+              search().then(() => say("User deleted."));
+            } catch (error) {
+              say(error.message, true);
+            }
+          }
+
+          function initUsers() {
+            document.getElementById("search").addEventListener("submit", event => { event.preventDefault(); search(); });
+            document.getElementById("results").addEventListener("click", event => {
+              const id = event.target.getAttribute && event.target.getAttribute("data-user");
+              if (id) openUser(id);
+            });
+            document.getElementById("delete-start").addEventListener("click", () => {
+              document.getElementById("delete-name").textContent = currentUser ? (currentUser.email || currentUser.id) : "";
+              document.getElementById("delete-confirm").hidden = false;
+              document.getElementById("delete-start").hidden = true;
+            });
+            document.getElementById("delete-no").addEventListener("click", () => {
+              document.getElementById("delete-confirm").hidden = true;
+              document.getElementById("delete-start").hidden = false;
+            });
+            document.getElementById("delete-yes").addEventListener("click", deleteUser);
+            search();
+            if (location.hash.length > 1) openUser(location.hash.slice(1));
+          }
+
+          // Operations
+          let previous = null;
+
+          async function loadOperations() {
+            try {
+              const data = await api("/dashboard/api/operations");
+              const now = Date.now();
+              const rates = new Map();
+              if (previous) {
+                const elapsed = (now - previous.at) / 1000;
+                for (const route of data.routes) {
+                  const before = previous.routes.get(route.route) || 0;
+                  rates.set(route.route, ((route.requests - before) / elapsed).toFixed(2));
+                }
+              }
+              previous = { at: now, routes: new Map(data.routes.map(r => [r.route, r.requests])) };
+              document.getElementById("ops-pool").replaceChildren(definitionList(Object.assign({}, data.pool, { uptime: seconds(data.uptime_seconds) })));
+              document.getElementById("ops-realtime").replaceChildren(definitionList(data.realtime));
+              document.getElementById("ops-routes").replaceChildren(table(data.routes.map(r => ({
+                route: r.route, requests: r.requests,
+                "per second now": rates.has(r.route) ? Number(rates.get(r.route)) : "…",
+                "per minute since start": Number((r.requests / Math.max(1, data.uptime_seconds) * 60).toFixed(2)),
+                "4xx": r.client_errors, "5xx": r.server_errors, "mean ms": r.mean_ms,
+              }))));
+              const migrations = Array.isArray(data.migrations) ? data.migrations : [];
+              document.getElementById("ops-migrations").replaceChildren(
+                Array.isArray(data.migrations) ? "" : el("p", { class: "error", text: show(data.migrations.error) }),
+                table(migrations.map(m => ({
+                  version: m.version, name: m.name, status: el("span", { class: "status-" + m.status, text: m.status }),
+                  applied_at: m.applied_at, "duration ms": m.duration_ms,
+                }))));
+              say(migrations.some(m => m.status !== "applied") ? "Some migrations are not applied as they are on disk." : "");
+            } catch (error) {
+              say(error.message, true);
+            }
+          }
+
+          if (page === "onboarding") initOnboarding();
+          if (page === "users") initUsers();
+          if (page === "operations") { loadOperations(); setInterval(loadOperations, 5000); }
+        })();
+        """#
+}

@@ -1,0 +1,366 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+/// The operators' dashboard at `/dashboard/`: who may use it, and the numbers it shows for a
+/// known data set.
+@Suite("Dashboard", .serialized)
+struct DashboardTests {
+    static let password = "dashboard-test-password"
+
+    static func server(password: String? = DashboardTests.password, serviceKey: Bool = false) throws -> TestServer {
+        try TestServer { config in
+            config.dashboard.password = password
+            config.dashboard.serviceKeySignIn = serviceKey
+        }
+    }
+
+    /// Signs in with `secret`; returns the response and the session cookie (`name=value`).
+    static func signIn(_ server: TestServer, _ secret: String, origin: String? = nil) throws -> (TestResponse, String?) {
+        var headers = [("Content-Type", "application/x-www-form-urlencoded")]
+        if let origin { headers.append(("Origin", origin)) }
+        let body = "secret=" + (secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        let response = try server.client().request("POST", "/dashboard/sign-in", headers: headers, body: body)
+        let cookie = response.header("Set-Cookie")?.split(separator: ";").first.map(String.init)
+        return (response, cookie)
+    }
+
+    /// A signed-in session: the cookie header and the CSRF token the page carries.
+    static func session(_ server: TestServer) throws -> (cookie: (String, String), csrf: String) {
+        let (response, cookie) = try signIn(server, password)
+        guard response.status == 303, let cookie else { throw TestHTTPError.protocolError("sign-in failed: \(response.status)") }
+        let page = try server.client().request("GET", "/dashboard/", headers: [("Cookie", cookie)])
+        guard let range = page.text.range(of: #"<meta name="csrf-token" content=""#) else { throw TestHTTPError.protocolError("no CSRF token") }
+        let csrf = page.text[range.upperBound...].prefix { $0 != "\"" }
+        return (("Cookie", cookie), String(csrf))
+    }
+
+    static func userExists(_ server: TestServer, _ id: String) throws -> Bool {
+        let admin = try Connection(conninfo: server.databaseURL)
+        return try admin.query("SELECT 1 FROM auth.users WHERE id = \(id)::uuid").count == 1
+    }
+
+    @Test func offUnlessConfigured() throws {
+        let server = try Self.server(password: nil)
+        let http = server.client()
+        for path in ["/dashboard/", "/dashboard/users", "/dashboard/api/onboarding", "/dashboard/api/operations", "/dashboard/dashboard.js"] {
+            #expect(try http.request("GET", path).status == 404, "\(path)")
+        }
+        #expect(try Self.signIn(server, "").0.status == 404)
+        // The service key is not a way in while key sign-in is off.
+        #expect(try Self.signIn(server, server.serviceKey).0.status == 404)
+    }
+
+    @Test func everyPageAndAPIRefusesRequestsWithoutASession() throws {
+        let server = try Self.server()
+        let http = server.client()
+        let user = try server.signUp()
+        let paths = ["/dashboard/", "/dashboard/users", "/dashboard/operations", "/dashboard/dashboard.js", "/dashboard/api/onboarding",
+                     "/dashboard/api/onboarding/funnel.csv", "/dashboard/api/users", "/dashboard/api/users/\(user.id)", "/dashboard/api/operations"]
+        let credentials: [[(String, String)]] = [
+            [],
+            server.headers(),  // the anon key as apikey and bearer
+            server.headers(user.token),  // a signed-in user
+            [("apikey", server.serviceKey), ("Authorization", "Bearer \(server.serviceKey)")],  // API keys are not sessions
+            [("Cookie", "onboard_dashboard=v1.9999999999.00000000000000000000000000000000.forged")],
+        ]
+        for headers in credentials {
+            for path in paths {
+                let response = try http.request("GET", path, headers: headers)
+                #expect(response.status == 401, "\(path) with \(headers.map(\.0))")
+                #expect(response.header("Content-Security-Policy")?.contains("default-src 'self'") == true, "\(path)")
+            }
+            let delete = try http.request("DELETE", "/dashboard/api/users/\(user.id)", headers: headers)
+            #expect(delete.status == 401)
+        }
+        #expect(try Self.userExists(server, user.id))
+        // A page without a session is the sign-in form (no script), with the policy.
+        let page = try http.request("GET", "/dashboard/")
+        #expect(page.text.contains(#"<form method="post" action="/dashboard/sign-in">"#) && !page.text.contains("<script"))
+        #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
+        #expect(try http.request("GET", "/dashboard/dashboard.css").status == 200)
+    }
+
+    @Test func signInWithThePasswordOnly() throws {
+        let server = try Self.server()
+        // Wrong password, the service key (key sign-in off), nothing: refused, no cookie.
+        for secret in ["wrong-password", server.serviceKey, server.anonKey, ""] {
+            let (response, cookie) = try Self.signIn(server, secret)
+            #expect(response.status == 401 && cookie == nil, "\(secret.prefix(8))")
+            #expect(response.text.contains("Wrong password or key."))
+        }
+        // A cross-site form post is refused before the password is looked at.
+        let (crossSite, crossCookie) = try Self.signIn(server, Self.password, origin: "https://evil.example")
+        #expect(crossSite.status == 403 && crossCookie == nil)
+        let fetchSite = try server.client().request("POST", "/dashboard/sign-in", headers: [("Content-Type", "application/x-www-form-urlencoded"),
+                                                                                           ("Sec-Fetch-Site", "cross-site")], body: "secret=\(Self.password)")
+        #expect(fetchSite.status == 403 && fetchSite.header("Set-Cookie") == nil)
+
+        let (response, cookie) = try Self.signIn(server, Self.password, origin: "http://127.0.0.1:\(server.port)")
+        #expect(response.status == 303 && response.header("Location") == "/dashboard/")
+        let setCookie = response.header("Set-Cookie") ?? ""
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/dashboard")
+                && setCookie.contains("Max-Age=28800"))
+        let http = server.client()
+        let page = try http.request("GET", "/dashboard/", headers: [("Cookie", cookie!)])
+        #expect(page.status == 200 && page.text.contains(#"<script src="/dashboard/dashboard.js" defer></script>"#))
+        let policy = page.header("Content-Security-Policy") ?? ""
+        #expect(policy.contains("default-src 'self'") && policy.contains("script-src 'self'") && !policy.contains("unsafe-inline"))
+        #expect(page.header("X-Frame-Options") == "DENY" && page.header("Cache-Control") == "no-store")
+        let script = try http.request("GET", "/dashboard/dashboard.js", headers: [("Cookie", cookie!)])
+        #expect(script.status == 200 && script.header("Content-Type")?.hasPrefix("text/javascript") == true)
+
+        // A tampered cookie (a later expiry with the old signature) is no session.
+        let parts = cookie!.dropFirst("onboard_dashboard=".count).split(separator: ".")
+        let tampered = "onboard_dashboard=v1.\(Int(parts[1])! + 3600).\(parts[2]).\(parts[3])"
+        #expect(try http.request("GET", "/dashboard/api/operations", headers: [("Cookie", tampered)]).status == 401)
+
+        // The dashboard's cookie is nothing to /rest/v1: without a key it is still refused.
+        #expect(try http.request("GET", "/rest/v1/children?select=*", headers: [("Cookie", cookie!)]).status == 401)
+    }
+
+    @Test func signInWithTheServiceRoleKeyWhenAllowed() throws {
+        let server = try Self.server(password: nil, serviceKey: true)
+        #expect(try Self.signIn(server, server.anonKey).0.status == 401)
+        let (response, cookie) = try Self.signIn(server, server.serviceKey)
+        #expect(response.status == 303 && cookie != nil)
+        #expect(try server.client().request("GET", "/dashboard/api/operations", headers: [("Cookie", cookie!)]).status == 200)
+    }
+
+    @Test func failedSignInsAreThrottledPerClient() throws {
+        let server = try Self.server()
+        for _ in 0..<10 { #expect(try Self.signIn(server, "wrong-password").0.status == 401) }
+        // Even the right password now waits for the window to pass.
+        #expect(try Self.signIn(server, Self.password).0.status == 429)
+    }
+
+    @Test func signOutNeedsTheCSRFTokenAndEndsTheSession() throws {
+        let server = try Self.server()
+        let (cookie, csrf) = try Self.session(server)
+        let http = server.client()
+        let form = [cookie, ("Content-Type", "application/x-www-form-urlencoded")]
+        #expect(try http.request("POST", "/dashboard/sign-out", headers: form, body: "").status == 403)
+        #expect(try http.request("GET", "/dashboard/api/operations", headers: [cookie]).status == 200)
+        let out = try http.request("POST", "/dashboard/sign-out", headers: form, body: "csrf_token=\(csrf)")
+        #expect(out.status == 303 && out.header("Set-Cookie")?.contains("Max-Age=0") == true)
+        // The old cookie, replayed, is refused.
+        #expect(try http.request("GET", "/dashboard/api/operations", headers: [cookie]).status == 401)
+    }
+
+    /// The known data set of Tests/SchemaTests/sql/06_analytics.sql (June 2025, before any
+    /// user a test signs up): six users, their profiles, children and state history.
+    static func insertKnownDataSet(_ server: TestServer) throws {
+        let admin = try Connection(conninfo: server.databaseURL)
+        try admin.execute("""
+            BEGIN;
+            SET LOCAL session_replication_role = replica;
+            INSERT INTO auth.users (id, email, is_anonymous, raw_app_meta_data, created_at) VALUES
+              ('a0000000-0000-4000-8000-000000000001', 'u1@example.com', false, '{"provider":"email","providers":["email"]}', '2025-06-02 10:00Z'),
+              ('a0000000-0000-4000-8000-000000000002', 'u2@example.com', false, '{"provider":"google","providers":["google"]}', '2025-06-02 11:00Z'),
+              ('a0000000-0000-4000-8000-000000000003', NULL, true, '{"provider":"anonymous","providers":[]}', '2025-06-03 09:00Z'),
+              ('a0000000-0000-4000-8000-000000000004', 'u4@example.com', false, '{"provider":"email","providers":["email"]}', '2025-06-09 08:00Z'),
+              ('a0000000-0000-4000-8000-000000000005', 'u5@example.com', false, '{"provider":"apple","providers":["apple"]}', '2025-06-09 12:00Z'),
+              ('a0000000-0000-4000-8000-000000000006', 'u6@example.com', false, '{"provider":"email","providers":["email"]}', '2025-06-10 07:00Z');
+            INSERT INTO auth.identities (provider_id, user_id, provider, created_at) VALUES
+              ('u1', 'a0000000-0000-4000-8000-000000000001', 'email', '2025-06-02 10:00Z'),
+              ('u2', 'a0000000-0000-4000-8000-000000000002', 'google', '2025-06-02 11:00Z'),
+              ('u4', 'a0000000-0000-4000-8000-000000000004', 'email', '2025-06-10 08:00Z'),
+              ('u5', 'a0000000-0000-4000-8000-000000000005', 'apple', '2025-06-09 12:00Z'),
+              ('u6', 'a0000000-0000-4000-8000-000000000006', 'email', '2025-06-10 07:00Z');
+            INSERT INTO public.user_profiles (id, onboarding_state, created_at, updated_at, onboarding_completed_at) VALUES
+              ('a0000000-0000-4000-8000-000000000001', 'COMPLETE', '2025-06-02 10:00Z', '2025-06-02 10:23Z', '2025-06-02 10:23Z'),
+              ('a0000000-0000-4000-8000-000000000002', 'CHILD_INFO', '2025-06-02 11:00Z', '2025-06-02 11:10Z', NULL),
+              ('a0000000-0000-4000-8000-000000000003', 'COMPLETE', '2025-06-03 09:00Z', '2025-06-03 09:16Z', '2025-06-03 09:16Z'),
+              ('a0000000-0000-4000-8000-000000000004', 'USER_INFO', '2025-06-09 08:00Z', '2025-06-09 08:30Z', NULL),
+              ('a0000000-0000-4000-8000-000000000005', 'NOT_STARTED', '2025-06-09 12:00Z', '2025-06-09 12:00Z', NULL),
+              ('a0000000-0000-4000-8000-000000000006', 'COMPLETE', '2025-06-20 00:00Z', '2025-06-20 00:00Z', '2025-06-20 00:00Z');
+            INSERT INTO public.children (user_id, name) VALUES
+              ('a0000000-0000-4000-8000-000000000001', 'Maya'), ('a0000000-0000-4000-8000-000000000001', 'Leo'),
+              ('a0000000-0000-4000-8000-000000000003', 'Ada');
+            SET LOCAL session_replication_role = origin;
+            INSERT INTO analytics.onboarding_transitions (user_id, from_state, to_state, at)
+            SELECT v.u::uuid, lag(v.s) OVER (PARTITION BY v.u ORDER BY v.at::timestamptz), v.s, v.at::timestamptz
+              FROM (VALUES
+                ('a0000000-0000-4000-8000-000000000001', 'NOT_STARTED', '2025-06-02 10:00Z'), ('a0000000-0000-4000-8000-000000000001', 'USER_INFO', '2025-06-02 10:02Z'),
+                ('a0000000-0000-4000-8000-000000000001', 'CHILD_INFO', '2025-06-02 10:05Z'), ('a0000000-0000-4000-8000-000000000001', 'GOALS', '2025-06-02 10:10Z'),
+                ('a0000000-0000-4000-8000-000000000001', 'TOPICS', '2025-06-02 10:12Z'), ('a0000000-0000-4000-8000-000000000001', 'DISPOSITIONS', '2025-06-02 10:16Z'),
+                ('a0000000-0000-4000-8000-000000000001', 'REVIEW', '2025-06-02 10:22Z'), ('a0000000-0000-4000-8000-000000000001', 'COMPLETE', '2025-06-02 10:23Z'),
+                ('a0000000-0000-4000-8000-000000000002', 'NOT_STARTED', '2025-06-02 11:00Z'), ('a0000000-0000-4000-8000-000000000002', 'USER_INFO', '2025-06-02 11:04Z'),
+                ('a0000000-0000-4000-8000-000000000002', 'CHILD_INFO', '2025-06-02 11:10Z'),
+                ('a0000000-0000-4000-8000-000000000003', 'NOT_STARTED', '2025-06-03 09:00Z'), ('a0000000-0000-4000-8000-000000000003', 'USER_INFO', '2025-06-03 09:01Z'),
+                ('a0000000-0000-4000-8000-000000000003', 'CHILD_INFO', '2025-06-03 09:03Z'), ('a0000000-0000-4000-8000-000000000003', 'GOALS', '2025-06-03 09:04Z'),
+                ('a0000000-0000-4000-8000-000000000003', 'TOPICS', '2025-06-03 09:06Z'), ('a0000000-0000-4000-8000-000000000003', 'DISPOSITIONS', '2025-06-03 09:07Z'),
+                ('a0000000-0000-4000-8000-000000000003', 'REVIEW', '2025-06-03 09:08Z'), ('a0000000-0000-4000-8000-000000000003', 'CHILD_INFO', '2025-06-03 09:10Z'),
+                ('a0000000-0000-4000-8000-000000000003', 'REVIEW', '2025-06-03 09:15Z'), ('a0000000-0000-4000-8000-000000000003', 'COMPLETE', '2025-06-03 09:16Z'),
+                ('a0000000-0000-4000-8000-000000000004', 'NOT_STARTED', '2025-06-09 08:00Z'), ('a0000000-0000-4000-8000-000000000004', 'USER_INFO', '2025-06-09 08:30Z'),
+                ('a0000000-0000-4000-8000-000000000005', 'NOT_STARTED', '2025-06-09 12:00Z'),
+                ('a0000000-0000-4000-8000-000000000006', 'COMPLETE', '2025-06-20 00:00Z')
+              ) AS v(u, s, at)
+             ORDER BY v.at::timestamptz;
+            COMMIT;
+            """)
+    }
+
+    static func column(_ rows: [[String: Any]], _ name: String) -> [String] {
+        rows.map { row in row[name].map { "\($0)" } ?? "nil" }
+    }
+
+    @Test func onboardingNumbersForAKnownDataSet() throws {
+        let server = try Self.server()
+        try Self.insertKnownDataSet(server)
+        _ = try server.signUp()  // a user of today: outside the window
+        let (cookie, _) = try Self.session(server)
+        let http = server.client()
+        let window = "from=2025-06-01&to=2025-07-01"
+        let response = try http.request("GET", "/dashboard/api/onboarding?\(window)", headers: [cookie])
+        #expect(response.status == 200)
+        let tables = response.jsonObject?["tables"] as? [String: [[String: Any]]] ?? [:]
+
+        let funnel = tables["funnel"] ?? []
+        #expect(Self.column(funnel, "step") == ["NOT_STARTED", "USER_INFO", "CHILD_INFO", "GOALS", "TOPICS", "DISPOSITIONS", "REVIEW", "COMPLETE"])
+        #expect(funnel.map { $0["users_reached"] as? Int } == [6, 5, 4, 3, 3, 3, 3, 3])
+        #expect(funnel.map { $0["pct_of_first"] as? Double } == [100, 83.33, 66.67, 50, 50, 50, 50, 50])
+
+        // Everyone of 2025 has been at their step far longer than 24 hours.
+        let drop = tables["drop_off"] ?? []
+        #expect(drop.count == 7)
+        #expect(drop.map { "\($0["step"]!)=\($0["users_at_step"]!)/\($0["users_stuck"]!)" }
+                == ["NOT_STARTED=1/1", "USER_INFO=1/1", "CHILD_INFO=1/1", "GOALS=0/0", "TOPICS=0/0", "DISPOSITIONS=0/0", "REVIEW=0/0"])
+        #expect(drop.first?["pct_stuck_of_cohort"] as? Double == 16.67)
+
+        // NOT_STARTED visits: 2, 4, 1 and 30 minutes → median 3 min, p90 22.2 min (4 + 0.7 × 26).
+        let durations = tables["step_durations"] ?? []
+        let notStarted = durations.first { $0["step"] as? String == "NOT_STARTED" }
+        #expect(notStarted?["visits"] as? Int == 4 && notStarted?["median_seconds"] as? Double == 180 && notStarted?["p90_seconds"] as? Double == 1332)
+        // CHILD_INFO: U1 5 min, U2 never left, U3 1 and 5 min.
+        let childInfo = durations.first { $0["step"] as? String == "CHILD_INFO" }
+        #expect(childInfo?["visits"] as? Int == 3 && childInfo?["median_seconds"] as? Double == 300)
+
+        // Completion: U1 in 23 min, U3 in 16 min (U6's profile was created COMPLETE).
+        let completion = tables["time_to_completion"]?.first
+        #expect(completion?["users_completed"] as? Int == 2 && completion?["median_seconds"] as? Double == 1170)
+        #expect(tables["children_per_completed_user"]?.first?["children"] as? Int == 3)
+        #expect(tables["anonymous_upgrades"]?.first?["upgraded_users"] as? Int == 1)
+        #expect(tables["state_counts"]?.last?["users"] as? Int == 3)
+
+        // The daily series over [06-01, 06-11).
+        let daily = try http.request("GET", "/dashboard/api/onboarding?from=2025-06-01&to=2025-06-11", headers: [cookie])
+        let days = (daily.jsonObject?["tables"] as? [String: [[String: Any]]])?["daily_completion"] ?? []
+        #expect(days.count == 10)
+        let byDay = Dictionary(uniqueKeysWithValues: days.map { ($0["day"] as? String ?? "", $0) })
+        #expect(byDay["2025-06-02"]?["signed_up"] as? Int == 2 && byDay["2025-06-02"]?["completion_rate_pct"] as? Double == 50
+                && byDay["2025-06-02"]?["completions"] as? Int == 1)
+        #expect(byDay["2025-06-03"]?["completion_rate_pct"] as? Double == 100)
+        #expect(byDay["2025-06-09"]?["signed_up"] as? Int == 2 && byDay["2025-06-09"]?["completion_rate_pct"] as? Double == 0)
+        #expect(byDay["2025-06-01"]?["completion_rate_pct"] is NSNull)
+
+        // Cohorts: by provider, U4 (upgraded) counts under e-mail.
+        let providers = try http.request("GET", "/dashboard/api/onboarding?\(window)&cohort=provider", headers: [cookie])
+        let providerFunnel = (providers.jsonObject?["tables"] as? [String: [[String: Any]]])?["funnel"] ?? []
+        #expect(providerFunnel.filter { $0["step_no"] as? Int == 1 }.map { "\($0["cohort"]!)=\($0["users_reached"]!)" }
+                == ["anonymous=1", "apple=1", "email=3", "google=1"])
+
+        // Bad parameters are 400s, not errors of the database.
+        for query in ["cohort=month", "from=yesterday", "stuck_hours=0", "from=2025-07-01&to=2025-06-01", "from=2020-01-01&to=2025-01-01"] {
+            #expect(try http.request("GET", "/dashboard/api/onboarding?\(query)", headers: [cookie]).status == 400, "\(query)")
+        }
+    }
+
+    @Test func csvHasTheNumbersOfTheJSON() throws {
+        let server = try Self.server()
+        try Self.insertKnownDataSet(server)
+        let (cookie, _) = try Self.session(server)
+        let http = server.client()
+        let csv = try http.request("GET", "/dashboard/api/onboarding/funnel.csv?from=2025-06-01&to=2025-07-01", headers: [cookie])
+        #expect(csv.status == 200)
+        #expect(csv.header("Content-Type") == "text/csv; charset=utf-8")
+        #expect(csv.header("Content-Disposition") == #"attachment; filename="onboarding-funnel.csv""#)
+        #expect(csv.text == """
+            cohort,step_no,step,users_reached,pct_of_previous,pct_of_first\r
+            all,1,NOT_STARTED,6,,100.00\r
+            all,2,USER_INFO,5,83.33,83.33\r
+            all,3,CHILD_INFO,4,80.00,66.67\r
+            all,4,GOALS,3,75.00,50.00\r
+            all,5,TOPICS,3,100.00,50.00\r
+            all,6,DISPOSITIONS,3,100.00,50.00\r
+            all,7,REVIEW,3,100.00,50.00\r
+            all,8,COMPLETE,3,100.00,50.00\r
+
+            """)
+        // Every table's CSV has the JSON's rows.
+        let json = try http.request("GET", "/dashboard/api/onboarding?from=2025-06-01&to=2025-06-11&cohort=week", headers: [cookie])
+        let tables = json.jsonObject?["tables"] as? [String: [[String: Any]]] ?? [:]
+        for (name, rows) in tables {
+            let file = try http.request("GET", "/dashboard/api/onboarding/\(name).csv?from=2025-06-01&to=2025-06-11&cohort=week", headers: [cookie])
+            let lines = file.text.split(separator: "\r\n")
+            #expect(lines.count == rows.count + 1, "\(name)")
+            #expect(lines.first.map { $0.split(separator: ",").count } == rows.first.map { $0.count } ?? lines.first.map { $0.split(separator: ",").count })
+        }
+        #expect(try http.request("GET", "/dashboard/api/onboarding/users.csv", headers: [cookie]).status == 404)
+    }
+
+    @Test func usersSearchDetailAndDelete() throws {
+        let server = try Self.server()
+        try Self.insertKnownDataSet(server)
+        let (cookie, csrf) = try Self.session(server)
+        let http = server.client()
+        let u1 = "a0000000-0000-4000-8000-000000000001"
+
+        let byEmail = try http.request("GET", "/dashboard/api/users?q=U1%40example", headers: [cookie])
+        #expect(byEmail.status == 200 && byEmail.jsonArray?.map { $0["id"] as? String } == [u1])
+        let byID = try http.request("GET", "/dashboard/api/users?q=\(u1.uppercased())", headers: [cookie])
+        #expect(byID.jsonArray?.first?["onboarding_state"] as? String == "COMPLETE")
+        // LIKE's wildcards are matched literally.
+        #expect(try http.request("GET", "/dashboard/api/users?q=%25", headers: [cookie]).jsonArray?.isEmpty == true)
+        #expect(try http.request("GET", "/dashboard/api/users", headers: [cookie]).jsonArray?.count == 6)
+
+        let detail = try http.request("GET", "/dashboard/api/users/\(u1)", headers: [cookie])
+        let object = detail.jsonObject ?? [:]
+        #expect((object["user"] as? [String: Any])?["email"] as? String == "u1@example.com")
+        #expect((object["profile"] as? [String: Any])?["onboarding_state"] as? String == "COMPLETE")
+        #expect(Set((object["children"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }) == ["Maya", "Leo"])
+        #expect((object["providers"] as? [[String: Any]])?.map { $0["provider"] as? String } == ["email"])
+        #expect((object["sessions"] as? [[String: Any]])?.isEmpty == true)
+        #expect(try http.request("GET", "/dashboard/api/users/not-a-uuid", headers: [cookie]).status == 400)
+        #expect(try http.request("GET", "/dashboard/api/users/\(UUID().uuidString)", headers: [cookie]).status == 404)
+
+        // A real user with a session.
+        let user = try server.signUp()
+        let sessions = try http.request("GET", "/dashboard/api/users/\(user.id)", headers: [cookie]).jsonObject?["sessions"] as? [[String: Any]]
+        #expect(sessions?.count == 1)
+
+        // Delete: the session's CSRF token is required.
+        #expect(try http.request("DELETE", "/dashboard/api/users/\(user.id)", headers: [cookie]).status == 403)
+        #expect(try http.request("DELETE", "/dashboard/api/users/\(user.id)", headers: [cookie, ("X-CSRF-Token", String(repeating: "0", count: 64))]).status == 403)
+        #expect(try Self.userExists(server, user.id))
+        let deleted = try http.request("DELETE", "/dashboard/api/users/\(user.id)", headers: [cookie, ("X-CSRF-Token", csrf)])
+        #expect(deleted.status == 200 && deleted.jsonObject?["deleted"] as? String == user.id)
+        #expect(try !Self.userExists(server, user.id))
+        #expect(try http.request("GET", "/dashboard/api/users/\(user.id)", headers: [cookie]).status == 404)
+        #expect(try http.request("DELETE", "/dashboard/api/users/\(user.id)", headers: [cookie, ("X-CSRF-Token", csrf)]).status == 404)
+        // The deleted user's token is GoTrue's user_not_found now.
+        #expect(try http.request("GET", "/auth/v1/user", headers: server.headers(user.token)).status == 403)
+        // Their history went with them; the known users' analytics are untouched.
+        let admin = try Connection(conninfo: server.databaseURL)
+        #expect(try admin.query("SELECT count(*) FROM analytics.onboarding_transitions WHERE user_id = \(user.id)::uuid").scalar == "0")
+    }
+
+    @Test func operationsShowMigrationsPoolRequestsAndRealtime() throws {
+        let server = try Self.server()
+        let (cookie, _) = try Self.session(server)
+        let http = server.client()
+        _ = try http.request("GET", "/rest/v1/no_such_table", headers: server.headers())
+        let response = try http.request("GET", "/dashboard/api/operations", headers: [cookie])
+        #expect(response.status == 200)
+        let object = response.jsonObject ?? [:]
+        let migrations = object["migrations"] as? [[String: Any]] ?? []
+        let files = try FileManager.default.contentsOfDirectory(atPath: TestPostgres.migrationsDirectory.path).filter { $0.hasSuffix(".sql") }
+        #expect(migrations.count == files.count && migrations.allSatisfy { $0["status"] as? String == "applied" })
+        #expect((object["pool"] as? [String: Any])?["size"] as? Int == 4)
+        #expect((object["realtime"] as? [String: Any])?["sockets"] as? Int == 0)
+        let routes = object["routes"] as? [[String: Any]] ?? []
+        let other = routes.first { $0["route"] as? String == "/rest/v1/other" }
+        #expect(other?["requests"] as? Int == 1 && other?["client_errors"] as? Int == 1)
+    }
+}

@@ -1,0 +1,174 @@
+"""The dashboard in a real browser (headless Chromium driven by Selenium), against the server
+scripts/dashboard-e2e starts: sign-in (wrong password refused, right one accepted), the
+onboarding charts and tables for users this script creates, the CSV link, a user's page and
+deletion with the confirm step, the operations page. No page may log a console error (a CSP
+violation included). Screenshots go to $SCREENSHOTS.
+
+Run by scripts/dashboard-e2e (not by pytest: its name does not start with test_)."""
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+import uuid
+
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+URL = os.environ["ONBOARD_URL"]
+ANON = os.environ["ANON_KEY"]
+PASSWORD = os.environ["DASHBOARD_PASSWORD"]
+SHOTS = os.environ.get("SCREENSHOTS", ".build/dashboard-screenshots")
+WAIT = 30  # seconds: an upper bound on a wait for a condition, never a pause
+
+
+def call(method, path, token=None, body=None):
+    request = urllib.request.Request(URL + path, method=method, data=None if body is None else json.dumps(body).encode())
+    request.add_header("apikey", ANON)
+    request.add_header("Authorization", "Bearer " + (token or ANON))
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Prefer", "return=representation")
+    with urllib.request.urlopen(request) as response:
+        text = response.read().decode()
+        return json.loads(text) if text else None
+
+
+def sign_up(email):
+    session = call("POST", "/auth/v1/signup", body={"email": email, "password": "Browser-pass-1"})
+    return session["user"]["id"], session["access_token"]
+
+
+def advance(token, user_id, states):
+    for state in states:
+        call("PATCH", f"/rest/v1/user_profiles?id=eq.{user_id}", token, {"onboarding_state": state})
+
+
+def make_users():
+    """Four users of today: one not started, one at USER_INFO, one at CHILD_INFO, one complete."""
+    tag = uuid.uuid4().hex[:8]
+    users = {}
+    for name in ["idle", "started", "children", "done"]:
+        users[name] = (f"{name}-{tag}@example.com",) + sign_up(f"{name}-{tag}@example.com")
+    advance(users["started"][2], users["started"][1], ["USER_INFO"])
+    advance(users["children"][2], users["children"][1], ["USER_INFO", "CHILD_INFO"])
+    _, done_id, done_token = users["done"]
+    advance(done_token, done_id, ["USER_INFO", "CHILD_INFO", "GOALS", "TOPICS", "DISPOSITIONS", "REVIEW"])
+    call("POST", "/rest/v1/children", done_token, {"user_id": done_id, "name": "Ada", "goals": ["patience"], "topics": ["a", "b", "c"]})
+    call("POST", "/rest/v1/rpc/complete_onboarding", done_token, {})
+    return users
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1600", "--disable-gpu"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path=os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+    return webdriver.Chrome(options=options, service=service)
+
+
+def no_console_errors(driver, where):
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    # The sign-in page's 401 is the page's own status, not an error of the page.
+    errors = [e for e in errors if "401 (Unauthorized)" not in e["message"]]
+    assert not errors, f"{where}: console errors: {errors}"
+
+
+def main():
+    os.makedirs(SHOTS, exist_ok=True)
+    users = make_users()
+    driver = browser()
+    wait = WebDriverWait(driver, WAIT, ignored_exceptions=[StaleElementReferenceException])
+    try:
+        # Sign-in: a wrong password is refused, the right one opens the onboarding page.
+        driver.get(URL + "/dashboard/")
+        wait.until(EC.presence_of_element_located((By.ID, "secret"))).send_keys("not-the-password")
+        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, ".error"), "Wrong password"))
+        driver.save_screenshot(f"{SHOTS}/01-sign-in-refused.png")
+        driver.find_element(By.ID, "secret").send_keys(PASSWORD)
+        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+        # Onboarding: the funnel's chart and numbers for today's four users.
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, 'section[data-table="funnel"] .chart svg rect.bar')))
+        wait.until(lambda d: d.find_element(By.ID, "status").text == "")
+        funnel_rows = driver.find_elements(By.CSS_SELECTOR, 'section[data-table="funnel"] .numbers tbody tr')
+        assert len(funnel_rows) == 8, f"funnel rows: {len(funnel_rows)}"
+        cells = lambda row: [td.get_attribute("textContent") for td in row.find_elements(By.TAG_NAME, "td")]
+        first, complete = cells(funnel_rows[0]), cells(funnel_rows[7])
+        # Other suites may have signed users up on this server: count ours from the API's numbers.
+        assert first[2] == "NOT_STARTED" and int(first[3]) >= 4, first
+        assert complete[2] == "COMPLETE" and int(complete[3]) >= 1, complete
+        for name in ["drop_off", "step_durations", "daily_completion"]:
+            wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, f'section[data-table="{name}"] .chart svg')))
+        csv_link = driver.find_element(By.CSS_SELECTOR, 'section[data-table="funnel"] a.csv').get_attribute("href")
+        assert "/dashboard/api/onboarding/funnel.csv?" in csv_link, csv_link
+        driver.save_screenshot(f"{SHOTS}/02-onboarding.png")
+        for name in ["step_durations", "daily_completion"]:
+            section = driver.find_element(By.CSS_SELECTOR, f'section[data-table="{name}"]')
+            driver.execute_script("arguments[0].scrollIntoView()", section)
+            section.screenshot(f"{SHOTS}/02-{name}.png")
+        # The cohort picker: by provider, every user of this script is an e-mail user.
+        driver.find_element(By.CSS_SELECTOR, 'select[name="cohort"] option[value="provider"]').click()
+        driver.find_element(By.CSS_SELECTOR, "#filters button").click()
+        wait.until(lambda d: "email" in [cells(r)[0] for r in d.find_elements(By.CSS_SELECTOR, 'section[data-table="funnel"] .numbers tbody tr')])
+        assert "all" not in [cells(r)[0] for r in driver.find_elements(By.CSS_SELECTOR, 'section[data-table="funnel"] .numbers tbody tr')]
+        no_console_errors(driver, "onboarding")
+
+        # Users: search, open, delete with the confirm step.
+        email, user_id, _ = users["children"]
+        driver.get(URL + "/dashboard/users")
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#results table")))  # the newest users, listed on load
+        driver.find_element(By.CSS_SELECTOR, '#search input[name="q"]').send_keys(email)
+        driver.find_element(By.CSS_SELECTOR, "#search button").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#results tbody tr")) == 1)
+        wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, f'button[data-user="{user_id}"]'))).click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "user-title"), email))
+        wait.until(EC.text_to_be_present_in_element((By.ID, "user-profile"), "CHILD_INFO"))
+        assert "email" in driver.find_element(By.ID, "user-providers").text
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#user-sessions tbody tr")) == 1
+        driver.save_screenshot(f"{SHOTS}/03-user.png")
+        driver.find_element(By.ID, "delete-start").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "delete-yes")))
+        assert email in driver.find_element(By.ID, "delete-name").text
+        driver.save_screenshot(f"{SHOTS}/04-delete-confirm.png")
+        driver.find_element(By.ID, "delete-yes").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "status"), "User deleted."))
+        assert not driver.find_elements(By.CSS_SELECTOR, f'button[data-user="{user_id}"]')
+        try:
+            call("GET", "/auth/v1/user", users["children"][2])
+            raise AssertionError("the deleted user's token still works")
+        except urllib.error.HTTPError as error:
+            assert error.code == 403, error.code
+        no_console_errors(driver, "users")
+
+        # Operations: migrations all applied, the pool, requests by route.
+        driver.get(URL + "/dashboard/operations")
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#ops-migrations tbody tr")))
+        statuses = {e.text for e in driver.find_elements(By.CSS_SELECTOR, "#ops-migrations tbody td span")}
+        assert statuses == {"applied"}, statuses
+        assert "/dashboard" in driver.find_element(By.ID, "ops-routes").text
+        assert "in_use" in driver.find_element(By.ID, "ops-pool").text
+        driver.save_screenshot(f"{SHOTS}/05-operations.png")
+        no_console_errors(driver, "operations")
+
+        # Signing out ends the session: the page is the sign-in form again.
+        driver.find_element(By.CSS_SELECTOR, "header form button").click()
+        wait.until(EC.presence_of_element_located((By.ID, "secret")))
+        driver.get(URL + "/dashboard/operations")
+        wait.until(EC.presence_of_element_located((By.ID, "secret")))
+        print(f"dashboard in Chromium: ok (screenshots in {SHOTS})")
+    except Exception:
+        driver.save_screenshot(f"{SHOTS}/failure.png")
+        print(driver.get_log("browser"), file=sys.stderr)
+        raise
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main()
