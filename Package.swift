@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "JWT", "HTTP", "App", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "JWT", "HTTP", "App", "Realtime", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

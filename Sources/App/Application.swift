@@ -38,9 +38,15 @@ public final class Application: Sendable {
             let schema = SchemaCacheStore(try SchemaCache.load(admin))
             let pool = Pool(conninfo: database.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
             let application = Application(config: config, database: database, pool: pool, schema: schema, logger: logger)
-            try application.server.start()
+            // The feed first: no socket can subscribe before changes can reach it.
+            try application.changeFeed.start()
+            do {
+                try application.server.start()
+            } catch {
+                application.changeFeed.stop()
+                throw error
+            }
             application.listenForSchemaReloads()
-            application.changeFeed.start()
             return application
         } catch {
             try? database.stopCluster()
@@ -69,14 +75,14 @@ public final class Application: Sendable {
         realtimeConfig.enforceOwnership = config.enforceOwnership
         realtimeConfig.feedWait = config.realtimeFeedWait
         let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
-        let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
+        let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url, choice: config.realtimeFeed)
         self.realtime = realtime
         self.changeFeed = changeFeed
         let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
                               mailer: mailer)
         let migrator = Migrator(directory: config.migrationsDirectory)
         let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
-                                 migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator) }, logger: logger)
+                                 migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed) }, logger: logger)
         server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
                             responder: { request in
                                 let started = DispatchTime.now().uptimeNanoseconds

@@ -217,9 +217,13 @@ public final class Metrics: Sendable {
             out += "# HELP onboard_realtime_events_total postgres_changes events sent to channels.\n"
             out += "# TYPE onboard_realtime_events_total counter\n"
             out += "onboard_realtime_events_total \(feed.deliveredCount)\n"
-            out += "# HELP onboard_realtime_feed_listening 1 while the change feed's connection listens.\n"
+            out += "# HELP onboard_realtime_feed_listening 1 while the change feed's connection is up (the WAL stream, or the triggers' LISTEN).\n"
             out += "# TYPE onboard_realtime_feed_listening gauge\n"
             out += "onboard_realtime_feed_listening \(feed.isListening ? 1 : 0)\n"
+            out += "# HELP onboard_realtime_feed The change feed this process runs (1 for its kind).\n"
+            out += "# TYPE onboard_realtime_feed gauge\n"
+            out += "onboard_realtime_feed{kind=\"wal\"} \(feed.kind == .wal ? 1 : 0)\n"
+            out += "onboard_realtime_feed{kind=\"triggers\"} \(feed.kind == .triggers ? 1 : 0)\n"
         }
         return out
     }
@@ -239,21 +243,27 @@ public final class Metrics: Sendable {
     }
 }
 
-/// What `GET /ready` reports: whether the database answers and its migrations are current.
+/// What `GET /ready` reports: whether the database answers and its migrations are current, and
+/// which Realtime change feed runs (`wal` or `triggers`) and whether it is connected (a feed
+/// reconnecting does not make the server unready: REST and Auth serve on).
 struct Readiness: Sendable {
     var ready: Bool
     var json: String
 
-    static func check(pool: Pool, migrator: Migrator) -> Readiness {
+    static func check(pool: Pool, migrator: Migrator, feed: ChangeFeed? = nil) -> Readiness {
+        var realtime = ""
+        if let feed {
+            realtime = #","realtime":{"feed":\#(feed.kind.map { jsonString($0.rawValue) } ?? "null"),"connected":\#(feed.isListening)}"#
+        }
         do {
             let states = try pool.withConnection { try migrator.status($0) }
             let pending = states.filter { $0.kind == .pending }.map { "\($0.version)_\($0.name)" }
             let changed = states.filter { $0.kind == .changed }.map { "\($0.version)_\($0.name)" }
             let ready = pending.isEmpty && changed.isEmpty
             let list = { (names: [String]) in "[" + names.map(jsonString).joined(separator: ",") + "]" }
-            return Readiness(ready: ready, json: #"{"status":\#(ready ? "\"ready\"" : "\"not ready\""),"database":"ok","migrations":{"applied":\#(states.filter { $0.kind == .applied }.count),"pending":\#(list(pending)),"changed":\#(list(changed))}}"#)
+            return Readiness(ready: ready, json: #"{"status":\#(ready ? "\"ready\"" : "\"not ready\""),"database":"ok","migrations":{"applied":\#(states.filter { $0.kind == .applied }.count),"pending":\#(list(pending)),"changed":\#(list(changed))}\#(realtime)}"#)
         } catch {
-            return Readiness(ready: false, json: #"{"status":"not ready","database":\#(jsonString("unavailable: \(error)"))}"#)
+            return Readiness(ready: false, json: #"{"status":"not ready","database":\#(jsonString("unavailable: \(error)"))\#(realtime)}"#)
         }
     }
 }

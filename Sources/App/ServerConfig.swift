@@ -2,6 +2,7 @@ import Auth
 import Foundation
 import HTTP
 import JWT
+import Realtime
 import REST
 
 /// Everything `serve` needs, resolved once from flags, environment and defaults.
@@ -9,9 +10,12 @@ public struct ServerConfig: Sendable {
     public var host = "127.0.0.1"
     public var port = 54321
     public var database: DatabaseLocation = .embedded(folder: ".onboard/postgres")
-    /// Where the two LISTEN connections (Realtime's change feed, the schema-cache reload) go
-    /// when `database` is a transaction pooler, which cannot LISTEN; nil → the same database.
+    /// Where the direct connections go (Realtime's change feed: a replication connection, or a
+    /// LISTEN one for the trigger feed; the schema-cache reload's LISTEN) when `database` is a
+    /// transaction pooler, which can do neither; nil → the same database.
     public var listenDatabaseURL: String?
+    /// Realtime's change feed: the WAL when the database can stream it, else the triggers.
+    public var realtimeFeed = RealtimeFeedChoice.auto
     public var migrationsDirectory: URL = URL(fileURLWithPath: "migrations")
     /// The JWT secret and the two API keys (kept in `auth`, which signs with them).
     public var keys: KeyConfig {

@@ -96,9 +96,10 @@ public final class EmbeddedPostgres: Sendable {
         // a pid since reused by another process, which would make PostgreSQL refuse to start).
         try? fileManager.removeItem(at: clusterDirectory.appendingPathComponent("postmaster.pid"))
         try? fileManager.removeItem(at: socketDirectory.appendingPathComponent(".s.PGSQL.\(port).lock"))
+        // wal_level=logical: Realtime streams committed changes through logical replication.
         var serverOptions = ["-k", socketDirectory.path, "-p", String(port),
                              "-c", "listen_addresses=\(options.tcpPort == nil ? "" : "127.0.0.1")",
-                             "-c", "TimeZone=UTC", "-c", "max_connections=200"]
+                             "-c", "TimeZone=UTC", "-c", "max_connections=200", "-c", "wal_level=logical"]
         if !options.durable {
             serverOptions += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
         }

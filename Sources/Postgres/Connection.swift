@@ -101,20 +101,25 @@ public final class Connection: @unchecked Sendable {  // confined: one thread at
         var newlyPrepared: [String?] = []
         for statement in statements {
             var newName: String? = nil
+            // Typed binds are part of what was prepared: the cache key names them.
+            let cacheKey = Self.preparedKey(statement)
+            let types: [Oid]? = statement.types.isEmpty ? nil : statement.types.map { Oid($0) }
             let ok: Bool = withParameters(statement.binds) { count, values in
-                if usePrepared {
-                    let name: String
-                    if let known = preparedNames[statement.text] {
-                        name = known
-                    } else {
-                        nextStatementNumber += 1
-                        name = "onboard_\(nextStatementNumber)"
-                        newName = name
-                        guard PQsendPrepare(handle, name, statement.text, count, nil) == 1 else { return false }
+                types.withOptionalBuffer { typePointer in
+                    if usePrepared {
+                        let name: String
+                        if let known = preparedNames[cacheKey] {
+                            name = known
+                        } else {
+                            nextStatementNumber += 1
+                            name = "onboard_\(nextStatementNumber)"
+                            newName = name
+                            guard PQsendPrepare(handle, name, statement.text, count, typePointer) == 1 else { return false }
+                        }
+                        return PQsendQueryPrepared(handle, name, count, values, nil, nil, 0) == 1
                     }
-                    return PQsendQueryPrepared(handle, name, count, values, nil, nil, 0) == 1
+                    return PQsendQueryParams(handle, statement.text, count, typePointer, values, nil, nil, 0) == 1
                 }
-                return PQsendQueryParams(handle, statement.text, count, nil, values, nil, nil, 0) == 1
             }
             guard ok else { throw PostgresError.connection(handle, "could not send statement") }
             newlyPrepared.append(newName)
@@ -127,7 +132,9 @@ public final class Connection: @unchecked Sendable {  // confined: one thread at
         for (index, statement) in statements.enumerated() {
             if let name = newlyPrepared[index] {
                 let prepareFailure = readOne(into: nil)
-                if prepareFailure == nil { preparedNames[statement.text] = name }
+                if prepareFailure == nil {
+                    preparedNames[Self.preparedKey(statement)] = name
+                }
                 failure = failure ?? prepareFailure
             }
             var result: QueryResult?
@@ -154,6 +161,12 @@ public final class Connection: @unchecked Sendable {  // confined: one thread at
         }
         if let failure { throw failure }
         return results
+    }
+
+    /// The prepared-statement cache's key: the text, and the bind types when some are given
+    /// (they are part of what was prepared).
+    private static func preparedKey(_ statement: SQL) -> String {
+        statement.types.isEmpty ? statement.text : statement.text + "\u{0}" + statement.types.map(String.init).joined(separator: ",")
     }
 
     /// Reads one statement's result and the NULL after it; returns its error, if any.
@@ -208,6 +221,16 @@ public final class Connection: @unchecked Sendable {  // confined: one thread at
             PQfreemem(notification)
         }
         return received
+    }
+}
+
+extension Optional where Wrapped == [Oid] {
+    /// The array's storage for the duration of `body` (nil when there is no array).
+    fileprivate func withOptionalBuffer<R>(_ body: (UnsafePointer<Oid>?) -> R) -> R {
+        switch self {
+        case .none: return body(nil)
+        case .some(let array): return array.withUnsafeBufferPointer { body($0.baseAddress) }
+        }
     }
 }
 

@@ -8,23 +8,34 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
     /// Statement text with `$1…$n` placeholders.
     public private(set) var text: String
     /// Parameter values in text format; `nil` is SQL NULL. Sent with type OID 0 (unknown), so
-    /// PostgreSQL infers each one's type from its context, as PostgREST's binds do.
+    /// PostgreSQL infers each one's type from its context, as PostgREST's binds do, unless
+    /// `types` names one.
     public private(set) var binds: [String?]
+    /// Each bind's type OID, 0 for "inferred from the context" (empty: all inferred). A typed
+    /// bind is parsed by that type's input function, e.g. a column's value as logical
+    /// replication sends it, in the column's own type.
+    public private(set) var types: [UInt32]
 
     public init(unsafeSQL text: String, binds: [String?] = []) {
         self.text = text
         self.binds = binds
+        self.types = []
     }
 
     public init(stringLiteral value: String) {
         self.text = value
         self.binds = []
+        self.types = []
     }
 
     public init(stringInterpolation: Interpolation) {
         self.text = stringInterpolation.text
         self.binds = stringInterpolation.binds
+        self.types = stringInterpolation.types.contains(where: { $0 != 0 }) ? stringInterpolation.types : []
     }
+
+    /// The type OID of every bind (0: inferred).
+    public var bindTypes: [UInt32] { types.isEmpty ? [UInt32](repeating: 0, count: binds.count) : types }
 
     /// Appends another fragment, renumbering its placeholders after this one's.
     public mutating func append(_ other: SQL) {
@@ -32,6 +43,7 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
             text += other.text
         } else {
             text += Self.renumber(other.text, offset: binds.count)
+            if !types.isEmpty || !other.types.isEmpty { types = bindTypes + other.bindTypes }
             binds += other.binds
         }
     }
@@ -88,6 +100,7 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
     public struct Interpolation: StringInterpolationProtocol {
         var text = ""
         var binds: [String?] = []
+        var types: [UInt32] = []
 
         public init(literalCapacity: Int, interpolationCount: Int) {
             text.reserveCapacity(literalCapacity + interpolationCount * 3)
@@ -97,7 +110,13 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
 
         /// A value: becomes `$n`.
         public mutating func appendInterpolation(_ value: String?) {
+            appendInterpolation(value, type: 0)
+        }
+
+        /// A value in the type with OID `type` (its text as that type's input function reads it).
+        public mutating func appendInterpolation(_ value: String?, type: UInt32) {
             binds.append(value)
+            types.append(type)
             text += "$\(binds.count)"
         }
 
@@ -127,6 +146,7 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
         public mutating func appendInterpolation(_ fragment: SQL) {
             text += SQL.renumber(fragment.text, offset: binds.count)
             binds += fragment.binds
+            types += fragment.bindTypes
         }
 
         /// Trusted text (keywords from the planner's own enums). Never user input.

@@ -70,6 +70,46 @@ struct Subscription: Sendable {
     /// primary key: the triggers then announce only that row's changes for this subscription.
     let rowKey: String?
     var caller: Caller
+    /// WAL feed: the database's snapshot when the subscription was made. A change whose
+    /// transaction it already saw is not sent: the client reads the row after subscribing, and
+    /// an event older than that read would hand it stale data.
+    var since: TransactionSnapshot? = nil
+}
+
+/// `pg_current_snapshot()`: which transactions had committed when it was taken.
+struct TransactionSnapshot: Sendable, Equatable {
+    /// Every transaction before `xmin` had ended; none from `xmax` on had.
+    let xmin: UInt64
+    let xmax: UInt64
+    /// Between the two, those still running.
+    let running: Set<UInt64>
+
+    /// `xmin:xmax:xip,…` as PostgreSQL writes it.
+    init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let xmin = UInt64(parts[0]), let xmax = UInt64(parts[1]), xmin <= xmax else { return nil }
+        var running: Set<UInt64> = []
+        for item in parts[2].split(separator: ",") {
+            guard let xid = UInt64(item) else { return nil }
+            running.insert(xid)
+        }
+        self.xmin = xmin
+        self.xmax = xmax
+        self.running = running
+    }
+
+    /// Whether the (committed) transaction `xid` — 32 bits, as logical replication names it —
+    /// had committed when the snapshot was taken. The full id is the one nearest `xmax` with
+    /// those low bits (transactions this recent are within 2^31 of it).
+    func sees(_ xid: UInt32) -> Bool {
+        let distance = Int64(Int32(bitPattern: xid &- UInt32(truncatingIfNeeded: xmax)))
+        let full = Int64(bitPattern: xmax) + distance
+        if full < 0 { return true }
+        let id = UInt64(full)
+        if id < xmin { return true }
+        if id >= xmax { return false }
+        return !running.contains(id)
+    }
 }
 
 extension SchemaCache.Table {

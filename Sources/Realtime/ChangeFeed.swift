@@ -6,33 +6,74 @@ import Postgres
 import REST
 import Synchronization
 
-/// One row change as the `realtime.notify_<oid>()` triggers announce it.
+/// Which change feed a server process runs (`REALTIME_FEED`).
+public enum RealtimeFeedChoice: String, Sendable, CaseIterable {
+    /// The WAL when the database can stream it (wal_level=logical and a replication connection
+    /// with a slot), else the triggers, with one warning.
+    case auto
+    /// The WAL, or the server does not start.
+    case wal
+    /// The triggers (pg_notify under leases).
+    case triggers
+}
+
+/// The feed a running server process uses.
+public enum RealtimeFeedKind: String, Sendable {
+    /// Logical replication: each committed change, in commit order, with its committed row.
+    case wal
+    /// Triggers: `pg_notify` of the row's key while a server holds a lease; the row is re-read.
+    case triggers
+}
+
+/// One row change, as either feed announces it: the seam between the feeds and everything above
+/// them (the hub, the per-subscriber check, delivery).
 struct Change {
     let schema: String
     let table: String
     /// INSERT, UPDATE or DELETE.
     let type: String
+    /// When the transaction committed (WAL); when the row was written (triggers).
     let commitTimestamp: String
-    /// The primary key (the new row's; the old one's for DELETE).
+    /// The primary key (the new row's; the old one's for DELETE), for the key filters: JSON
+    /// values (triggers) or the text of each value (WAL).
     let key: [String: Any]
-    /// DELETE: the whole old row when it fit the notification, else its key.
+    /// Triggers, DELETE: the whole old row when it fit the notification, else its key.
     let oldRow: [String: Any]?
+    /// WAL: the row as committed (the old row for DELETE), so the event carries that row and
+    /// not whatever the table holds when the event is processed.
+    let committed: CommittedRow?
+    /// WAL: the transaction's id (subscriptions made after it committed do not hear of it).
+    var xid: UInt32? = nil
+}
 
+/// A row as logical replication sent it: each column's value in its type's text form.
+struct CommittedRow {
+    struct Column {
+        let name: String
+        let typeOID: UInt32
+        /// Nil: NULL.
+        let value: String?
+    }
+
+    /// The columns whose values the WAL carried.
+    let columns: [Column]
+    /// Columns it did not carry: TOASTed values an UPDATE left unchanged, with no old row to take
+    /// them from (a table without REPLICA IDENTITY FULL). They are left out of the event.
+    let missing: [String]
+    /// The old row's primary key, for `old_record` (UPDATE, DELETE).
+    let oldKey: [Column]
+}
+
+extension Change {
+    /// A trigger's notification: {"schema","table","type","commit_timestamp","pk",["old"]}.
     init?(json: String) {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any],
               let schema = object["schema"] as? String, let table = object["table"] as? String,
               let type = object["type"] as? String, ["INSERT", "UPDATE", "DELETE"].contains(type),
               let timestamp = object["commit_timestamp"] as? String, let key = object["pk"] as? [String: Any], !key.isEmpty else { return nil }
-        self.schema = schema
-        self.table = table
-        self.type = type
-        commitTimestamp = timestamp
-        self.key = key
-        oldRow = object["old"] as? [String: Any]
+        self.init(schema: schema, table: table, type: type, commitTimestamp: timestamp, key: key, oldRow: object["old"] as? [String: Any], committed: nil)
     }
-}
 
-extension Change {
     /// True when `filter` is an equality on the table's key (`id=eq.…`) and this change's key
     /// is another row: decided without a query, with the same canonical key text the leases use.
     func keyMisses(_ filter: Condition, table: SchemaCache.Table) -> Bool {
@@ -42,50 +83,181 @@ extension Change {
     }
 }
 
-/// The change feed: one dedicated connection (never the pool's) listens on `realtime_changes`;
-/// each change is re-read once per distinct subscriber (role + claims) on a pool connection,
-/// under that subscriber's role and claims with the ownership rule added, so RLS and the
-/// middleware both decide who hears of it. If the listening connection drops, every Realtime
+/// The change feed: one dedicated connection (never the pool's) brings every committed change
+/// of the enabled tables; each is checked once per distinct subscriber (role + claims) on a pool
+/// connection, under that subscriber's role and claims with the ownership rule added, so RLS and
+/// the middleware both decide who hears of it. If the feed's connection drops, every Realtime
 /// socket is closed with 1001 (clients reconnect, rejoin and re-read what they missed).
+///
+/// The WAL feed (`WALStream`) streams the publication through a temporary logical replication
+/// slot; the trigger feed LISTENs to the triggers' notifications and takes leases so that only
+/// watched writes notify. `start` picks one for the process's lifetime.
 public final class ChangeFeed: Sendable {
     static let channel = "realtime_changes"
     static let filtersPerStatement = 1000
 
     let service: RealtimeService
     let conninfo: String
+    let choice: RealtimeFeedChoice
     private let running = Atomic<Bool>(false)
     /// Signalled when the feed's thread has closed its connection and ended.
     private let ended = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
     private let delivered = Atomic<Int>(0)
-    private let listening = Atomic<Bool>(false)
+    /// WAL: the end of the last transaction processed (where a new stream resumes from).
+    let processed = Atomic<UInt64>(0)
+    /// WAL: streams opened so far (each gets its own slot name).
+    private let streams = Atomic<Int>(0)
 
-    public init(service: RealtimeService, conninfo: String) {
+    public init(service: RealtimeService, conninfo: String, choice: RealtimeFeedChoice = .auto) {
         self.service = service
         self.conninfo = conninfo
+        self.choice = choice
     }
 
     /// Events sent to channels since start.
     public var deliveredCount: Int { delivered.load(ordering: .relaxed) }
-    public var isListening: Bool { listening.load(ordering: .acquiring) }
+    /// True while the feed's connection is up (the stream or the LISTEN).
+    public var isListening: Bool { service.feedIsListening }
+    /// The feed in use, once `start` has chosen.
+    public var kind: RealtimeFeedKind? { service.feedKind }
+    /// This process's replication slots are named with this prefix and a stream number.
+    public var slotPrefix: String { "onboard_realtime_" + service.serverID.uuidString.lowercased().replacingOccurrences(of: "-", with: "") }
 
-    public func start() {
+    /// Chooses the feed and, when the database answers, connects it before returning (the first
+    /// joins need not wait for it), then runs it on a thread of its own; a database that does not
+    /// answer yet is tried again there (joins wait for the feed, then are refused). Throws only
+    /// when the choice cannot be honoured: `wal` on a database without logical WAL, or whose
+    /// role may not replicate.
+    public func start() throws {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var first: Chosen? = nil
+        do {
+            first = try chooseFeed()
+        } catch let refusal as FeedError {
+            running.store(false, ordering: .releasing)
+            throw refusal
+        } catch {
+            service.logger.error("realtime: the change feed cannot reach the database yet; retrying", metadata: ["error": "\(error)"])
+        }
         started.store(true, ordering: .releasing)
-        Thread.detachNewThread { [self] in
-            run()
+        Thread.detachNewThread { [self, first] in
+            run(first)
             ended.signal()
         }
     }
 
-    /// Stops listening and waits (up to a few seconds) until the connection is closed, so the
-    /// database is not stopped under it.
+    /// Stops the feed and waits (up to a few seconds) until its connection is closed (which ends
+    /// a WAL feed's slot), so the database is not stopped under it.
     public func stop() {
         running.store(false, ordering: .releasing)
         if started.exchange(false, ordering: .acquiringAndReleasing) { _ = ended.wait(timeout: .now() + 5) }
     }
 
-    private func run() {
+    private enum Chosen: Sendable {
+        case wal(WALStream)
+        case triggers
+    }
+
+    /// A choice that cannot be honoured (configuration, not connectivity).
+    private struct FeedError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private func chooseFeed() throws -> Chosen {
+        if choice == .triggers {
+            service.setFeed(.triggers, listening: false)
+            return .triggers
+        }
+        let level = try Connection(conninfo: conninfo, allowsPreparedStatements: false).query("SHOW wal_level").scalar ?? "unknown"
+        guard level == "logical" else {
+            if choice == .wal { throw FeedError(description: "REALTIME_FEED=wal needs wal_level=logical; the database has wal_level=\(level)") }
+            service.logger.warning("realtime: the database has wal_level=\(level), not logical, so Realtime uses its trigger feed (each write to an enabled table pays a trigger, watched ones a NOTIFY); set wal_level=logical and restart PostgreSQL to stream the WAL instead")
+            service.setFeed(.triggers, listening: false)
+            return .triggers
+        }
+        do {
+            let stream = try openStream()
+            service.setFeed(.wal, listening: true)
+            service.logger.info("realtime change feed streaming the WAL", metadata: ["slot": "\(stream.slot)"])
+            return .wal(stream)
+        } catch {
+            if choice == .wal { throw FeedError(description: "REALTIME_FEED=wal, but the WAL cannot be streamed: \(error)") }
+            service.logger.warning("realtime: the WAL cannot be streamed (\(error)), so Realtime uses its trigger feed; give the server's database role REPLICATION (and pg_hba.conf a line for its replication connections) to stream the WAL instead")
+            service.setFeed(.triggers, listening: false)
+            return .triggers
+        }
+    }
+
+    private func run(_ first: Chosen?) {
+        var chosen = first
+        var backoff = 0.1
+        while chosen == nil && running.load(ordering: .acquiring) {
+            do {
+                chosen = try chooseFeed()
+            } catch {
+                Thread.sleep(forTimeInterval: backoff)
+                backoff = min(backoff * 2, 5)
+            }
+        }
+        switch chosen {
+        case .wal(let stream)?: runWAL(first: stream)
+        case .triggers?: runTriggers()
+        case nil: break
+        }
+    }
+
+    // MARK: the WAL feed
+
+    private func openStream() throws -> WALStream {
+        let number = streams.add(1, ordering: .relaxed).newValue
+        return try WALStream(feed: self, conninfo: conninfo, slot: "\(slotPrefix)_\(number)",
+                             resumeFrom: LSN(processed.load(ordering: .relaxed)))
+    }
+
+    private func runWAL(first: WALStream) {
+        var stream: WALStream? = first
+        var backoff = 0.1
+        while running.load(ordering: .acquiring) {
+            do {
+                if stream == nil {
+                    stream = try openStream()
+                    service.setFeed(.wal, listening: true)
+                    backoff = 0.1
+                    service.logger.info("realtime change feed streaming the WAL again", metadata: ["slot": "\(stream!.slot)"])
+                }
+                try stream!.pump(seconds: 0.25)
+            } catch {
+                // The slot was temporary: it went with the connection, and what was committed
+                // until a new one exists is not streamed. Clients reconnect and re-read.
+                stream = nil
+                lost(error)
+                Thread.sleep(forTimeInterval: backoff)
+                backoff = min(backoff * 2, 5)
+            }
+        }
+        stream = nil  // closes the connection: PostgreSQL drops the temporary slot
+        service.setFeed(.wal, listening: false)
+    }
+
+    private func lost(_ error: any Error) {
+        guard service.feedIsListening else { return }
+        service.setFeed(service.feedKind ?? .wal, listening: false)
+        service.logger.error("realtime change feed lost; closing realtime sockets", metadata: ["error": "\(error)"])
+        service.closeAll(reason: "change feed lost")
+    }
+
+    // MARK: the trigger feed
+
+    /// LISTENs for the triggers' notifications, with the triggers installed first (or an error
+    /// logged: the server still serves everything else).
+    private func runTriggers() {
+        do {
+            try service.installTriggers()
+        } catch {
+            service.logger.error("realtime: could not install the trigger feed's triggers, so changes of tables without them are not announced; run SELECT realtime.use_triggers(true) as the tables' owner",
+                                 metadata: ["error": "\(error)"])
+        }
         var connection: Connection?
         var backoff = 0.1
         while running.load(ordering: .acquiring) {
@@ -94,44 +266,43 @@ public final class ChangeFeed: Sendable {
                     let fresh = try Connection(conninfo: conninfo, allowsPreparedStatements: false)
                     try fresh.listen(Self.channel)
                     connection = fresh
-                    listening.store(true, ordering: .releasing)
-                    service.setFeedListening(true)
+                    service.setFeed(.triggers, listening: true)
                     backoff = 0.1
                     service.logger.info("realtime change feed listening")
                 }
                 for notification in try connection!.waitForNotifications(timeout: 0.25) where notification.channel == Self.channel {
-                    process(notification.payload)
+                    guard let change = Change(json: notification.payload) else {
+                        service.logger.warning("realtime: unreadable change notification")
+                        continue
+                    }
+                    process(change)
                 }
                 if running.load(ordering: .acquiring) { service.logLeaseFailure(service.renewLeases) }
             } catch {
-                let wasListening = listening.exchange(false, ordering: .acquiringAndReleasing)
-                service.setFeedListening(false)
                 connection = nil
-                if wasListening {
-                    service.logger.error("realtime change feed lost; closing realtime sockets", metadata: ["error": "\(error)"])
-                    service.closeAll(reason: "change feed lost")
-                }
+                lost(error)
                 Thread.sleep(forTimeInterval: backoff)
                 backoff = min(backoff * 2, 5)
             }
         }
-        listening.store(false, ordering: .releasing)
-        service.setFeedListening(false)
+        service.setFeed(.triggers, listening: false)
     }
 
+    // MARK: fan-out
+
     /// Fans one change out to the channels allowed to see it.
-    func process(_ payload: String) {
-        guard let change = Change(json: payload) else {
-            service.logger.warning("realtime: unreadable change notification")
-            return
-        }
-        guard change.schema == "public", let table = service.schema.cache.tables[change.table] else { return }
+    func process(_ change: Change) {
+        guard change.schema == "public", let table = service.schema.cache.tables[change.table], !table.primaryKey.isEmpty else { return }
         // A filter on the primary key (the common "my own row") is decided here, without a query.
         let subscriptions = service.hub.matching(schema: change.schema, table: change.table, type: change.type)
             .filter { subscription in subscription.filter.map { !change.keyMisses($0, table: table) } ?? true }
+            .filter { subscription in
+                guard let xid = change.xid, let since = subscription.since else { return true }
+                return !since.sees(xid)
+            }
         guard !subscriptions.isEmpty else { return }
 
-        // One re-read per distinct subscriber; then one frame per channel with its matching ids.
+        // One check per distinct subscriber; then one frame per channel with its matching ids.
         var groups: [String: [Subscription]] = [:]
         for subscription in subscriptions { groups[subscription.caller.role + "\u{0}" + subscription.caller.claimsJSON, default: []].append(subscription) }
         for group in groups.values {
@@ -147,26 +318,35 @@ public final class ChangeFeed: Sendable {
                     delivered.add(1, ordering: .relaxed)
                 }
             } catch {
-                service.logger.error("realtime: re-reading a change failed", metadata: ["table": "\(change.table)", "error": "\(error)"])
+                service.logger.error("realtime: checking a change for a subscriber failed", metadata: ["table": "\(change.table)", "error": "\(error)"])
             }
         }
     }
 
     /// The event's `data` as `group`'s subscriber sees it, and which subscriptions' filters match;
     /// nil when the row is not visible to them.
+    ///
+    /// Three ways to the row, one statement shape (`SELECT record, old_record, filters… FROM row
+    /// WHERE ownership AND visible`), run as the subscriber:
+    /// - WAL: the committed row, rebuilt from the stream's text values in their own types. It
+    ///   is visible when the table still holds exactly that row and the subscriber can read it
+    ///   there (PostgreSQL's RLS), or, when the table no longer holds it (written again since,
+    ///   deleted, or this is the old row of a DELETE), when the table's SELECT policies allow it
+    ///   (`realtime.policies_allow`; `realtime.is_current` tells the two cases apart past RLS,
+    ///   in the same snapshot).
+    /// - triggers, DELETE: the old row from the notification, by the policies likewise.
+    /// - triggers, INSERT/UPDATE: the row as the table holds it now, read by key under RLS.
     private func evaluate(_ change: Change, table: SchemaCache.Table, for group: [Subscription]) throws -> (String, [Bool])? {
         let caller = group[0].caller
         let isDelete = change.type == "DELETE"
         var conditions: [Condition] = []
-        // A deleted row cannot be re-read, so RLS cannot judge it: the ownership rule is the
-        // only check left, and it applies even where the middleware is switched off.
-        let enforce = service.config.enforceOwnership || isDelete
-        switch RowAccess.readScope(table: table.name, policy: service.config.policy, enabled: enforce, caller: caller) {
+        switch RowAccess.readScope(table: table.name, policy: service.config.policy, enabled: service.config.enforceOwnership, caller: caller) {
         case .none: return nil
         case .all: break
         case .only(let condition): conditions.append(condition)
         }
         let qualified = quoteIdentifier("public") + "." + quoteIdentifier(table.name)
+        let row = quoteIdentifier(table.name)
         // Each distinct filter is evaluated once (subscribers often share one), in statements
         // of at most `filtersPerStatement` (PostgreSQL's target lists stop at 1,664 entries).
         var filters: [Condition] = []
@@ -179,21 +359,47 @@ public final class ChangeFeed: Sendable {
             filterIndex[key] = filters.count - 1
             return filters.count - 1
         }
+
         var from: SQL
-        if isDelete {
-            // The row is gone: filters and the ownership rule are checked on the deleted row the
-            // trigger sent (Realtime itself does not check DELETEs at all).
-            let oldRow = JWT.serialize(change.oldRow ?? change.key)
-            from = " FROM jsonb_populate_record(NULL::\(unsafeRaw: qualified), \(oldRow)::jsonb) AS \(unsafeRaw: quoteIdentifier(table.name))"
+        var visible: SQL? = nil
+        var record: SQL = isDelete ? "NULL::text" : SQL(unsafeSQL: "to_jsonb(\(row).*)::text")
+        var oldRecord: SQL = "NULL::text"
+        if let committed = change.committed {
+            let values = table.name == "realtime_committed" ? "realtime_committed_values" : "realtime_committed"
+            let columns = SQL.join(committed.columns.map { "\($0.value, type: $0.typeOID) AS \(ident: $0.name)" }, separator: ", ")
+            from = " FROM (SELECT " + columns + ") AS \(ident: values), jsonb_populate_record(NULL::\(unsafeRaw: qualified), to_jsonb(\(ident: values))) AS \(unsafeRaw: row)"
+            if isDelete {
+                visible = "realtime.policies_allow(\(unsafeRaw: row).*)"
+            } else {
+                let current = table.name == "realtime_current" ? "realtime_current_row" : "realtime_current"
+                let sameKey = table.primaryKey.map { "\(ident: current).\(ident: $0) = \(unsafeRaw: row).\(ident: $0)" as SQL }
+                visible = "CASE WHEN EXISTS (SELECT 1 FROM \(unsafeRaw: qualified) AS \(ident: current) WHERE " + SQL.join(sameKey, separator: " AND ")
+                    + " AND (\(ident: current).*)::text = (\(unsafeRaw: row).*)::text) THEN true WHEN realtime.is_current(\(unsafeRaw: row).*) THEN false "
+                    + "ELSE realtime.policies_allow(\(unsafeRaw: row).*) END"
+                if !committed.missing.isEmpty {
+                    record = "(to_jsonb(\(unsafeRaw: row).*) - \(array: committed.missing)::text[])::text"
+                }
+            }
+            if change.type != "INSERT" {
+                oldRecord = "jsonb_build_object(" + SQL.join(committed.oldKey.map { "\($0.name)::text, \($0.value, type: $0.typeOID)" as SQL }, separator: ", ") + ")::text"
+            }
+        } else if isDelete {
+            from = " FROM jsonb_populate_record(NULL::\(unsafeRaw: qualified), \(JWT.serialize(change.oldRow ?? change.key))::jsonb) AS \(unsafeRaw: row)"
+            visible = "realtime.policies_allow(\(unsafeRaw: row).*)"
+            oldRecord = "\(JWT.serialize(change.key))::text"
         } else {
             from = SQL(unsafeSQL: " FROM \(qualified)")
             for (column, value) in change.key { conditions.append(.filter(Filter(column: column, op: .eq, operand: .value(Self.text(value) ?? "")))) }
+            if change.type != "INSERT" { oldRecord = "\(JWT.serialize(change.key))::text" }
         }
-        from = from + SQL(unsafeSQL: " WHERE ") + (try RowAccess.sql(conditions, table: table))
+        var condition = try RowAccess.sql(conditions, table: table)
+        if let visible { condition = condition + " AND " + visible }
+        from = from + " WHERE " + condition
+
         var statements = [RESTService.setup(caller: caller, readOnly: true)]
         let chunks = stride(from: 0, to: max(filters.count, 1), by: Self.filtersPerStatement).map { Array(filters[$0..<min(filters.count, $0 + Self.filtersPerStatement)]) }
         for chunk in chunks {
-            var select = SQL(unsafeSQL: "SELECT " + (isDelete ? "NULL::text" : "to_jsonb(\(quoteIdentifier(table.name)))::text"))
+            var select = "SELECT " + record + ", " + oldRecord
             for filter in chunk {
                 select = select + SQL(unsafeSQL: ", COALESCE((") + (try RowAccess.sql([filter], table: table)) + SQL(unsafeSQL: "), false)")
             }
@@ -211,13 +417,13 @@ public final class ChangeFeed: Sendable {
         let matched = slots.map { slot -> Bool in
             guard let slot else { return true }
             let chunk = results[1 + slot / Self.filtersPerStatement]
-            return chunk.count == 1 && chunk[0, 1 + slot % Self.filtersPerStatement] == "t"
+            return chunk.count == 1 && chunk[0, 2 + slot % Self.filtersPerStatement] == "t"
         }
         guard matched.contains(true) else { return nil }
 
         var data = #"{"schema":\#(jsonString(change.schema)),"table":\#(jsonString(change.table)),"commit_timestamp":\#(jsonString(change.commitTimestamp)),"type":\#(jsonString(change.type)),"columns":\#(results[results.count - 1].scalar ?? "[]")"#
-        if let record = rows[0, 0] { data += #","record":\#(record)"# }
-        if change.type != "INSERT" { data += #","old_record":\#(JWT.serialize(change.key))"# }
+        if let recordJSON = rows[0, 0] { data += #","record":\#(recordJSON)"# }
+        if let oldJSON = rows[0, 1] { data += #","old_record":\#(oldJSON)"# }
         data += #","errors":null}"#
         return (data, matched)
     }

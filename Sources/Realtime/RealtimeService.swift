@@ -56,13 +56,26 @@ public final class RealtimeService: Sendable {
 
     // MARK: the change feed's state
 
+    /// Which feed runs (once chosen) and whether its connection is up; set by `ChangeFeed`.
     private let feedListening = NSCondition()
-    nonisolated(unsafe) private var feedIsListening = false  // guarded by feedListening
+    nonisolated(unsafe) private var feedState: (kind: RealtimeFeedKind?, listening: Bool) = (nil, false)  // guarded by feedListening
 
-    /// Called by the change feed when it starts or stops listening.
-    func setFeedListening(_ listening: Bool) {
+    public var feedKind: RealtimeFeedKind? {
         feedListening.lock()
-        feedIsListening = listening
+        defer { feedListening.unlock() }
+        return feedState.kind
+    }
+
+    public var feedIsListening: Bool {
+        feedListening.lock()
+        defer { feedListening.unlock() }
+        return feedState.listening
+    }
+
+    /// Called by the change feed when it has chosen its kind, and when it starts or stops listening.
+    func setFeed(_ kind: RealtimeFeedKind, listening: Bool) {
+        feedListening.lock()
+        feedState = (kind, listening)
         feedListening.broadcast()
         feedListening.unlock()
     }
@@ -72,8 +85,8 @@ public final class RealtimeService: Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         feedListening.lock()
         defer { feedListening.unlock() }
-        while !feedIsListening {
-            guard feedListening.wait(until: deadline) else { return feedIsListening }
+        while !feedState.listening {
+            guard feedListening.wait(until: deadline) else { return feedState.listening }
         }
         return true
     }
@@ -203,7 +216,8 @@ public final class RealtimeService: Sendable {
 
     /// The bindings as subscriptions, and the first problem Realtime would report for them
     /// (unknown table, filter that does not parse).
-    func resolve(_ bindings: [Binding], socket: RealtimeSocket, topic: String, joinRef: String?, caller: Caller) -> (subscriptions: [Subscription], problem: String?) {
+    func resolve(_ bindings: [Binding], socket: RealtimeSocket, topic: String, joinRef: String?, caller: Caller,
+                 since: TransactionSnapshot? = nil) -> (subscriptions: [Subscription], problem: String?) {
         let cache = schema.cache
         var subscriptions: [Subscription] = []
         for binding in bindings {
@@ -226,7 +240,8 @@ public final class RealtimeService: Sendable {
             }
             let rowKey = binding.table.flatMap { cache.tables[$0] }?.rowKey(for: filter)
             subscriptions.append(Subscription(socket: socket, topic: topic, joinRef: joinRef, bindingID: binding.id, event: binding.event,
-                                              schema: binding.schema, table: binding.table, filter: filter, rowKey: rowKey, caller: caller))
+                                              schema: binding.schema, table: binding.table, filter: filter, rowKey: rowKey, caller: caller,
+                                              since: since))
         }
         return (subscriptions, nil)
     }
@@ -257,9 +272,23 @@ public final class RealtimeService: Sendable {
         return nil
     }
 
+    /// WAL feed: the snapshot a new subscription starts from (taken before the join reply);
+    /// nil for the trigger feed, whose events re-read the row, or when it cannot be read.
+    func subscriptionSnapshot() -> TransactionSnapshot? {
+        guard feedKind == .wal else { return nil }
+        do {
+            let text = try pool.withConnection { try $0.query("SELECT pg_current_snapshot()::text", prepared: true).scalar }
+            return text.flatMap(TransactionSnapshot.init)
+        } catch {
+            logger.error("realtime: could not read the snapshot a subscription starts from", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
     /// Takes the leases that new subscriptions need (before the join reply), so the triggers
     /// announce their changes. Serialised with the periodic renewal, so neither undoes the other.
     func addLeases(for subscriptions: [Subscription]) throws {
+        guard feedKind == .triggers else { return }
         try leases.withLock { leases in
             let added = Set(subscriptions.map(\.lease)).subtracting(leases.current)
             guard !added.isEmpty else { return }
@@ -290,8 +319,17 @@ public final class RealtimeService: Sendable {
         }
     }
 
+    /// Installs the trigger feed's triggers on every enabled table (idempotent): the trigger
+    /// feed's start, since a database that can stream the WAL has none.
+    func installTriggers() throws {
+        _ = try pool.withConnection { connection in
+            try connection.pipeline(["SELECT set_config('role', 'service_role', true)", "SELECT realtime.use_triggers(true)"])
+        }
+    }
+
     /// Drops this server's leases (at shutdown: the triggers need not wait for them to expire).
     public func releaseLeases() throws {
+        guard feedKind == .triggers else { return }
         try leases.withLock { leases in
             try write([], replace: true)
             leases.current = []

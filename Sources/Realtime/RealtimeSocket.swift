@@ -141,12 +141,15 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
             return
         }
 
-        // Register (and hold a lease on the tables, so the triggers announce their changes) first,
-        // then reply: supabase-swift counts as subscribed from the reply on, and a change
-        // committed after it is never missed; none is sent before it (deliveries run on this
-        // queue, after this function).
+        // Register first (with the WAL feed, from the database's current snapshot: what it had
+        // committed is not sent, the client reads it after the reply; with the trigger feed,
+        // holding a lease on the tables so the triggers announce their changes), then reply:
+        // supabase-swift counts as subscribed from the reply on, and a change committed after
+        // it is never missed; none is sent before it (deliveries run on this queue, after this
+        // function).
         var channel = Channel(joinRef: message.joinRef ?? message.ref, caller: authorization.caller, token: token)
-        let resolved = service.resolve(bindings, socket: self, topic: message.topic, joinRef: channel.joinRef, caller: authorization.caller)
+        let since = bindings.isEmpty ? nil : service.subscriptionSnapshot()
+        let resolved = service.resolve(bindings, socket: self, topic: message.topic, joinRef: channel.joinRef, caller: authorization.caller, since: since)
         service.hub.add(resolved.subscriptions)
         service.logLeaseFailure { try service.addLeases(for: resolved.subscriptions) }
         channel.expiry = scheduleExpiry(topic: message.topic, joinRef: channel.joinRef, at: authorization.expiresAt)

@@ -22,6 +22,10 @@ public enum TestPostgres {
     private static let started: Result<EmbeddedPostgres, any Error> = Result {
         var options = EmbeddedPostgres.Options()
         options.durable = false
+        // Every test server streams the WAL through a slot of its own (suites run in parallel).
+        // Without synchronous commits (durable = false) the WAL reaches the disk, and so the
+        // WAL senders, on the WAL writer's cycle: keep that short.
+        options.settings = ["max_wal_senders": "100", "max_replication_slots": "100", "wal_writer_delay": "10ms"]
         // A cluster of this process's own: two test runs on one machine (a developer's and a
         // stress loop's) must not drop each other's databases or stop each other's cluster.
         let temporary = URL(fileURLWithPath: NSTemporaryDirectory())

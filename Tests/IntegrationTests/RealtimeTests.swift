@@ -1,6 +1,7 @@
 import Foundation
 import JWT
 import Postgres
+import Realtime
 import TestSupport
 import Testing
 
@@ -60,7 +61,12 @@ final class PhoenixClient {
     }
 }
 
-/// Supabase Realtime's postgres_changes over a real socket against the real application.
+/// The two change feeds every Realtime test runs on: the WAL (the embedded cluster streams it)
+/// and the triggers (the fallback for a database that cannot).
+let feeds: [RealtimeFeedChoice] = [.wal, .triggers]
+
+/// Supabase Realtime's postgres_changes over a real socket against the real application, on
+/// each change feed.
 @Suite("Realtime", .serialized)
 struct RealtimeTests {
     func patch(_ server: TestServer, _ user: (id: String, token: String, refresh: String), state: String) throws {
@@ -69,9 +75,9 @@ struct RealtimeTests {
         #expect(response.status == 204, "\(response.text)")
     }
 
-    @Test(arguments: ["2.0.0", "1.0.0"])
-    func joinHeartbeatChangeAndLeave(vsn: String) throws {
-        let server = try TestServer()
+    @Test(arguments: ["2.0.0", "1.0.0"], feeds)
+    func joinHeartbeatChangeAndLeave(vsn: String, feed: RealtimeFeedChoice) throws {
+        let server = try TestServer { $0.realtimeFeed = feed }
         let user = try server.signUp()
         let client = try PhoenixClient(server, vsn: vsn)
         #expect(client.socket.status == 101)
@@ -129,8 +135,9 @@ struct RealtimeTests {
         #expect(try client.next("postgres_changes", timeout: 0.5) == nil)
     }
 
-    @Test func socketChecksTheKeyAndTheSerializer() throws {
-        let server = try TestServer()
+    @Test(arguments: feeds)
+    func socketChecksTheKeyAndTheSerializer(feed: RealtimeFeedChoice) throws {
+        let server = try TestServer { $0.realtimeFeed = feed }
         let missing = try TestWebSocket(port: server.port, target: "/realtime/v1/websocket?vsn=2.0.0")
         #expect(missing.status == 401 && missing.body == #"{"error":"API key is missing"}"#)
         let wrong = try TestWebSocket(port: server.port, target: "/realtime/v1/websocket?apikey=nope&vsn=2.0.0")
@@ -144,8 +151,9 @@ struct RealtimeTests {
         #expect(try header.readText()?.contains(#""ref":"9""#) == true)
     }
 
-    @Test func joinErrorsAreRealtimes() throws {
-        let server = try TestServer()
+    @Test(arguments: feeds)
+    func joinErrorsAreRealtimes(feed: RealtimeFeedChoice) throws {
+        let server = try TestServer { $0.realtimeFeed = feed }
         let user = try server.signUp()
         let client = try PhoenixClient(server)
         let secret = Array(TestServer.secret.utf8)
@@ -190,9 +198,12 @@ struct RealtimeTests {
 
     enum Layers: String, CaseIterable, Sendable { case both, rlsOnly, middlewareOnly }
 
-    @Test(arguments: Layers.allCases)
-    func aUserNeverHearsOfAnotherUsersRows(_ layers: Layers) throws {
-        let server = try TestServer { $0.enforceOwnership = layers != .rlsOnly }
+    @Test(arguments: Layers.allCases, feeds)
+    func aUserNeverHearsOfAnotherUsersRows(_ layers: Layers, feed: RealtimeFeedChoice) throws {
+        let server = try TestServer {
+            $0.enforceOwnership = layers != .rlsOnly
+            $0.realtimeFeed = feed
+        }
         if layers == .middlewareOnly {
             let admin = try Connection(conninfo: server.databaseURL)
             try admin.execute("ALTER TABLE public.children DISABLE ROW LEVEL SECURITY; ALTER TABLE public.user_profiles DISABLE ROW LEVEL SECURITY")
@@ -240,8 +251,9 @@ struct RealtimeTests {
         #expect(try anonymous.next("postgres_changes", timeout: 0.2) == nil)
     }
 
-    @Test func tokenRefreshAndExpiry() throws {
-        let server = try TestServer()
+    @Test(arguments: feeds)
+    func tokenRefreshAndExpiry(feed: RealtimeFeedChoice) throws {
+        let server = try TestServer { $0.realtimeFeed = feed }
         let user = try server.signUp()
         let client = try PhoenixClient(server)
         let secret = Array(TestServer.secret.utf8)
@@ -277,8 +289,9 @@ struct RealtimeTests {
 
     /// PostgreSQL's target lists stop at 1,664 entries: more filters than that for one
     /// subscriber are evaluated in several statements (found by bench/realtime-idle.py).
-    @Test func oneSubscriberWithMoreFiltersThanATargetListHolds() throws {
-        let server = try TestServer()
+    @Test(arguments: feeds)
+    func oneSubscriberWithMoreFiltersThanATargetListHolds(feed: RealtimeFeedChoice) throws {
+        let server = try TestServer { $0.realtimeFeed = feed }
         let user = try server.signUp()
         let client = try PhoenixClient(server)
         let bindings: [[String: Any]] = (0..<1_700).map { _ in
@@ -294,9 +307,12 @@ struct RealtimeTests {
     }
 
     /// The triggers announce changes only of tables (or rows) some server holds a lease on:
-    /// taken before the join reply, dropped when the server stops.
-    @Test func subscriptionsTakeLeasesAndOnlyLeasedChangesAreAnnounced() throws {
-        let server = try TestServer()
+    /// taken before the join reply, dropped when the server stops. The WAL feed takes no lease,
+    /// and its tables have no trigger at all.
+    @Test(arguments: feeds)
+    func subscriptionsTakeLeasesAndOnlyLeasedChangesAreAnnounced(feed: RealtimeFeedChoice) throws {
+        let server = try TestServer { $0.realtimeFeed = feed }
+        let leases = feed == .triggers
         let a = try server.signUp()
         let b = try server.signUp()
         let admin = try Connection(conninfo: server.databaseURL)
@@ -304,6 +320,9 @@ struct RealtimeTests {
             SELECT coalesce(string_agg(relid::regclass::text || ':' || row_key, ',' ORDER BY relid::regclass::text, row_key), '') \
             FROM realtime.listeners WHERE expires_at > now()
             """
+        let triggers: SQL = "SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'realtime_changes%'"
+        // The trigger feed installs its triggers as it starts; the WAL feed has none.
+        #expect(try eventually { try admin.query(triggers).scalar == (leases ? "4" : "0") })
         let listener = try Connection(conninfo: server.databaseURL)
         try listener.listen("realtime_changes")
         func announced(after write: () throws -> Void) throws -> [String] {
@@ -317,25 +336,28 @@ struct RealtimeTests {
         let client = try PhoenixClient(server)
         _ = try client.join("realtime:own", token: a.token, bindings: [["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=eq.\(a.id.uppercased())"]])
         #expect(try client.next("system")?.payload["status"] as? String == "ok")
-        #expect(try admin.query(live).scalar == "user_profiles:\(a.id)")
+        #expect(try admin.query(live).scalar == (leases ? "user_profiles:\(a.id)" : ""))
         #expect(try announced { try patch(server, b, state: "USER_INFO") }.isEmpty)  // B's row: nobody listens
-        #expect(try announced { try patch(server, a, state: "CHILD_INFO") }.count == 1)
-        #expect(try client.next("postgres_changes") != nil)
+        #expect(try announced { try patch(server, a, state: "CHILD_INFO") }.count == (leases ? 1 : 0))
+        let event = try #require(try client.next("postgres_changes"))
+        #expect(((event.payload["data"] as? [String: Any])?["record"] as? [String: Any])?["onboarding_state"] as? String == "CHILD_INFO")
 
         // A whole table: a table lease.
         _ = try client.join("realtime:kids", token: a.token, bindings: [["event": "*", "schema": "public", "table": "children"]])
         #expect(try client.next("system")?.payload["status"] as? String == "ok")
-        #expect(try admin.query(live).scalar == "children:,user_profiles:\(a.id)")
+        #expect(try admin.query(live).scalar == (leases ? "children:,user_profiles:\(a.id)" : ""))
         server.application.shutdown()
         #expect(try admin.query(live).scalar == "")
     }
 
-    @Test func noSubscriptionIsConfirmedWhileTheFeedIsNotListening() throws {
+    @Test(arguments: feeds)
+    func noSubscriptionIsConfirmedWhileTheFeedIsNotListening(feed: RealtimeFeedChoice) throws {
         // A feed that cannot connect: a join must be refused, never answered "subscribed" with
         // changes that nobody will announce (as happened when a join beat the feed at start).
         let server = try TestServer {
             $0.listenDatabaseURL = "postgresql://127.0.0.1:1/nothing?connect_timeout=1"
             $0.realtimeFeedWait = 0.5
+            $0.realtimeFeed = feed
         }
         let user = try server.signUp()
         let client = try PhoenixClient(server)
@@ -347,14 +369,21 @@ struct RealtimeTests {
         #expect(plain["status"] as? String == "ok")
     }
 
-    @Test func losingTheFeedClosesSocketsWith1001AndItComesBack() throws {
-        let server = try TestServer()
+    @Test(arguments: feeds)
+    func losingTheFeedClosesSocketsWith1001AndItComesBack(feed: RealtimeFeedChoice) throws {
+        let server = try TestServer { $0.realtimeFeed = feed }
         let user = try server.signUp()
         let client = try PhoenixClient(server)
         _ = try client.join("realtime:p", token: user.token, bindings: [["event": "*", "schema": "public", "table": "user_profiles"]])
         #expect(try client.next("system")?.payload["status"] as? String == "ok")
         let admin = try Connection(conninfo: server.databaseURL)
-        _ = try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"realtime_changes\"'")
+        if feed == .wal {
+            // The walsender streaming this server's slot.
+            let ended = try admin.query("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE starts_with(slot_name::text, \(server.application.changeFeed.slotPrefix)) AND active_pid IS NOT NULL")
+            #expect(ended.count == 1)
+        } else {
+            _ = try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"realtime_changes\"' AND datname = current_database()")
+        }
         var code: UInt16?
         while let frame = try client.socket.readFrame(timeout: 30) {
             if frame.opcode == 0x8 { code = frame.closeCode; break }

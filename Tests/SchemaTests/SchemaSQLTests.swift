@@ -41,7 +41,9 @@ struct SchemaCase: Sendable, CustomTestStringConvertible {
 
 /// The schema's behaviour, checked in SQL as the `authenticated`/`anon` roles with real claims:
 /// each section runs alone in a transaction that is rolled back, and passes if it raises nothing.
-@Suite("Schema: RLS, triggers, constraints and onboarding functions")
+/// One section at a time: several create or drop triggers (DDL locks), which sections writing
+/// the same tables in parallel could deadlock with.
+@Suite("Schema: RLS, triggers, constraints and onboarding functions", .serialized)
 struct SchemaSQLTests {
     static let database: Result<String, any Error> = Result { try TestPostgres.makeDatabase() }
 
