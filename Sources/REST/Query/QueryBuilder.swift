@@ -219,68 +219,31 @@ struct QueryBuilder {
             sql.raw(")")
         case .value(let value) where filter.quantifier != nil:
             // `col LIKE ANY($1)` with the `{…}` list as one array bind (`*` is `%` in patterns).
-            let symbol: String
-            switch filter.op {
-            case .eq: symbol = " = "
-            case .gt: symbol = " > "
-            case .gte: symbol = " >= "
-            case .lt: symbol = " < "
-            case .lte: symbol = " <= "
-            case .like: symbol = " LIKE "
-            case .ilike: symbol = " ILIKE "
-            case .match: symbol = " ~ "
-            default: symbol = " ~* "
-            }
-            sql.raw(symbol)
+            sql.raw(Self.symbol(filter.op) ?? " = ")
             sql.raw(filter.quantifier == .all ? "ALL(" : "ANY(")
-            sql.bind(filter.op == .like || filter.op == .ilike ? String(value.map { $0 == "*" ? "%" : $0 }) : value)
+            sql.bind(Self.operandText(filter.op, value))
             sql.raw(")")
         case .value(let value):
+            if let symbol = Self.symbol(filter.op) {
+                sql.raw(symbol)
+                sql.bind(Self.operandText(filter.op, value))
+                return
+            }
+            // The full-text operators: `@@ to_tsquery([language,] value)`.
+            let function: String
             switch filter.op {
-            case .eq: sql.raw(" = ")
-            case .neq: sql.raw(" <> ")
-            case .gt: sql.raw(" > ")
-            case .gte: sql.raw(" >= ")
-            case .lt: sql.raw(" < ")
-            case .lte: sql.raw(" <= ")
-            // `*` stands for `%` in like patterns (URLs and `%` don't mix).
-            case .like, .ilike:
-                sql.raw(filter.op == .like ? " LIKE " : " ILIKE ")
-                sql.bind(String(value.map { $0 == "*" ? "%" : $0 }))
-                return
-            case .match: sql.raw(" ~ ")
-            case .imatch: sql.raw(" ~* ")
-            case .isdistinct: sql.raw(" IS DISTINCT FROM ")
-            case .cs: sql.raw(" @> ")
-            case .cd: sql.raw(" <@ ")
-            case .ov: sql.raw(" && ")
-            case .sl: sql.raw(" << ")
-            case .sr: sql.raw(" >> ")
-            // PostgREST: nxr "does not extend to the right" (&<), nxl "… to the left" (&>).
-            case .nxr: sql.raw(" &< ")
-            case .nxl: sql.raw(" &> ")
-            case .adj: sql.raw(" -|- ")
-            case .fts, .plfts, .phfts, .wfts:
-                let function: String
-                switch filter.op {
-                case .fts: function = "to_tsquery"
-                case .plfts: function = "plainto_tsquery"
-                case .phfts: function = "phraseto_tsquery"
-                default: function = "websearch_to_tsquery"
-                }
-                sql.raw(" @@ \(function)(")
-                if let language = filter.language {
-                    sql.bind(language)
-                    sql.raw("::regconfig, ")
-                }
-                sql.bind(value)
-                sql.raw(")")
-                return
-            case .in, .is:
-                // Parsed as lists / IS values; a plain operand can't reach here.
-                sql.raw(" = ")
+            case .plfts: function = "plainto_tsquery"
+            case .phfts: function = "phraseto_tsquery"
+            case .wfts: function = "websearch_to_tsquery"
+            default: function = "to_tsquery"
+            }
+            sql.raw(" @@ \(function)(")
+            if let language = filter.language {
+                sql.bind(language)
+                sql.raw("::regconfig, ")
             }
             sql.bind(value)
+            sql.raw(")")
         }
     }
 
@@ -300,6 +263,39 @@ struct QueryBuilder {
             sql.bind(String(offset))
         }
         sql.raw("))")
+    }
+
+    /// The SQL operator of a binary filter (PostgREST's SqlFragment.operators); nil for the
+    /// full-text ones, written as a function call.
+    static func symbol(_ op: FilterOperator) -> String? {
+        switch op {
+        case .eq, .in, .is: return " = "
+        case .neq: return " <> "
+        case .gt: return " > "
+        case .gte: return " >= "
+        case .lt: return " < "
+        case .lte: return " <= "
+        case .like: return " LIKE "
+        case .ilike: return " ILIKE "
+        case .match: return " ~ "
+        case .imatch: return " ~* "
+        case .isdistinct: return " IS DISTINCT FROM "
+        case .cs: return " @> "
+        case .cd: return " <@ "
+        case .ov: return " && "
+        case .sl: return " << "
+        case .sr: return " >> "
+        // PostgREST: nxr "does not extend to the right" (&<), nxl "… to the left" (&>).
+        case .nxr: return " &< "
+        case .nxl: return " &> "
+        case .adj: return " -|- "
+        case .fts, .plfts, .phfts, .wfts: return nil
+        }
+    }
+
+    /// `*` stands for `%` in like patterns (URLs and `%` don't mix).
+    static func operandText(_ op: FilterOperator, _ value: String) -> String {
+        op == .like || op == .ilike ? String(value.map { $0 == "*" ? "%" : $0 }) : value
     }
 
     func writeOrder(_ terms: [OrderTerm], into sql: inout SQLBuilder) {
