@@ -22,12 +22,14 @@ let package = Package(
         // C: libcrypto for JWT (and libxcrypt's bcrypt) and for the WebSocket handshake's SHA-1; libssl for the SMTP client's TLS.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev", "libcrypt-dev"])]),
 
-        .target(name: "Postgres", dependencies: ["CPostgres"], swiftSettings: swiftSettings),
+        // The epoll loop that the HTTP server and the pipelined database connections share.
+        .target(name: "EventLoop", dependencies: ["CSystemLinux"], swiftSettings: swiftSettings),
+        .target(name: "Postgres", dependencies: ["CPostgres", "EventLoop"], swiftSettings: swiftSettings),
         .target(name: "EmbeddedPostgres", swiftSettings: swiftSettings),
         .target(name: "JWT", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // C: epoll, which Glibc's module does not export.
         .systemLibrary(name: "CSystemLinux"),
-        .target(name: "HTTP", dependencies: ["CSystemLinux", "COpenSSL", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .target(name: "HTTP", dependencies: ["CSystemLinux", "COpenSSL", "EventLoop", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .target(name: "REST", dependencies: ["HTTP", "Postgres", "JWT"], swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["HTTP", "Postgres", "JWT", "COpenSSL", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
@@ -35,7 +37,7 @@ let package = Package(
         .target(
             name: "App",
             dependencies: [
-                "Postgres", "Migrations", "EmbeddedPostgres", "HTTP", "JWT", "REST", "Auth", "Realtime",
+                "Postgres", "Migrations", "EmbeddedPostgres", "EventLoop", "HTTP", "JWT", "REST", "Auth", "Realtime",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -62,7 +64,7 @@ let package = Package(
         .testTarget(name: "RESTTests", dependencies: ["REST", "HTTP", "JWT", "Postgres", "App"], swiftSettings: swiftSettings),
         .testTarget(name: "RESTIntegrationTests", dependencies: ["REST", "Postgres", "JWT", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JWTTests", dependencies: ["JWT"], swiftSettings: swiftSettings),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EventLoop", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "JWT", "HTTP", "App", "Realtime", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings),

@@ -7,6 +7,7 @@ import Postgres
 import Realtime
 import REST
 import Auth
+import EventLoop
 import Synchronization
 
 /// The one place that composes the layers: database, migrations, pool, schema cache, routes and
@@ -15,6 +16,8 @@ public final class Application: Sendable {
     public let config: ServerConfig
     public let server: HTTPServer
     public let pool: Pool
+    /// The pipelined connections the I/O thread answers plain REST requests on.
+    public let pipeline: PipelineClient
     public let database: PreparedDatabase
     let schema: SchemaCacheStore
     public let realtime: RealtimeService
@@ -47,6 +50,7 @@ public final class Application: Sendable {
                 throw error
             }
             application.listenForSchemaReloads()
+            application.pipeline.start()
             return application
         } catch {
             try? database.stopCluster()
@@ -78,13 +82,18 @@ public final class Application: Sendable {
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url, choice: config.realtimeFeed)
         self.realtime = realtime
         self.changeFeed = changeFeed
+        let loop = EventLoop()
+        let pipeline = PipelineClient(conninfo: database.url, size: config.effectivePipelineConnections,
+                                      allowsPreparedStatements: config.preparedStatements, loop: loop)
+        self.pipeline = pipeline
         let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
-                              mailer: mailer)
+                              mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil)
         let migrator = Migrator(directory: config.migrationsDirectory)
+        let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, metrics: metrics) : nil
         let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
                                  migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed) }, logger: logger)
         server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
-                            responder: { request in
+                            loop: loop, inline: inline, responder: { request in
                                 let started = DispatchTime.now().uptimeNanoseconds
                                 let response = router.respond(to: request)
                                 metrics.record(request, response, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
@@ -103,6 +112,7 @@ public final class Application: Sendable {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         changeFeed.stop()
         server.shutdown()
+        pipeline.close()
         mailer.shutdown()
         do {
             try realtime.releaseLeases()

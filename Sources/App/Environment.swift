@@ -100,6 +100,7 @@ extension ServerConfig {
         if let seconds = try integer("JWT_EXP", minimum: 1) { auth.jwtExpiry = seconds }
         if let size = try integer("DB_POOL_SIZE", minimum: 1) { poolSize = size }
         if let prepared = try boolean("DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
+        if let count = try integer("DB_PIPELINE_CONNECTIONS", minimum: 0) { pipelineConnections = count }
         if let migrate = try boolean("DB_MIGRATE_ON_START") { migrateOnStart = migrate }
         if let bytes = try integer("MAX_BODY_BYTES", minimum: 1) { limits.maxBodyBytes = bytes }
         if let count = try integer("MAX_CONNECTIONS", minimum: 1) { limits.maxConnections = count }
@@ -157,6 +158,7 @@ extension ServerConfig {
             ("host", host), ("port", "\(port)"), ("database", databaseText), ("migrations", migrationsDirectory.path),
             ("JWT_SECRET", mask(String(decoding: keys.jwtSecret, as: UTF8.self))), ("ANON_KEY", mask(keys.anonKey)),
             ("SERVICE_ROLE_KEY", mask(keys.serviceRoleKey)), ("JWT_EXP", "\(auth.jwtExpiry)"), ("DB_POOL_SIZE", "\(poolSize)"),
+            ("DB_PIPELINE_CONNECTIONS", "\(effectivePipelineConnections)"),
             ("DATABASE_LISTEN_URL", listenDatabaseURL.map(hidePassword) ?? "(the database)"),
             ("DB_PREPARED_STATEMENTS", "\(preparedStatements)"), ("DB_MIGRATE_ON_START", "\(migrateOnStart)"),
             ("WORKER_THREADS", "\(limits.workerThreads)"), ("MAX_CONNECTIONS", "\(limits.maxConnections)"),

@@ -33,6 +33,7 @@ public final class Metrics: Sendable {
     private final class Shard: Sendable { let state = Mutex(State()) }
     private let shards: [Shard] = (0..<16).map { _ in Shard() }
     private let pool: Pool
+    private let pipeline: PipelineClient?
     private let schema: SchemaCacheStore
     private let started = Date()
     private let realtime: RealtimeService?
@@ -42,8 +43,9 @@ public final class Metrics: Sendable {
     private let bareTables: Set<String>
 
     init(pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
-         mailer: Mailer? = nil) {
+         mailer: Mailer? = nil, pipeline: PipelineClient? = nil) {
         self.pool = pool
+        self.pipeline = pipeline
         self.schema = schema
         self.realtime = realtime
         self.feed = feed
@@ -190,6 +192,18 @@ public final class Metrics: Sendable {
         out += "# HELP onboard_db_pool_waiting Requests waiting for a pool connection.\n"
         out += "# TYPE onboard_db_pool_waiting gauge\n"
         out += "onboard_db_pool_waiting \(poolStats.waiting)\n"
+        if let pipeline {
+            let stats = pipeline.stats
+            out += "# HELP onboard_db_pipeline_connections Pipelined connections open (REST answered on the I/O thread).\n"
+            out += "# TYPE onboard_db_pipeline_connections gauge\n"
+            out += "onboard_db_pipeline_connections \(stats.open)\n"
+            out += "# HELP onboard_db_pipeline_exchanges_total REST requests answered over the pipelined connections.\n"
+            out += "# TYPE onboard_db_pipeline_exchanges_total counter\n"
+            out += "onboard_db_pipeline_exchanges_total \(stats.exchanges)\n"
+            out += "# HELP onboard_db_pipeline_declined_total Plain REST requests left to a worker because no pipelined connection was free.\n"
+            out += "# TYPE onboard_db_pipeline_declined_total counter\n"
+            out += "onboard_db_pipeline_declined_total \(stats.declined)\n"
+        }
         out += "# HELP onboard_process_start_time_seconds Start time of the process since the Unix epoch.\n"
         out += "# TYPE onboard_process_start_time_seconds gauge\n"
         out += "onboard_process_start_time_seconds \(Int(started.timeIntervalSince1970))\n"

@@ -6,6 +6,7 @@ import Postgres
 import Realtime
 import REST
 import Auth
+import Dispatch
 
 enum Routes {
     static func make(config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, metrics: Metrics,
@@ -34,21 +35,10 @@ enum Routes {
         // PostgREST: /rest/v1/…, and the owned tables' bare paths (`/children`), which the apps
         // also use.
         let restHandler: Handler = { request in
-            let resource: String
-            if request.path == "/rest/v1" || request.path.hasPrefix("/rest/v1/") {
-                resource = String(request.path.dropFirst("/rest/v1".count))
-            } else {
-                resource = request.path
-            }
-            let caller: Caller
-            do {
-                caller = try Credentials.resolve(apikey: apiKey(request), bearer: Credentials.bearerToken(request.headers["Authorization"]), keys: config.keys)
-            } catch let error as CredentialError {
-                throw restError(error)
-            }
-            return rest.respond(to: request, resource: resource, caller: caller)
+            let resource = restResource(request.path, config: config) ?? request.path
+            return rest.respond(to: request, resource: resource, caller: try restCaller(request, config: config))
         }
-        for method in ["GET", "POST", "PATCH", "PUT", "DELETE"] {
+        for method in restMethods {
             router.add(method, "/rest/v1", restHandler)
             router.add(method, "/rest/v1/*", restHandler)
             for table in config.ownership.ownedTables { router.add(method, "/" + table, restHandler) }
@@ -80,6 +70,47 @@ enum Routes {
         // The operators' dashboard (404 unless configured); its own sessions, never API keys.
         Dashboard.register(&router, config: config, pool: pool, metrics: metrics, migrator: migrator, logger: logger)
         return router
+    }
+
+    static let restMethods = ["GET", "POST", "PATCH", "PUT", "DELETE"]
+
+    /// The PostgREST resource a path names (`/rest/v1/children` → `/children`; an owned table's
+    /// bare path is its own resource), or nil when the path is not PostgREST's.
+    static func restResource(_ path: String, config: ServerConfig) -> String? {
+        if path == "/rest/v1" || path.hasPrefix("/rest/v1/") { return String(path.dropFirst("/rest/v1".count)) }
+        if path.first == "/", config.ownership.ownedTables.contains(where: { $0.utf8.elementsEqual(path.utf8.dropFirst()) }) { return path }
+        return nil
+    }
+
+    static func restCaller(_ request: HTTPRequest, config: ServerConfig) throws(RESTError) -> Caller {
+        do {
+            return try Credentials.resolve(apikey: apiKey(request), bearer: Credentials.bearerToken(request.headers["Authorization"]), keys: config.keys)
+        } catch {
+            throw restError(error)
+        }
+    }
+
+    /// The REST routes answered on the I/O thread over the pipelined connections (the same
+    /// routing, credentials and answers as `restHandler`); anything else, or a plan that needs
+    /// a worker, is declined.
+    static func inlineREST(config: ServerConfig, rest: RESTService, pipeline: PipelineClient, metrics: Metrics) -> InlineResponder {
+        { request, reply in
+            let method = request.method == "HEAD" ? "GET" : request.method
+            guard restMethods.contains(method), let resource = restResource(request.path, config: config) else { return false }
+            let started = DispatchTime.now().uptimeNanoseconds
+            let recorded: (HTTPResponse) -> Void = { response in
+                metrics.record(request, response, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+                reply(response)
+            }
+            let caller: Caller
+            do throws(RESTError) {
+                caller = try restCaller(request, config: config)
+            } catch {
+                recorded(error.response(for: request))
+                return true
+            }
+            return rest.respond(to: request, resource: resource, caller: caller, pipeline: pipeline, reply: recorded)
+        }
     }
 
     /// The `apikey` header (any case) or query parameter, as Supabase's gateway accepts it.

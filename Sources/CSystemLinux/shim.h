@@ -1,4 +1,5 @@
 #ifndef ONBOARD_CSYSTEMLINUX_SHIM_H
 #define ONBOARD_CSYSTEMLINUX_SHIM_H
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #endif

@@ -1,17 +1,23 @@
 import CSystemLinux
 import Dispatch
+import EventLoop
 import Glibc
 import Logging
 import Synchronization
 
-/// The HTTP/1.1 server: non-blocking sockets, one epoll thread for accepting, reading and
-/// finishing slow writes, and a fixed pool of worker threads that run the (blocking) handler and
-/// write the response. Threads are bounded whatever the load: 1 + `workerThreads`.
+/// The HTTP/1.1 server: non-blocking sockets, one epoll thread (the `EventLoop`) for accepting,
+/// reading and finishing slow writes, and a fixed pool of worker threads that run the (blocking)
+/// handler and write the response. Threads are bounded whatever the load: 1 + `workerThreads`.
+///
+/// A request the `inline` responder takes is answered on the loop thread instead, without a
+/// worker: the responder must not block (it waits for its database results through the same
+/// loop) and replies when they arrive.
 ///
 /// Each connection is armed with EPOLLONESHOT, so exactly one thread owns it at any moment: the
-/// epoll thread while it waits for bytes, a worker while a request is handled. One request is in
-/// flight per connection; pipelined requests are answered in order because the next one is
-/// parsed only after the previous response is written (as NIO's pipeline handler does).
+/// epoll thread while it waits for bytes or an inline answer, a worker while a request is
+/// handled. One request is in flight per connection; pipelined requests are answered in order
+/// because the next one is parsed only after the previous response is written (as NIO's pipeline
+/// handler does).
 public final class HTTPServer: Sendable {
     public let host: String
     public let limits: ServerLimits
@@ -20,6 +26,9 @@ public final class HTTPServer: Sendable {
     let errorStyle: ErrorStyle
     let logger: Logger
     let responder: @Sendable (HTTPRequest) -> HTTPResponse
+    let inline: InlineResponder?
+    /// The loop the I/O thread runs; others (the database client) may watch descriptors on it.
+    public let loop: EventLoop
     let parser: HTTPParser
     private let state = Mutex(State())
     private let workQueue = WorkQueue()
@@ -40,14 +49,16 @@ public final class HTTPServer: Sendable {
     }
 
     public init(host: String = "127.0.0.1", port: Int = 54321, limits: ServerLimits = ServerLimits(), cors: CORSConfig = CORSConfig(),
-                errorStyle: ErrorStyle = .plain, logger: Logger = Logger(label: "onboard.http"),
-                responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+                errorStyle: ErrorStyle = .plain, logger: Logger = Logger(label: "onboard.http"), loop: EventLoop = EventLoop(),
+                inline: InlineResponder? = nil, responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.host = host
         self.limits = limits
         self.cors = cors
         self.errorStyle = errorStyle
         self.logger = logger
         self.responder = responder
+        self.inline = inline
+        self.loop = loop
         self.parser = HTTPParser(limits: limits)
         state.withLock { $0.port = port }
     }
@@ -61,8 +72,7 @@ public final class HTTPServer: Sendable {
     public func start() throws {
         let requestedPort = port
         let listener = try Socket.listen(host: host, port: requestedPort)
-        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epoll >= 0 else { close(listener.fd); throw SocketError.system("epoll_create1", errno) }
+        let epoll = loop.epoll
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: listener.fd))
         epoll_ctl(epoll, EPOLL_CTL_ADD, listener.fd, &event)
         state.withLock {
@@ -110,34 +120,31 @@ public final class HTTPServer: Sendable {
             webSocket.close(.goingAway, reason: "server shutting down")
             webSocket.terminate(code: .goingAway)
         }
-        _ = state.withLock { close($0.epoll) }
         logger.info("stopped")
     }
 
     // MARK: the epoll thread
 
     private func ioLoop() {
-        let (epoll, listener) = state.withLock { ($0.epoll, $0.listener) }
-        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        let listener = state.withLock { $0.listener }
         var lastScan = monotonicNow()
         var lastWebSocketScan = lastScan
         while true {
-            let count = epoll_wait(epoll, &events, Int32(events.count), 200)
+            let ready = loop.wait(timeout: 200)
             if state.withLock({ $0.stopped }) { return }
-            if count > 0 {
-                for index in 0..<Int(count) {
-                    let fd = events[index].data.fd
-                    if fd == listener {
-                        acceptConnections(listener)
-                    } else if let connection = state.withLock({ $0.connections[fd] }) {
-                        if let webSocket = connection.webSocket {
-                            webSocket.handle(events: events[index].events)
-                        } else {
-                            handleEvent(connection, events: events[index].events)
-                        }
+            for event in ready {
+                let fd = event.data.fd
+                if fd == listener {
+                    acceptConnections(listener)
+                } else if let connection = state.withLock({ $0.connections[fd] }) {
+                    if let webSocket = connection.webSocket {
+                        webSocket.handle(events: event.events)
+                    } else {
+                        handleEvent(connection, events: event.events)
                     }
                 }
             }
+            loop.finishRound()
             let now = monotonicNow()
             if now - lastScan >= 0.25 {
                 lastScan = now
@@ -231,6 +238,16 @@ public final class HTTPServer: Sendable {
             connection.buffer.removeFirst(consumed)
             connection.sentContinue = false
             request.remoteAddress = connection.remoteAddress
+            if let inline, request.method != "OPTIONS", loop.inLoop {
+                request.id = Self.requestID(from: request.headers["X-Request-Id"])
+                inFlight.add(1, ordering: .acquiringAndReleasing)
+                let started = monotonicNow()
+                let taken = inline(request) { [self] response in
+                    deliver(finished(response, for: request), for: request, on: connection, started: started)
+                }
+                if taken { return }
+                inFlight.add(-1, ordering: .acquiringAndReleasing)
+            }
             workQueue.push(Work(connection: connection, request: request))
         case .failed(let error):
             let response = errorStyle.response(error.status, error.status == 501 ? "Not Implemented" : error.message)
@@ -297,22 +314,27 @@ public final class HTTPServer: Sendable {
     private func workerLoop() {
         while let work = workQueue.pop() {
             inFlight.add(1, ordering: .acquiringAndReleasing)
-            let keepAlive = work.request.keepsAlive && !state.withLock({ $0.stopping })
             let started = monotonicNow()
-            let response = respond(to: work.request)
-            if response.status == 101, let delegate = response.webSocket {
-                work.connection.upgrade = delegate
-            }
-            let bytes = serialize(response, head: work.request.method == "HEAD", keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
-            inFlight.add(-1, ordering: .acquiringAndReleasing)
-            if logger.logLevel <= .info {
-                logger.info("request", metadata: [
-                    "method": "\(work.request.method)", "path": "\(work.request.path)", "status": "\(response.status)",
-                    "bytes": "\(response.body.count)", "ms": "\(Int((monotonicNow() - started) * 1000))", "request.id": "\(response.headers["X-Request-Id"] ?? "")",
-                ])
-            }
-            write(bytes, to: work.connection, keepAlive: keepAlive)
+            deliver(respond(to: work.request), for: work.request, on: work.connection, started: started)
         }
+    }
+
+    /// Writes a request's response (from a worker, or from the loop for an inline answer) and
+    /// ends its time in flight.
+    private func deliver(_ response: HTTPResponse, for request: HTTPRequest, on connection: ClientConnection, started: Double) {
+        let keepAlive = request.keepsAlive && !state.withLock({ $0.stopping })
+        if response.status == 101, let delegate = response.webSocket {
+            connection.upgrade = delegate
+        }
+        let bytes = serialize(response, head: request.method == "HEAD", keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
+        inFlight.add(-1, ordering: .acquiringAndReleasing)
+        if logger.logLevel <= .info {
+            logger.info("request", metadata: [
+                "method": "\(request.method)", "path": "\(request.path)", "status": "\(response.status)",
+                "bytes": "\(response.body.count)", "ms": "\(Int((monotonicNow() - started) * 1000))", "request.id": "\(response.headers["X-Request-Id"] ?? "")",
+            ])
+        }
+        write(bytes, to: connection, keepAlive: keepAlive)
     }
 
     /// Sends as much as the socket takes; the rest goes out from the epoll thread.
@@ -396,7 +418,13 @@ public final class HTTPServer: Sendable {
         } else {
             response = responder(request)
         }
-        if let origin, cors.allows(origin) {
+        return finished(response, for: request)
+    }
+
+    /// What every response gets on its way out: CORS and the request id.
+    func finished(_ handled: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+        var response = handled
+        if let origin = request.headers["Origin"], cors.allows(origin) {
             response.headers.replace("Access-Control-Allow-Origin", cors.allowedOrigins.contains("*") ? "*" : origin)
             if !cors.allowedOrigins.contains("*") { response.headers.add("Vary", "Origin") }
             if !cors.exposedHeaders.isEmpty { response.headers.replace("Access-Control-Expose-Headers", cors.exposedHeaders) }
@@ -468,6 +496,11 @@ final class ClientConnection: @unchecked Sendable {
         self.remoteAddress = remoteAddress
     }
 }
+
+/// Answers a request on the loop thread without blocking, or declines (false) and leaves it to a
+/// worker. Having taken it, the responder calls `reply` exactly once, on the loop thread, now or
+/// when its database results arrive.
+public typealias InlineResponder = @Sendable (HTTPRequest, _ reply: @escaping (HTTPResponse) -> Void) -> Bool
 
 struct Work: Sendable {
     let connection: ClientConnection

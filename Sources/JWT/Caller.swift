@@ -76,19 +76,31 @@ public enum Credentials {
         guard let bearer, !bearer.isEmpty else { return keyCaller }
         if Crypto.constantTimeEquals(Array(bearer.utf8), Array(keys.anonKey.utf8)) { return .anon }
         if Crypto.constantTimeEquals(Array(bearer.utf8), Array(keys.serviceRoleKey.utf8)) { return .serviceRole }
+        let seconds = now.timeIntervalSince1970
+        if let cached = VerifiedTokens.shared.caller(for: bearer, secret: keys.jwtSecret, now: seconds) { return cached }
         do {
             let verified = try JWT.verifyHS256(bearer, secret: keys.jwtSecret, now: now)
-            return Caller(claimsJSON: verified.json, claims: verified.claims)
+            let caller = Caller(claimsJSON: verified.json, claims: verified.claims)
+            VerifiedTokens.shared.remember(bearer, secret: keys.jwtSecret, caller: caller, claims: verified.claims, now: seconds)
+            return caller
         } catch {
             throw .token(error)
         }
     }
 
-    /// The token of an `Authorization: Bearer …` header value.
+    /// The token of an `Authorization: Bearer …` header value (scheme in any case, spaces and
+    /// tabs around it ignored).
     public static func bearerToken(_ header: String?) -> String? {
         guard let header else { return nil }
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
-        guard trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " else { return nil }
-        return String(trimmed.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        let bytes = header.utf8
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else { return nil }
+        let trimmed = bytes[first...last]
+        guard trimmed.count > 7 else { return nil }
+        let scheme = trimmed.prefix(7)
+        guard zip(scheme, "bearer ".utf8).allSatisfy({ ($0 | 0x20) == $1 }) else { return nil }
+        let rest = trimmed.dropFirst(7)
+        guard let start = rest.firstIndex(where: { !isBlank($0) }) else { return nil }
+        return String(Substring(header.utf8[start...last]))
     }
 }

@@ -61,12 +61,31 @@ public enum Base64URL {
 
     /// Nil for anything but unpadded base64url.
     public static func decode(_ text: Substring) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ byte in
-            (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2d || byte == 0x5f
-        }) else { return nil }
-        guard text.utf8.count % 4 != 1 else { return nil }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
-        return Data(base64Encoded: standard).map { Array($0) }
+        let input = text.utf8
+        guard input.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in input {
+            let value = decodeTable[Int(byte)]
+            guard value != 0xff else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        return output
     }
+
+    /// Each byte's 6-bit value in the base64url alphabet, 0xff for bytes outside it.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xff, count: 256)
+        for (index, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
+            table[Int(byte)] = UInt8(index)
+        }
+        return table
+    }()
 }

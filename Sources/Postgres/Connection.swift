@@ -165,7 +165,7 @@ public final class Connection: @unchecked Sendable {  // confined: one thread at
 
     /// The prepared-statement cache's key: the text, and the bind types when some are given
     /// (they are part of what was prepared).
-    private static func preparedKey(_ statement: SQL) -> String {
+    static func preparedKey(_ statement: SQL) -> String {
         statement.types.isEmpty ? statement.text : statement.text + "\u{0}" + statement.types.map(String.init).joined(separator: ",")
     }
 
@@ -226,7 +226,7 @@ public final class Connection: @unchecked Sendable {  // confined: one thread at
 
 extension Optional where Wrapped == [Oid] {
     /// The array's storage for the duration of `body` (nil when there is no array).
-    fileprivate func withOptionalBuffer<R>(_ body: (UnsafePointer<Oid>?) -> R) -> R {
+    func withOptionalBuffer<R>(_ body: (UnsafePointer<Oid>?) -> R) -> R {
         switch self {
         case .none: return body(nil)
         case .some(let array): return array.withUnsafeBufferPointer { body($0.baseAddress) }
@@ -235,7 +235,7 @@ extension Optional where Wrapped == [Oid] {
 }
 
 /// Hands libpq the parameter values as C strings that live for the duration of `body`.
-private func withParameters<R>(_ binds: [String?], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+func withParameters<R>(_ binds: [String?], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
     if binds.isEmpty { return body(0, nil) }
     var pointers: [UnsafeMutablePointer<CChar>?] = binds.map { $0.map { strdup($0) } ?? nil }
     defer { for pointer in pointers { free(pointer) } }

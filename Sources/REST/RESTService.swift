@@ -76,8 +76,7 @@ public final class RESTService: Sendable {
             let result = try execute(plan, caller: caller)
             return ResponseRenderer.render(plan, result)
         } catch {
-            if case .database(let cause, _) = error, error.status >= 500 { config.onServerError?(request.id, cause) }
-            return error.response(for: request)
+            return failure(error, request)
         }
     }
 
@@ -142,51 +141,113 @@ public final class RESTService: Sendable {
         }
     }
 
-    /// Runs a plan in one round trip: the claims and role (and read-only for GET/HEAD), then the
-    /// statement, pipelined as one implicit transaction. When the result decides the outcome
-    /// (object Accept on a write, max-affected strict) the statement runs inside BEGIN and the
-    /// COMMIT or ROLLBACK follows in a second round trip.
+    /// Runs a plan on a pooled connection (a blocking round trip). See `exchange` for what is
+    /// sent. When the result decides the outcome (object Accept on a write, max-affected strict)
+    /// the statement runs inside BEGIN and the COMMIT or ROLLBACK follows in a second round trip.
     func execute(_ plan: ActionPlan, caller: Caller) throws(RESTError) -> MainResult {
         guard let statement = plan.statement else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil) }
-        let setup = Self.setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone)
         do {
             return try pool.withConnection { connection throws -> MainResult in
-                // A function may choose the status (`set_config('response.status', '404', true)`);
-                // it is read in the same transaction, right after the call.
-                let isCall: Bool
-                if case .call = plan.kind { isCall = true } else { isCall = false }
-                let statusQuery: [SQL] = isCall ? ["SELECT current_setting('response.status', true), current_setting('response.headers', true)"] : []
-                let explain: [SQL] = plan.plannedCount.map { [$0] } ?? []
-                var result: MainResult
-                if plan.mustDecide {
-                    let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery)
-                    result = Self.mainResult(results[2], status: isCall ? results[3] : nil)
-                    let failure = Self.decide(plan, result)
-                    _ = try connection.pipeline([failure == nil && !plan.rollback ? "COMMIT" : "ROLLBACK"])
-                    if let failure { throw failure }
-                } else if plan.rollback {
-                    let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery + explain + ["ROLLBACK"])
-                    result = Self.mainResult(results[2], status: isCall ? results[3] : nil)
-                    if !explain.isEmpty { result.total = Self.plannedRows(results[3 + statusQuery.count]) }
-                } else {
-                    let results = try connection.pipeline([setup, statement] + statusQuery + explain)
-                    result = Self.mainResult(results[1], status: isCall ? results[2] : nil)
-                    if !explain.isEmpty { result.total = Self.plannedRows(results[2 + statusQuery.count]) }
+                guard plan.mustDecide else {
+                    let exchange = Self.exchange(plan, statement: statement, caller: caller)
+                    return try Self.checked(plan, exchange.interpret(try connection.pipeline(exchange.statements)), caller: caller)
                 }
-                // A PUT writes exactly one row; none means the row exists and is not the caller's
-                // (the upsert's ownership condition held it back): PostgreSQL's RLS answer, 42501.
-                if plan.kind == .singleUpsert, result.pageTotal == 0 {
-                    throw RESTError.ownership(table: plan.resource, authenticated: caller.role != "anon")
-                }
-                return result
+                let setup = Self.setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone)
+                let statusQuery = Self.statusQuery(plan)
+                let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery)
+                let result = Self.mainResult(results[2], status: statusQuery.isEmpty ? nil : results[3])
+                let failure = Self.decide(plan, result)
+                _ = try connection.pipeline([failure == nil && !plan.rollback ? "COMMIT" : "ROLLBACK"])
+                if let failure { throw failure }
+                return try Self.checked(plan, result, caller: caller)
             }
-        } catch let error as RESTError {
-            throw error
-        } catch let error as PostgresError {
-            throw .database(error, authenticated: caller.role != "anon")
         } catch {
-            throw .database(PostgresError(kind: .client, message: "\(error)"), authenticated: caller.role != "anon")
+            throw Self.restError(error, caller: caller)
         }
+    }
+
+    /// Serves a request on the event loop: plans it, sends its one exchange on a pipelined
+    /// connection and replies when the results arrive, without blocking the thread. Returns false
+    /// (having replied nothing) for what needs a worker: the OpenAPI document, plans that must
+    /// decide between COMMIT and ROLLBACK or roll back, or no pipelined connection free.
+    public func respond(to request: HTTPRequest, resource: String, caller: Caller, pipeline: PipelineClient,
+                        reply: @escaping (HTTPResponse) -> Void) -> Bool {
+        let plan: ActionPlan
+        do {
+            plan = try self.plan(request, resource: resource, caller: caller)
+        } catch {
+            reply(failure(error, request))
+            return true
+        }
+        guard plan.kind != .describe, !plan.mustDecide, !plan.rollback else { return false }
+        guard let statement = plan.statement else {
+            reply(ResponseRenderer.render(plan, MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil)))
+            return true
+        }
+        let exchange = Self.exchange(plan, statement: statement, caller: caller)
+        return pipeline.submit(exchange.statements) { [self] outcome in
+            do {
+                let results = try outcome.get()
+                reply(ResponseRenderer.render(plan, try Self.checked(plan, exchange.interpret(results), caller: caller)))
+            } catch {
+                reply(failure(Self.restError(error, caller: caller), request))
+            }
+        }
+    }
+
+    /// An error's response; a database failure (≥ 500) is reported once, here.
+    private func failure(_ error: RESTError, _ request: HTTPRequest) -> HTTPResponse {
+        if case .database(let cause, _) = error, error.status >= 500 { config.onServerError?(request.id, cause) }
+        return error.response(for: request)
+    }
+
+    static func restError(_ error: any Error, caller: Caller) -> RESTError {
+        switch error {
+        case let error as RESTError: return error
+        case let error as PostgresError: return .database(error, authenticated: caller.role != "anon")
+        default: return .database(PostgresError(kind: .client, message: "\(error)"), authenticated: caller.role != "anon")
+        }
+    }
+
+    /// One round trip's statements and how to read their results.
+    struct Exchange {
+        let statements: [SQL]
+        let interpret: ([QueryResult]) -> MainResult
+    }
+
+    /// A plan's single round trip: the claims and role (and read-only for GET/HEAD) first, then
+    /// the statement, then what a function chose as status and headers, then the planner's
+    /// estimate when `count=planned`; all before one Sync, so one implicit transaction. A plan
+    /// that rolls back wraps them in BEGIN … ROLLBACK.
+    static func exchange(_ plan: ActionPlan, statement: SQL, caller: Caller) -> Exchange {
+        let setup = setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone)
+        let statusQuery = statusQuery(plan)
+        let explain: [SQL] = plan.plannedCount.map { [$0] } ?? []
+        let first = plan.rollback ? 2 : 1
+        let statements: [SQL] = plan.rollback
+            ? ["BEGIN", setup, statement] + statusQuery + explain + ["ROLLBACK"]
+            : [setup, statement] + statusQuery + explain
+        return Exchange(statements: statements) { results in
+            var result = mainResult(results[first], status: statusQuery.isEmpty ? nil : results[first + 1])
+            if !explain.isEmpty { result.total = plannedRows(results[first + 1 + statusQuery.count]) }
+            return result
+        }
+    }
+
+    /// A function may choose the status (`set_config('response.status', '404', true)`) and
+    /// headers; they are read in the same transaction, right after the call.
+    static func statusQuery(_ plan: ActionPlan) -> [SQL] {
+        guard case .call = plan.kind else { return [] }
+        return ["SELECT current_setting('response.status', true), current_setting('response.headers', true)"]
+    }
+
+    /// A PUT writes exactly one row; none means the row exists and is not the caller's (the
+    /// upsert's ownership condition held it back): PostgreSQL's RLS answer, 42501.
+    static func checked(_ plan: ActionPlan, _ result: MainResult, caller: Caller) throws(RESTError) -> MainResult {
+        if plan.kind == .singleUpsert, result.pageTotal == 0 {
+            throw RESTError.ownership(table: plan.resource, authenticated: caller.role != "anon")
+        }
+        return result
     }
 
     /// PostgREST's failNotSingular / failExceedsMaxAffectedPref: a reason to roll back, if any.

@@ -48,7 +48,8 @@ struct ConfigurationTests {
         "CORS_ALLOWED_ORIGINS": ("https://a.example, https://b.example", { $0.cors.allowedOrigins == ["https://a.example", "https://b.example"] }),
         "DATABASE_LISTEN_URL": ("postgresql://direct/app", { $0.listenDatabaseURL == "postgresql://direct/app" }),
         "DB_POOL_SIZE": ("20", { $0.poolSize == 20 && $0.limits.workerThreads >= 24 }),
-        "DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements }),
+        "DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements && $0.effectivePipelineConnections == 0 }),
+        "DB_PIPELINE_CONNECTIONS": ("0", { $0.effectivePipelineConnections == 0 }),
         "DB_MIGRATE_ON_START": ("false", { !$0.migrateOnStart }),
         "MAX_BODY_BYTES": ("2048", { $0.limits.maxBodyBytes == 2048 }),
         "MAX_CONNECTIONS": ("99", { $0.limits.maxConnections == 99 }),
@@ -101,6 +102,7 @@ struct ConfigurationTests {
         let config = try Self.config()
         #expect(config.host == "127.0.0.1" && config.port == 54321)
         #expect(config.auth.jwtExpiry == 3600 && config.poolSize == 10 && config.preparedStatements && config.migrateOnStart)
+        #expect(config.effectivePipelineConnections == 4)
         #expect(config.limits.maxBodyBytes == 1_048_576 && config.limits.maxConnections == 10_000 && config.limits.workerThreads == 16)
         #expect(config.cors.allowedOrigins == ["*"] && config.auth.siteURL == "http://127.0.0.1:3000" && config.auth.bcryptCost == 10)
         #expect(config.auth.signInLimit == .init(hits: 30, window: 300) && config.auth.refreshLimit == .init(hits: 150, window: 300))
@@ -134,7 +136,7 @@ struct ConfigurationTests {
     }
 
     @Test(arguments: [
-        ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"),
+        ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"), ("DB_PIPELINE_CONNECTIONS", "-1"),
         ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
         ("PGRST_DB_TX_END", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"), ("REALTIME_FEED", "notify"),
         ("MAILER_AUTOCONFIRM", "perhaps"), ("MAILER_OTP_EXP", "soon"), ("SMTP_TLS", "maybe"), ("SMTP_PORT", "70000"),

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import TestSupport
 import Testing
 
@@ -54,5 +55,47 @@ struct ObservabilityTests {
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             #expect(line.split(separator: " ").count == 2, "\(line)")
         }
+    }
+
+    /// Plain REST reads and writes are answered on the I/O thread over the pipelined connections;
+    /// killing those connections' backends costs at most the requests in flight, and the server
+    /// reconnects by itself.
+    @Test func restIsServedOverThePipelinedConnectionsAndSurvivesTheirLoss() throws {
+        let server = try TestServer()
+        let http = server.client()
+        let user = try server.signUp()
+        func pipelined() throws -> Int {
+            let text = try http.request("GET", "/metrics").text
+            let line = text.split(separator: "\n").first { $0.hasPrefix("onboard_db_pipeline_exchanges_total ") }
+            return line.flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+        }
+        #expect(try eventually { try http.request("GET", "/metrics").text.contains("onboard_db_pipeline_connections 4") })
+        let before = try pipelined()
+        let patched = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token, [("Prefer", "return=representation")]),
+                                       body: #"{"onboarding_state":"CHILD_INFO"}"#)
+        #expect(patched.status == 200 && patched.text.contains("CHILD_INFO"), "\(patched.status) \(patched.text)")
+        let read = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
+        #expect(read.status == 200 && read.text == #"[{"onboarding_state":"CHILD_INFO"}]"#)
+        #expect(try pipelined() == before + 2)
+
+        let admin = try Connection(conninfo: server.databaseURL)
+        _ = try admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+            """)
+        // Every request gets an answer at once: a worker's pool connection when no pipelined one
+        // is open, and the pipelined ones again once they are back.
+        for _ in 0..<5 {
+            let again = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
+            #expect(again.status == 200 || again.status == 503, "\(again.status) \(again.text)")
+        }
+        #expect(try eventually {
+            let response = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
+            return response.status == 200 && response.text == #"[{"onboarding_state":"CHILD_INFO"}]"#
+        })
+        #expect(try eventually { try http.request("GET", "/metrics").text.contains("onboard_db_pipeline_connections 4") })
+        let afterReconnect = try pipelined()
+        _ = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
+        #expect(try pipelined() == afterReconnect + 1)
     }
 }

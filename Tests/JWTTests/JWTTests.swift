@@ -73,6 +73,15 @@ struct JWTTests {
         #expect(Base64URL.decode("ab=c") == nil)
         #expect(Base64URL.decode("a") == nil)
         #expect(Base64URL.decode("") == [])
+        #expect(Base64URL.decode("a+b/") == nil)
+        // Every length and byte value agrees with Foundation's decoder.
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Base64URL.encode(bytes)
+            #expect(Base64URL.decode(Substring(encoded)) == bytes)
+            #expect(Data(base64Encoded: Data(bytes).base64EncodedString()).map { Array($0) } == bytes)
+        }
     }
 
     @Test func bcryptMatchesTheClassicVectorAndRoundTrips() throws {
@@ -125,5 +134,35 @@ struct CredentialTests {
         #expect(Credentials.bearerToken("bearer  abc ") == "abc")
         #expect(Credentials.bearerToken("Basic abc") == nil)
         #expect(Credentials.bearerToken(nil) == nil)
+        #expect(Credentials.bearerToken("\tBEARER\tabc.def \t") == nil)
+        #expect(Credentials.bearerToken(" BEARER abc.def \t") == "abc.def")
+        #expect(Credentials.bearerToken("Bearer ") == nil)
+        #expect(Credentials.bearerToken("Bearer     ") == nil)
+    }
+
+    /// A verified token is remembered, but only for its own secret and its own lifetime: the
+    /// answer with the cache is the answer without it.
+    @Test func rememberedTokensAnswerOnlyForTheirSecretAndLifetime() throws {
+        let now = Date()
+        let exp = Int(now.timeIntervalSince1970) + 600
+        let claims = #"{"role":"authenticated","sub":"22222222-2222-4222-8222-222222222222","exp":\#(exp),"n":"\#(UUID())"}"#
+        let signed = JWT.signHS256(claimsJSON: claims, secret: keys.jwtSecret)
+        let first = try Credentials.resolve(apikey: "anon-key", bearer: signed, keys: keys, now: now)
+        #expect(first.userID == UUID(uuidString: "22222222-2222-4222-8222-222222222222"))
+        #expect(try Credentials.resolve(apikey: "anon-key", bearer: signed, keys: keys, now: now) == first)
+        let otherSecret = KeyConfig(jwtSecret: "another-secret-with-at-least-32-characters", anonKey: "anon-key", serviceRoleKey: "service-key")
+        #expect(throws: CredentialError.token(.badSignature)) {
+            try Credentials.resolve(apikey: "anon-key", bearer: signed, keys: otherSecret, now: now)
+        }
+        let later = now.addingTimeInterval(600 + JWT.leeway + 5)
+        #expect(throws: CredentialError.token(.expired)) {
+            try Credentials.resolve(apikey: "anon-key", bearer: signed, keys: keys, now: later)
+        }
+        // Not yet valid: refused now, and not remembered as valid for later either.
+        let future = Int(now.timeIntervalSince1970) + 300
+        let early = JWT.signHS256(claimsJSON: #"{"role":"authenticated","nbf":\#(future),"n":"\#(UUID())"}"#, secret: keys.jwtSecret)
+        #expect(throws: CredentialError.token(.notYetValid)) {
+            try Credentials.resolve(apikey: "anon-key", bearer: early, keys: keys, now: now)
+        }
     }
 }
