@@ -23,6 +23,9 @@ public final class TestServer: Sendable {
         config.database = .url(databaseURL)
         config.migrationsDirectory = TestPostgres.migrationsDirectory
         config.poolSize = 4
+        // Many test servers share one cluster: few pipelined connections each (they still serve
+        // every plain REST request of the tests).
+        config.pipelineConnections = 4
         config.limits.workerThreads = 8
         config.auth.bcryptCost = 4
         config.auth.signInLimit.hits = 10_000

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Where onboard's CPU goes under the harness's R or W load: a release build on the harness's
+# cluster (bench/compare.sh leaves it up), wrk with the harness's script, and perf (Debian's
+# linux-perf) sampling the server for 8 s in the middle. Prints the top frames, inclusive and
+# self, as shares of the server's samples.
+#   bench/profile.sh R|W
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+harness=${BENCH_DIR:-$root/../shared/bench}
+work=${BENCH_WORK:-$root/bench/.work}
+op=${1:-R}
+script=$harness/wrk/read.lua; [ "$op" = W ] && script=$harness/wrk/write.lua
+command -v perf >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf >/dev/null; }
+secret=${BENCH_JWT_SECRET:-super-secret-jwt-token-with-at-least-32-characters-long}
+sock=$work/pg/sock
+[ -S "$sock/.s.PGSQL.54329" ] || { echo "the harness's cluster is not up: run bench/compare.sh (or ../shared/bench/run.sh up) first" >&2; exit 1; }
+swift build -c release --product onboard
+anon=$(python3 "$harness/tokens.py" --secret "$secret" --anon-key)
+JWT_SECRET="$secret" ANON_KEY="$anon" DB_MIGRATE_ON_START=false LOG_LEVEL=warning \
+  DATABASE_URL="postgresql://authenticator@/bench?host=$sock&port=54329" \
+  "$root/.build/release/onboard" serve --port 8300 >"$work/profile-server.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; wait 2>/dev/null' EXIT
+for _ in $(seq 1 100); do curl -fs http://127.0.0.1:8300/health >/dev/null && break; sleep 0.2; done
+sleep 2  # the pipelined connections open in the background
+wrk -t2 -c64 -d16s -s "$script" http://127.0.0.1:8300 -- "$work/tokens.tsv" >"$work/profile-wrk.out" 2>&1 &
+load=$!
+sleep 4
+perf record -F 999 -g -o "$work/perf.data" -p "$server" -- sleep 8 2>/dev/null >/dev/null
+wait $load
+grep "Requests/sec" "$work/profile-wrk.out"
+echo "== inclusive (children)"
+perf report -i "$work/perf.data" --children --sort symbol -g none --percent-limit 3 --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" | head -40
+echo "== self"
+perf report -i "$work/perf.data" --no-children --sort symbol -g none --percent-limit 1 --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" | head -30
