@@ -317,7 +317,10 @@ final class PipelinedConnection {
                 guard status == PGRES_PIPELINE_SYNC else { continue }
                 let exchange = inFlight[head]
                 head += 1
-                if head == inFlight.count || head > 64 {
+                if head == inFlight.count {
+                    inFlight.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head > 64 {
                     inFlight.removeFirst(head)
                     head = 0
                 }
