@@ -152,6 +152,10 @@ struct QueryFeatureTests {
         // An embedded object is a grouping column too.
         try expect("/rest/v1/fx_invoices?select=project_id,total:total.sum(),fx_projects(name)&order=project_id",
                    #"[{"project_id":1,"total":300,"fx_projects":{"name":"Windows 7"}},{"project_id":2,"total":1200,"fx_projects":{"name":"Windows 10"}},{"project_id":3,"total":3200,"fx_projects":{"name":"IOS"}},{"project_id":4,"total":4100,"fx_projects":{"name":"OSX"}}]"#)
+        // `rel(count)`, the older spelling supabase-js documents.
+        try expect("/rest/v1/fx_clients?select=name,fx_projects(count)&order=id",
+                   #"[{"name":"Microsoft","fx_projects":[{"count":2}]},{"name":"Apple","fx_projects":[{"count":2}]}]"#)
+        try expect("/rest/v1/fx_invoices?select=n:count", #"[{"n":8}]"#)
         // Grouping in an embed: per client, the projects' count.
         try expect("/rest/v1/fx_clients?select=name,fx_projects(count())&order=id",
                    #"[{"name":"Microsoft","fx_projects":[{"count":2}]},{"name":"Apple","fx_projects":[{"count":2}]}]"#)
@@ -172,6 +176,9 @@ struct QueryFeatureTests {
             #expect(response.status == 400, "\(target): \(response.text)")
             #expect(EmbeddingTests.compact(response) == #"{"code":"PGRST123","details":null,"hint":null,"message":"Use of aggregate functions is not allowed"}"#)
         }
+        // `count` as a column (PostgreSQL's `t.count` is `count(t)`) still counts, as in PostgREST.
+        let legacy = try plain.client().request("GET", "/rest/v1/children?select=count", headers: plain.headers(plain.serviceKey))
+        #expect(EmbeddingTests.compact(legacy) == #"[{"count":0}]"#, "\(legacy.text)")
         // JSON paths and spreads need no setting.
         let path = try plain.client().request("GET", "/rest/v1/children?select=goals->0", headers: plain.headers(plain.serviceKey))
         #expect(path.status == 200, "\(path.text)")

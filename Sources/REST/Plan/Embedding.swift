@@ -52,6 +52,17 @@ extension Planner {
         items.contains { $0.aggregate != nil || ($0.embed.map { $0.spread && aggregates($0.select) } ?? false) }
     }
 
+    /// `select=count` and `rel(count)` on a table without a `count` column: PostgreSQL reads
+    /// `"t"."count"` as `count(t)`, which PostgREST's clients rely on (supabase-js documents
+    /// `rel(count)`); it counts the rows whether or not aggregates are enabled, as there.
+    static func legacyCounts(_ items: [SelectItem], of table: SchemaCache.Table) -> [SelectItem] {
+        guard table.column("count") == nil else { return items }
+        return items.map { item in
+            guard item.column == "count", item.embed == nil, item.jsonPath.isEmpty, item.aggregate == nil else { return item }
+            return SelectItem(column: "*", alias: item.alias, aggregate: .count, aggregateCast: item.cast)
+        }
+    }
+
     /// Whether any aggregate appears anywhere in the select tree (what PGRST123 refuses).
     static func usesAggregates(_ items: [SelectItem]) -> Bool {
         items.contains { $0.aggregate != nil || ($0.embed.map { usesAggregates($0.select) } ?? false) }
@@ -86,7 +97,7 @@ extension Planner {
             if position > 0 { sql.raw(", ") }
             guard let embed = item.embed else {
                 let width = builder.writeSelectItem(item, qualifier: nil, into: &sql)
-                if aggregated && item.aggregate == nil { shape.grouping += (position + 1)...(position + width) }
+                if aggregated && item.aggregate == nil { shape.grouping += (position + 1)..<(position + 1 + width) }
                 position += width
                 continue
             }
@@ -159,6 +170,8 @@ extension Planner {
             throw .noRelationship(parent: parentName, target: targetName)
         }
         let relationship = try resolve(parentName, targetName, hint: embed.hint)
+        var embed = embed
+        embed.select = Self.legacyCounts(embed.select, of: target)
         let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
         for term in embedded.order where target.column(term.column) == nil { throw .unknownColumn(column: term.column, table: target.name) }
         try Self.checkColumns(embed.select, of: target)
@@ -238,6 +251,8 @@ extension Planner {
         }
         let relationship = try resolve(parentName, targetName, hint: embed.hint)
         guard relationship.cardinality == .manyToOne else { throw .spreadNotToOne(origin: parentName, target: targetName) }
+        var embed = embed
+        embed.select = Self.legacyCounts(embed.select, of: target)
         let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
         try Self.checkColumns(embed.select, of: target)
         state.nextAlias += 1

@@ -69,6 +69,8 @@ struct Planner {
     // MARK: tables
 
     func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision, caller: Caller) throws(RESTError) -> ActionPlan {
+        var request = request
+        request.select = Self.legacyCounts(request.select, of: table)
         let builder = QueryBuilder(table: table)
         var conditions = request.conditions
         var owner: (column: String, user: String)? = nil

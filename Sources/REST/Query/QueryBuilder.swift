@@ -71,7 +71,7 @@ struct QueryBuilder {
         for (index, item) in items.enumerated() {
             if index > 0 { sql.raw(", ") }
             let width = writeSelectItem(item, qualifier: qualifier, into: &sql)
-            if aggregated && item.aggregate == nil { grouping += (position + 1)...(position + width) }
+            if aggregated && item.aggregate == nil { grouping += (position + 1)..<(position + 1 + width) }
             position += width
         }
         if items.isEmpty { sql.raw("NULL") }
