@@ -68,6 +68,7 @@ public final class Application: Sendable {
         restConfig.enforceOwnership = config.enforceOwnership
         restConfig.transactionEnd = config.transactionEnd
         restConfig.openAPIAccess = config.openAPIAccess
+        restConfig.aggregatesEnabled = config.aggregatesEnabled
         let rest = RESTService(pool: pool, schema: schema, config: restConfig)
         var authConfig = config.auth
         authConfig.issuer = "http://\(config.host):\(config.port)/auth/v1"

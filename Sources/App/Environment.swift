@@ -119,6 +119,7 @@ extension ServerConfig {
         auth.rateLimitHeader = value("RATE_LIMIT_HEADER")
         if let end = try choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
         if let access = try choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
+        if let aggregates = try boolean("PGRST_DB_AGGREGATES_ENABLED") { aggregatesEnabled = aggregates }
         if let feed = try choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
         // The dashboard: a password, and/or the service-role key as the sign-in secret (on by
         // default with --dev, so `make run` has a dashboard without further settings).
@@ -164,6 +165,7 @@ extension ServerConfig {
             ("WORKER_THREADS", "\(limits.workerThreads)"), ("MAX_CONNECTIONS", "\(limits.maxConnections)"),
             ("MAX_BODY_BYTES", "\(limits.maxBodyBytes)"), ("CORS_ALLOWED_ORIGINS", cors.allowedOrigins.joined(separator: ",")),
             ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
+            ("PGRST_DB_AGGREGATES_ENABLED", "\(aggregatesEnabled)"),
             ("REALTIME_FEED", realtimeFeed.rawValue),
             ("BCRYPT_COST", "\(auth.bcryptCost)"),
             ("DASHBOARD_PASSWORD", dashboard.password.map(mask) ?? "(unset)"),

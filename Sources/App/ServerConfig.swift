@@ -50,6 +50,8 @@ public struct ServerConfig: Sendable {
     public var realtimeFeedWait: Double = 15
     /// Who may read `GET /rest/v1/` (`OPENAPI_ACCESS`).
     public var openAPIAccess = OpenAPIAccess.serviceRole
+    /// PostgREST's `db-aggregates-enabled` (`PGRST_DB_AGGREGATES_ENABLED`): aggregates in `select`.
+    public var aggregatesEnabled = false
     /// The operators' dashboard at `/dashboard/` (off unless a way to sign in is configured).
     public var dashboard = DashboardConfig()
 

@@ -34,6 +34,10 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case singularity(rows: Int)
     /// PGRST117
     case unsupportedMethod(String)
+    /// PGRST119: a spread (`...rel(…)`) on a relationship that is not to-one.
+    case spreadNotToOne(origin: String, target: String)
+    /// PGRST123: an aggregate in `select` while `PGRST_DB_AGGREGATES_ENABLED` is off.
+    case aggregatesNotAllowed
     /// PGRST122: unknown preferences with `handling=strict`.
     case invalidPreferences([String])
     /// PGRST124: `Prefer: max-affected` exceeded with `handling=strict`.
@@ -67,7 +71,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     public var status: Int {
         switch self {
         case .parse, .invalidBody, .unknownBodyColumn, .unknownColumn, .tooManyAffected, .invalidPreferences,
-             .putLimitNotAllowed, .putMatchingPK:
+             .putLimitNotAllowed, .putMatchingPK, .spreadNotToOne, .aggregatesNotAllowed:
             return 400
         case .invalidRPCMethod, .invalidFilters, .unsupportedMethod: return 405
         case .invalidSchema, .notAcceptable, .singularity: return 406
@@ -164,6 +168,10 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .singularity(let rows):
             return ("PGRST116", "Cannot coerce the result to a single JSON object", "The result contains \(rows) rows", nil)
         case .unsupportedMethod(let method): return ("PGRST117", "Unsupported HTTP method: \(method)", nil, nil)
+        case .spreadNotToOne(let origin, let target):
+            return ("PGRST119", "A spread operation on '\(target)' is not possible",
+                    "'\(origin)' and '\(target)' do not form a many-to-one or one-to-one relationship", nil)
+        case .aggregatesNotAllowed: return ("PGRST123", "Use of aggregate functions is not allowed", nil, nil)
         case .invalidPreferences(let prefs):
             return ("PGRST122", "Invalid preferences given with handling=strict", "Invalid preferences: \(prefs.joined(separator: ", "))", nil)
         case .tooManyAffected(let count):

@@ -15,6 +15,8 @@ public struct RESTConfig: Sendable {
     public var transactionEnd = TransactionEnd.commit
     /// Who may read the OpenAPI document at the root.
     public var openAPIAccess = OpenAPIAccess.serviceRole
+    /// PostgREST's `db-aggregates-enabled`: `count()`, `sum()`, … in `select` (off: PGRST123).
+    public var aggregatesEnabled = false
     /// Called once for each request that failed because of the database or the connection
     /// (an answer ≥ 500), with the request id and the error (SQLSTATE and message; never binds).
     /// The app wires its Logger here: the cause is logged once, where it is mapped.
@@ -109,6 +111,7 @@ public final class RESTService: Sendable {
         if !config.transactionEnd.allowsOverride { api.preferences.transaction = nil }
         var planner = Planner(cache: cache, policy: config.policy, ownershipEnabled: config.enforceOwnership)
         planner.rollbackByDefault = config.transactionEnd.rollsBack
+        planner.aggregatesEnabled = config.aggregatesEnabled
         return try planner.plan(api, caller: caller)
     }
 

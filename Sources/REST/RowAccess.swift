@@ -32,6 +32,10 @@ public enum RowAccess {
             throw .parse(message: "\"failed to parse filter (\(text))\" (line 1, column 1)", details: "expecting \"=\"")
         }
         let condition = try QueryGrammar.parseFilter(column: String(text[..<equals]), String(text[text.index(after: equals)...]))
+        // Realtime's filters name columns only (its row-key shortcut reads the filter's column).
+        if case .filter(let filter) = condition, !filter.jsonPath.isEmpty {
+            throw .parse(message: "\"failed to parse filter (\(text))\" (line 1, column 1)", details: "JSON paths are not supported in this filter")
+        }
         try QueryBuilder(table: table).validate([condition])
         return condition
     }

@@ -69,6 +69,7 @@ let configs: [RESTConfig] = {
     var overrides = RESTConfig(ownership: ownership)
     overrides.transactionEnd = .rollbackAllowOverride
     overrides.openAPIAccess = .all
+    overrides.aggregatesEnabled = true
     return [RESTConfig(ownership: ownership), rlsOnly, overrides]
 }()
 let parser = HTTPParser()

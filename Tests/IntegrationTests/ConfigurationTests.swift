@@ -61,6 +61,7 @@ struct ConfigurationTests {
         "RATE_LIMIT_HEADER": ("X-Forwarded-For", { $0.auth.rateLimitHeader == "X-Forwarded-For" }),
         "PGRST_DB_TX_END": ("commit-allow-override", { $0.transactionEnd == .commitAllowOverride }),
         "OPENAPI_ACCESS": ("all", { $0.openAPIAccess == .all }),
+        "PGRST_DB_AGGREGATES_ENABLED": ("true", { $0.aggregatesEnabled }),
         "REALTIME_FEED": ("triggers", { $0.realtimeFeed == .triggers }),
         "GOOGLE_JWKS": ("/etc/google.json", { $0.auth.providers["google"]?.keys.location == "/etc/google.json" }),
         "GOOGLE_CLIENT_IDS": ("a,b", { _ in true }),  // read with GOOGLE_JWKS; see below
@@ -107,6 +108,7 @@ struct ConfigurationTests {
         #expect(config.cors.allowedOrigins == ["*"] && config.auth.siteURL == "http://127.0.0.1:3000" && config.auth.bcryptCost == 10)
         #expect(config.auth.signInLimit == .init(hits: 30, window: 300) && config.auth.refreshLimit == .init(hits: 150, window: 300))
         #expect(config.auth.rateLimitHeader == nil && config.transactionEnd == .commit && config.openAPIAccess == .serviceRole)
+        #expect(!config.aggregatesEnabled)
         #expect(config.auth.providers.isEmpty && config.listenDatabaseURL == nil && config.realtimeFeed == .auto)
         #expect(!config.dashboard.isEnabled && config.dashboard.sessionSeconds == 8 * 3600)
         // --dev turns the dashboard on with the service-role key as its sign-in.
@@ -138,7 +140,7 @@ struct ConfigurationTests {
     @Test(arguments: [
         ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"), ("DB_PIPELINE_CONNECTIONS", "-1"),
         ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
-        ("PGRST_DB_TX_END", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"), ("REALTIME_FEED", "notify"),
+        ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_AGGREGATES_ENABLED", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"), ("REALTIME_FEED", "notify"),
         ("MAILER_AUTOCONFIRM", "perhaps"), ("MAILER_OTP_EXP", "soon"), ("SMTP_TLS", "maybe"), ("SMTP_PORT", "70000"),
         ("SMTP_CA_FILE", "/nonexistent/ca.pem"), ("SMTP_ADMIN_EMAIL", "Ops <ops@example.com>"), ("MAILER_TEMPLATES_RECOVERY", "/nonexistent.html"),
         ("DASHBOARD_PASSWORD", "short"), ("DASHBOARD_SERVICE_KEY_SIGN_IN", "maybe"), ("DASHBOARD_SESSION_HOURS", "0"), ("DASHBOARD_SESSION_HOURS", "9999"),

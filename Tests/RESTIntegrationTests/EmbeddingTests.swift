@@ -1,16 +1,23 @@
 import Foundation
 import Postgres
+import REST
 import TestSupport
 import Testing
 
 /// Resource embedding over the product's own foreign keys, with the ownership rule on every
-/// embedded row: with both layers, with RLS alone and with the middleware alone.
+/// embedded row: with both layers, with RLS alone and with the middleware alone. Aggregates,
+/// spreads and many-to-many embeds in the same three configurations.
 @Suite("Resource embedding", .serialized)
 struct EmbeddingTests {
     enum Layers: String, CaseIterable, Sendable { case both, rlsOnly, middlewareOnly }
 
-    static func server(_ layers: Layers) throws -> TestServer {
-        let server = try TestServer { $0.enforceOwnership = layers != .rlsOnly }
+    /// `owners`: more owned tables (table → owner column) for the middleware.
+    static func server(_ layers: Layers, owners: [String: String] = [:]) throws -> TestServer {
+        let server = try TestServer {
+            $0.enforceOwnership = layers != .rlsOnly
+            $0.aggregatesEnabled = true
+            $0.ownership.ownerColumns.merge(owners) { $1 }
+        }
         if layers == .middlewareOnly {
             let admin = try Connection(conninfo: server.databaseURL)
             try admin.execute("""
@@ -70,6 +77,113 @@ struct EmbeddingTests {
         // And the anon key nothing at all.
         let anonymous = try get("/rest/v1/families?select=*,family_members(*)", server.anonKey)
         #expect(anonymous.text == "[]" || anonymous.status == 401, "\(anonymous.status) \(anonymous.text)")
+    }
+
+    @Test(arguments: Layers.allCases)
+    func aggregatesAndSpreadsCountOnlyWhatTheCallerMaySee(_ layers: Layers) throws {
+        let server = try Self.server(layers)
+        let http = server.client()
+        let a = try server.signUp(), b = try server.signUp(), c = try server.signUp()
+        func get(_ target: String, _ token: String) throws -> TestResponse { try http.request("GET", target, headers: server.headers(token)) }
+        var kid = ""
+        for (name, age) in [("Kid", 4), ("Teen", 13)] {
+            let child = try http.request("POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
+                                         body: #"{"user_id":"\#(a.id)","name":"\#(name)","age":\#(age)}"#)
+            #expect(child.status == 201, "\(child.text)")
+            if name == "Kid" { kid = try #require(child.jsonArray?.first?["id"] as? String) }
+        }
+        #expect(try http.request("POST", "/rest/v1/children", headers: server.headers(b.token), body: #"{"user_id":"\#(b.id)","name":"Bee","age":30}"#).status == 201)
+        _ = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(a.id)", headers: server.headers(a.token), body: #"{"current_child_id":"\#(kid)"}"#)
+
+        // Before any family: each counts and sums their own children only; an outsider 0.
+        #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum()", a.token)) == #"[{"count":2,"sum":17}]"#)
+        #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum()", b.token)) == #"[{"count":1,"sum":30}]"#)
+        #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum(),age.max()", c.token)) == #"[{"count":0,"max":null,"sum":null}]"#, "\(layers)")
+        #expect(Self.compact(try get("/rest/v1/children?select=name,age.sum()&order=name", c.token)) == "[]")
+        // An embedded count counts the embedded rows the caller may see: A's profile points at
+        // Kid, which A sees and C does not (C's own children are none).
+        #expect(Self.compact(try get("/rest/v1/children?select=name,user_profiles(count())&order=name", a.token))
+                == #"[{"name":"Kid","user_profiles":[{"count":1}]},{"name":"Teen","user_profiles":[{"count":0}]}]"#)
+        #expect(Self.compact(try get("/rest/v1/user_profiles?select=id,children!current_child_id(age.sum())", c.token))
+                == #"[{"children":{"sum":null},"id":"\#(c.id)"}]"#, "\(layers)")
+
+        // B joins A's family: B now reads A's children (and counts them), but still not A's
+        // profile, so the embedded count of profiles pointing at Kid is 0 for B.
+        let created = try http.request("POST", "/rest/v1/rpc/create_family", headers: server.headers(a.token), body: #"{"name":"Fam"}"#)
+        let code = try #require(created.jsonObject?["invite_code"] as? String)
+        #expect(try http.request("POST", "/rest/v1/rpc/join_family", headers: server.headers(b.token), body: #"{"code":"\#(code)"}"#).status == 200)
+        #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum()", b.token)) == #"[{"count":3,"sum":47}]"#, "\(layers)")
+        #expect(Self.compact(try get("/rest/v1/children?select=name,user_profiles(count())&name=eq.Kid", b.token))
+                == #"[{"name":"Kid","user_profiles":[{"count":0}]}]"#, "\(layers)")
+        #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum()", c.token)) == #"[{"count":0,"sum":null}]"#, "\(layers)")
+        // Family members per family, counted inside the embed: C sees no family at all.
+        #expect(Self.compact(try get("/rest/v1/families?select=name,family_members(count())", b.token)) == #"[{"family_members":[{"count":2}],"name":"Fam"}]"#)
+        #expect(try get("/rest/v1/families?select=name,family_members(count())", c.token).text == "[]")
+
+        // Spread: A's current child merged into A's profile; nobody else reaches it.
+        #expect(Self.compact(try get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name,age)", a.token))
+                == #"[{"age":4,"child":"Kid","id":"\#(a.id)"}]"#)
+        for token in [b.token, c.token] {
+            let spread = try get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name)", token)
+            #expect(spread.status == 200 && !spread.text.contains("Kid") && !spread.text.contains(a.id), "\(layers): \(spread.text)")
+            #expect(try get("/rest/v1/user_profiles?select=id,...children!current_child_id!inner(name)", token).text == "[]", "\(layers)")
+        }
+        #expect(Self.compact(try get("/rest/v1/family_members?select=role,...families(family:name)&order=role", c.token)) == "[]")
+        #expect(Self.compact(try get("/rest/v1/family_members?select=role,...families(family:name)&order=role", b.token))
+                == #"[{"family":"Fam","role":"owner"},{"family":"Fam","role":"parent"}]"#)
+        // Aggregates hoisted out of a spread count what the caller sees of both tables.
+        #expect(Self.compact(try get("/rest/v1/family_members?select=...families(families:count()),members:count()", b.token))
+                == #"[{"families":2,"members":2}]"#)
+        #expect(Self.compact(try get("/rest/v1/family_members?select=...families(families:count()),members:count()", c.token))
+                == #"[{"families":0,"members":0}]"#)
+        let anonymous = try get("/rest/v1/children?select=count()", server.anonKey)
+        #expect(Self.compact(anonymous) == #"[{"count":0}]"# || anonymous.status == 401, "\(anonymous.status) \(anonymous.text)")
+    }
+
+    @Test(arguments: Layers.allCases)
+    func manyToManyFollowsOwnershipOnBothTables(_ layers: Layers) throws {
+        // Tags owned by users, linked to children through a junction whose rows have owners too.
+        let server = try Self.server(layers, owners: ["fx_tags": "owner_id", "fx_child_tags": "owner_id"])
+        let admin = try Connection(conninfo: server.databaseURL)
+        try admin.execute("""
+            CREATE TABLE public.fx_tags (id int PRIMARY KEY, owner_id uuid NOT NULL, label text NOT NULL);
+            CREATE TABLE public.fx_child_tags (child_id uuid REFERENCES public.children (id) ON DELETE CASCADE,
+                                               tag_id int REFERENCES public.fx_tags, owner_id uuid NOT NULL, PRIMARY KEY (child_id, tag_id));
+            GRANT ALL ON public.fx_tags, public.fx_child_tags TO authenticated, service_role;
+            ALTER TABLE public.fx_tags ENABLE ROW LEVEL SECURITY;
+            ALTER TABLE public.fx_child_tags ENABLE ROW LEVEL SECURITY;
+            CREATE POLICY own ON public.fx_tags USING (owner_id = auth.uid());
+            CREATE POLICY own ON public.fx_child_tags USING (owner_id = auth.uid());
+            """)
+        if layers == .middlewareOnly {
+            try admin.execute("ALTER TABLE public.fx_tags DISABLE ROW LEVEL SECURITY; ALTER TABLE public.fx_child_tags DISABLE ROW LEVEL SECURITY")
+        }
+        let http = server.client()
+        #expect(eventually {
+            try? admin.execute("NOTIFY pgrst, 'reload schema'")
+            return (try? http.request("GET", "/rest/v1/fx_child_tags", headers: server.headers(server.serviceKey)).status) == 200
+        })
+        let a = try server.signUp(), c = try server.signUp()
+        let child = try http.request("POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
+                                     body: #"{"user_id":"\#(a.id)","name":"Kid"}"#)
+        let kid = try #require(child.jsonArray?.first?["id"] as? String)
+        // A's tag, C's tag linked by A's junction row, and A's tag linked only by C's junction row.
+        try admin.execute("""
+            INSERT INTO public.fx_tags VALUES (1, '\(a.id)', 'mine'), (2, '\(c.id)', 'theirs'), (3, '\(a.id)', 'linked-by-them');
+            INSERT INTO public.fx_child_tags VALUES ('\(kid)', 1, '\(a.id)'), ('\(kid)', 2, '\(a.id)'), ('\(kid)', 3, '\(c.id)');
+            """)
+        func get(_ target: String, _ token: String) throws -> TestResponse { try http.request("GET", target, headers: server.headers(token)) }
+        let service = try get("/rest/v1/children?select=name,fx_tags(label)&fx_tags.order=id", server.serviceKey)
+        #expect(Self.compact(service) == #"[{"fx_tags":[{"label":"mine"},{"label":"theirs"},{"label":"linked-by-them"}],"name":"Kid"}]"#, "\(service.text)")
+        // A: only tags A may read, reached through junction rows A may read.
+        #expect(Self.compact(try get("/rest/v1/children?select=name,fx_tags(label)", a.token)) == #"[{"fx_tags":[{"label":"mine"}],"name":"Kid"}]"#, "\(layers)")
+        #expect(Self.compact(try get("/rest/v1/children?select=name,fx_tags(count())", a.token)) == #"[{"fx_tags":[{"count":1}],"name":"Kid"}]"#, "\(layers)")
+        #expect(Self.compact(try get("/rest/v1/fx_tags?select=label,children(name)&order=id", a.token))
+                == #"[{"children":[{"name":"Kid"}],"label":"mine"},{"children":[],"label":"linked-by-them"}]"#, "\(layers)")
+        // C: its tag, but not A's child through it; nothing through C's own junction row.
+        #expect(Self.compact(try get("/rest/v1/fx_tags?select=label,children(name)", c.token)) == #"[{"children":[],"label":"theirs"}]"#, "\(layers)")
+        #expect(try get("/rest/v1/fx_tags?select=label,children!inner(name)", c.token).text == "[]", "\(layers)")
+        #expect(try get("/rest/v1/children?select=name,fx_tags(label)", c.token).text == "[]", "\(layers)")
     }
 
     @Test func relationshipErrorsAsPostgREST() throws {

@@ -162,6 +162,51 @@ import Testing
         }
     }
 
+    @Test func jsonPathsParseAsPostgRESTsPJsonPath() throws {
+        let key = { (text: Bool, name: String) in JSONPathStep(asText: text, .key(name)) }
+        let index = { (text: Bool, number: String) in JSONPathStep(asText: text, .index(number)) }
+        let select = try QueryGrammar.parseSelect(#"metadata->>key,a:data->0->b->>-1::int,data->!@#$%^&*_d,data->0xy1->23-xy-45,data->"a.b",goals->0"#)
+        #expect(select.map(\.jsonPath) == [[key(true, "key")], [index(false, "0"), key(false, "b"), index(true, "-1")], [key(false, "!@#$%^&*_d")],
+                                            [key(false, "0xy1"), key(false, "23-xy-45")], [key(false, "a.b")], [index(false, "0")]])
+        #expect(select.map(\.outputName) == ["key", "a", "!@#$%^&*_d", "23-xy-45", "a.b", "goals"])
+        #expect(select[1].cast == "int" && select[1].alias == "a")
+        // An index ends at a delimiter; inside an embed `)` is one.
+        #expect(try QueryGrammar.parseSelect("rel(data->0)")[0].embed?.select[0].jsonPath == [index(false, "0")])
+        // Filters (plain and in logic trees), order and embedded paths.
+        let request = try Fixture.request("GET", "/rest/v1/children?metadata->>key=eq.x&or=(data->a->>b.eq.1,goals->>0.not.is.null)&order=data->>n.desc.nullslast&kids.meta->>k=eq.2")
+        #expect(request.conditions == [
+            .filter(Filter(column: "metadata", op: .eq, operand: .value("x"), jsonPath: [key(true, "key")])),
+            .or([.filter(Filter(column: "data", op: .eq, operand: .value("1"), jsonPath: [key(false, "a"), key(true, "b")])),
+                 .not(.filter(Filter(column: "goals", op: .is, operand: .isValue(.null), jsonPath: [index(true, "0")])))]),
+        ])
+        #expect(request.order == [OrderTerm(column: "data", descending: true, nulls: .last, jsonPath: [key(true, "n")])])
+        #expect(request.embedded["kids"]?.conditions == [.filter(Filter(column: "meta", op: .eq, operand: .value("2"), jsonPath: [key(true, "k")]))])
+        // Reserved characters and badly formed numbers are PGRST100, as in PostgREST.
+        for bad in ["data->(x", "data->>-78xy,", "data->", "data->>--34"] {
+            #expect(throws: RESTError.self, "\(bad)") { try QueryGrammar.parseSelect(bad) }
+        }
+        #expect(throws: RESTError.parse(message: #""failed to parse select parameter (data->(x)" (line 1, column 7)"#,
+                                        details: #"unexpected "(" expecting "-", digit or any non reserved character different from: .,>()"#)) {
+            try QueryGrammar.parseSelect("data->(x")
+        }
+        #expect(throws: RESTError.self) { try Fixture.request("GET", "/rest/v1/children?data->(x=eq.1") }
+    }
+
+    @Test func aggregatesAndSpreadsParse() throws {
+        let select = try QueryGrammar.parseSelect("count(),cnt:count()::text,age.sum(),total:age.avg()::int,metadata->>n::integer.max(),name,age.min(),id.count()")
+        #expect(select.map(\.aggregate) == [.count, .count, .sum, .avg, .max, nil, .min, .count])
+        #expect(select.map(\.outputName) == ["count", "cnt", "sum", "total", "max", "name", "min", "count"])
+        #expect(select[0].column == "*" && select[1].aggregateCast == "text" && select[3].aggregateCast == "int" && select[3].cast == nil)
+        #expect(select[4].cast == "integer" && select[4].jsonPath == [JSONPathStep(asText: true, .key("n"))])
+        let spread = try QueryGrammar.parseSelect("id,...clients!client_id!inner(name,...owners(o:name)),other(*)")
+        let clients = try #require(spread[1].embed)
+        #expect(spread[1].column == "clients" && spread[1].alias == nil && clients.spread && clients.inner && clients.hint == "client_id")
+        #expect(clients.select[1].embed?.spread == true && spread[2].embed?.spread == false)
+        for bad in ["age.total()", "age.sum(", "count(x)", "alias:...rel(*)", "...rel", "age.sum()::"] {
+            #expect(throws: RESTError.self, "\(bad)") { try QueryGrammar.parseSelect(bad) }
+        }
+    }
+
     static let badBodies: [(String, String, String)] = [
         ("POST", "{", "Empty or invalid json"),
         ("POST", "", "Empty or invalid json"),

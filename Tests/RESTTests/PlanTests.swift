@@ -78,6 +78,34 @@ import Testing
         #expect(sql.binds == ["10", "20"])
     }
 
+    @Test func jsonPathsAreBoundAndNamed() throws {
+        // text[] goes through to_jsonb; keys and indexes are binds with their type.
+        let plan = try Fixture.plan("GET", "/rest/v1/children?select=goals->0,g:goals->>1,temperament&goals->>0=eq.x&order=goals->>0.desc", ownership: false)
+        let sql = try #require(plan.statement)
+        #expect(sql.text.hasPrefix(#"WITH pgrst_source AS (SELECT to_jsonb("children"."goals")->$1::int AS "goals", to_jsonb("children"."goals")->>$2::int AS "g", "children"."temperament" FROM "public"."children" WHERE to_jsonb("children"."goals")->>$3::int = $4 ORDER BY to_jsonb("children"."goals")->>$5::int DESC)"#), "\(sql.text)")
+        #expect(sql.binds == ["0", "1", "0", "x", "0"])
+        // A quote in a key is a bind's text, never the statement's: same text for any key.
+        let quoted = try #require(try Fixture.plan("GET", "/rest/v1/children?select=goals->>it's", ownership: false).statement)
+        let plain = try #require(try Fixture.plan("GET", "/rest/v1/children?select=goals->>other", ownership: false).statement)
+        #expect(quoted.text == plain.text.replacingOccurrences(of: #""other""#, with: #""it's""#) && quoted.binds == ["it's"])
+        // The key is only an output name, quoted as an identifier (PostgREST's alias).
+        #expect(quoted.text.contains(#"->>$1::text AS "it's" FROM"#))
+        // A path on the owner column is not the owner filter: the scope is still added.
+        let owner = try #require(try Fixture.plan("GET", "/rest/v1/user_profiles?id->>x=eq.\(Self.me)").statement)
+        #expect(owner.text.contains(#"WHERE to_jsonb("user_profiles"."id")->>$1::text = $2 AND "user_profiles"."id" = $3"#), "\(owner.text)")
+    }
+
+    @Test func aggregatesGroupByTheOtherColumns() throws {
+        var planner = Planner(cache: Fixture.cache, policy: Fixture.policy, ownershipEnabled: false)
+        #expect(throws: RESTError.aggregatesNotAllowed) { try planner.plan(try Fixture.request("GET", "/rest/v1/children?select=count()"), caller: Fixture.user) }
+        planner.aggregatesEnabled = true
+        let plan = try planner.plan(try Fixture.request("GET", "/rest/v1/children?select=temperament,n:count(),age.sum()::int,name&order=temperament"), caller: Fixture.user)
+        #expect(try #require(plan.statement).text.hasPrefix(#"WITH pgrst_source AS (SELECT "children"."temperament", pg_catalog.count(*) AS "n", CAST(pg_catalog.sum("children"."age") AS int) AS "sum", "children"."name" FROM "public"."children" GROUP BY 1, 4 ORDER BY "children"."temperament")"#))
+        // Only aggregates: no GROUP BY; a cast of the argument goes inside.
+        let total = try planner.plan(try Fixture.request("GET", "/rest/v1/children?select=age::numeric.avg()"), caller: Fixture.user)
+        #expect(try #require(total.statement).text.hasPrefix(#"WITH pgrst_source AS (SELECT pg_catalog.avg(CAST("children"."age" AS numeric)) AS "avg" FROM "public"."children")"#))
+    }
+
     @Test func singleObjectAndCSVBodies() throws {
         let single = try #require(try Fixture.plan("GET", "/rest/v1/children?select=id", headers: [("Accept", "application/vnd.pgrst.object+json")]).statement)
         #expect(single.text.contains("coalesce((json_agg(_postgrest_t) -> 0)::text, '') AS body"))

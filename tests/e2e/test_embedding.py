@@ -1,4 +1,8 @@
-"""Resource embedding through supabase-py: a profile with its current child, a family with its members."""
+"""Resource embedding through supabase-py: a profile with its current child, a family with its members;
+JSON paths, spreads and counts as supabase-py writes them."""
+import pytest
+from postgrest.exceptions import APIError
+
 from conftest import new_client, unique_email
 
 
@@ -34,3 +38,24 @@ def test_family_with_its_members():
     owners = dad.table("families").select("name, family_members!inner(user_id)").eq("family_members.role", "owner").execute().data
     assert owners == [{"name": "The Parents", "family_members": [{"user_id": mum_id}]}]
     assert outsider.table("families").select("*, family_members(*)").execute().data == []
+
+
+def test_json_paths_spreads_and_counts():
+    mum, mum_id = sign_up("Mum")
+    child = mum.table("children").insert({"user_id": mum_id, "name": "Kit", "age": 5, "goals": ["patience", "kindness"]}).execute().data[0]
+    mum.table("user_profiles").update({"current_child_id": child["id"]}).eq("id", mum_id).execute()
+    # A JSON path into the text[] column, in select (aliased) and in a filter.
+    rows = mum.table("children").select("name, first_goal:goals->>0").eq("goals->>1", "kindness").execute().data
+    assert rows == [{"name": "Kit", "first_goal": "patience"}]
+    assert mum.table("children").select("goals->0").execute().data == [{"goals": "patience"}]
+    # The current child spread into the profile.
+    profile = mum.table("user_profiles").select("id, ...children!current_child_id(child_name:name, age)").execute().data
+    assert profile == [{"id": mum_id, "child_name": "Kit", "age": 5}]
+    # `rel(count)` counts the embedded rows the caller may see; someone else counts nothing.
+    assert mum.table("children").select("name, user_profiles(count)").execute().data == [{"name": "Kit", "user_profiles": [{"count": 1}]}]
+    other, _ = sign_up("Other")
+    assert other.table("children").select("count").execute().data == [{"count": 0}]
+    # Aggregate functions are off unless PGRST_DB_AGGREGATES_ENABLED=true, as in PostgREST.
+    with pytest.raises(APIError) as refused:
+        mum.table("children").select("age.sum()").execute()
+    assert refused.value.code == "PGRST123"

@@ -11,8 +11,9 @@ public enum QueryGrammar {
 
     // MARK: select
 
-    /// `select=id,name,alias:col,col::text,"quoted col",rel!hint!inner(col,…)` (PostgREST's
-    /// pFieldSelect and pRelationSelect; embeds nest).
+    /// `select=id,name,alias:col,col::text,"quoted col",data->a->>b,age.sum()::int,count(),
+    /// rel!hint!inner(col,…),...rel(col)` (PostgREST's pFieldSelect, pRelationSelect and
+    /// pSpreadRelationSelect; embeds nest).
     public static func parseSelect(_ text: String) throws(RESTError) -> [SelectItem] {
         let chars = Array(text)
         var index = 0
@@ -27,12 +28,53 @@ public enum QueryGrammar {
         func fail(_ expecting: String) -> RESTError {
             .parse(message: message("select parameter", text, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \(expecting)")
         }
+        func embedParameters(_ embed: inout SelectItem.Embed) throws(RESTError) {
+            while index < chars.count, chars[index] == "!" {
+                index += 1
+                guard let word = fieldName(chars, &index) else { throw fail("hint or join type (inner, left)") }
+                switch word {
+                case "inner": embed.inner = true
+                case "left": embed.inner = false
+                default: embed.hint = word
+                }
+            }
+        }
+        func embedBody(_ embed: inout SelectItem.Embed) throws(RESTError) {
+            guard index < chars.count, chars[index] == "(" else { throw fail("\"(\"") }
+            index += 1
+            skipSpaces(chars, &index)
+            embed.select = index < chars.count && chars[index] == ")" ? [SelectItem(column: "*")]
+                : try selectList(chars, &index, text: text, nested: true)
+            guard index < chars.count, chars[index] == ")" else { throw fail("\",\" or \")\"") }
+            index += 1
+        }
+        func castName() throws(RESTError) -> String? {
+            guard index + 1 < chars.count, chars[index] == ":", chars[index + 1] == ":" else { return nil }
+            index += 2
+            let start = index
+            while index < chars.count, chars[index].isLetter || chars[index].isNumber || chars[index] == "_" || chars[index] == " " || chars[index] == "[" || chars[index] == "]" {
+                index += 1
+            }
+            let castText = String(chars[start..<index]).trimmedOWS
+            guard !castText.isEmpty else { throw fail("letter or digit") }
+            return castText
+        }
         while true {
             skipSpaces(chars, &index)
             guard index < chars.count else { throw fail("field name (* or [a..z0..9_$])") }
             if chars[index] == "*" {
                 index += 1
                 items.append(SelectItem(column: "*"))
+            } else if matches(chars, index, "...") {
+                // `...rel!hint!inner(…)`: a spread embed (no alias: its columns keep their names).
+                index += 3
+                guard let name = fieldName(chars, &index) else { throw fail("field name (* or [a..z0..9_$])") }
+                var embed = SelectItem.Embed(hint: nil, inner: false, select: [], spread: true)
+                try embedParameters(&embed)
+                try embedBody(&embed)
+                var item = SelectItem(column: name)
+                item.embed = embed
+                items.append(item)
             } else {
                 guard var name = fieldName(chars, &index) else {
                     if nested, chars[index] == ")", items.isEmpty { items.append(SelectItem(column: "*")); return items }  // `rel()`
@@ -46,40 +88,38 @@ public enum QueryGrammar {
                     guard let real = fieldName(chars, &index) else { throw fail("field name (* or [a..z0..9_$])") }
                     name = real
                 }
-                if index < chars.count, chars[index] == "(" || chars[index] == "!" {
+                if name == "count", matches(chars, index, "()") {
+                    // `count()`: the rows counted (PostgREST's COUNT(*)).
+                    index += 2
+                    var item = SelectItem(column: "*", alias: alias, aggregate: .count)
+                    item.aggregateCast = try castName()
+                    items.append(item)
+                } else if index < chars.count, chars[index] == "(" || chars[index] == "!" {
+                    // PostgREST never reads `count(…)` as an embed.
+                    if name == "count", chars[index] == "(" { index += 1; throw fail("\")\"") }
                     var embed = SelectItem.Embed(hint: nil, inner: false, select: [])
-                    while index < chars.count, chars[index] == "!" {
-                        index += 1
-                        guard let word = fieldName(chars, &index) else { throw fail("hint or join type (inner, left)") }
-                        switch word {
-                        case "inner": embed.inner = true
-                        case "left": embed.inner = false
-                        default: embed.hint = word
-                        }
-                    }
-                    guard index < chars.count, chars[index] == "(" else { throw fail("\"(\"") }
-                    index += 1
-                    skipSpaces(chars, &index)
-                    embed.select = index < chars.count && chars[index] == ")" ? [SelectItem(column: "*")]
-                        : try selectList(chars, &index, text: text, nested: true)
-                    guard index < chars.count, chars[index] == ")" else { throw fail("\",\" or \")\"") }
-                    index += 1
+                    try embedParameters(&embed)
+                    try embedBody(&embed)
                     var item = SelectItem(column: name, alias: alias)
                     item.embed = embed
                     items.append(item)
                 } else {
-                    var cast: String? = nil
-                    if index + 1 < chars.count, chars[index] == ":", chars[index + 1] == ":" {
-                        index += 2
+                    let path = try jsonPath(chars, &index, what: "select parameter", input: text)
+                    var item = SelectItem(column: name, alias: alias, cast: try castName(), jsonPath: path)
+                    if index < chars.count, chars[index] == "." {
+                        // `col.sum()`: an aggregate, with its own cast after.
+                        index += 1
                         let start = index
-                        while index < chars.count, chars[index].isLetter || chars[index].isNumber || chars[index] == "_" || chars[index] == " " || chars[index] == "[" || chars[index] == "]" {
-                            index += 1
+                        while index < chars.count, chars[index].isLetter { index += 1 }
+                        guard let aggregate = SelectItem.Aggregate(rawValue: String(chars[start..<index])), matches(chars, index, "()") else {
+                            index = start
+                            throw fail("aggregate function (count, sum, avg, min, max)")
                         }
-                        let castText = String(chars[start..<index]).trimmedOWS
-                        guard !castText.isEmpty else { throw fail("letter or digit") }
-                        cast = castText
+                        index += 2
+                        item.aggregate = aggregate
+                        item.aggregateCast = try castName()
                     }
-                    items.append(SelectItem(column: name, alias: alias, cast: cast))
+                    items.append(item)
                 }
             }
             skipSpaces(chars, &index)
@@ -91,6 +131,99 @@ public enum QueryGrammar {
             guard chars[index] == "," else { throw fail(nested ? "\",\" or \")\"" : "\"::\", \",\" or end of input") }
             index += 1
         }
+    }
+
+    // MARK: JSON paths
+
+    /// `->key`, `->>key`, `->0`, `->>-1`, `->"quoted.key"`, repeated (PostgREST's pJsonPath): a
+    /// number is an array index only when the path, a cast, a `.`, `,` or `)` follows it; a key
+    /// is any text without `(`, `)`, `-`, `:`, `.`, `,`, `>` (dashes inside are kept).
+    static func jsonPath(_ chars: [Character], _ index: inout Int, what: String, input: String) throws(RESTError) -> [JSONPathStep] {
+        var steps: [JSONPathStep] = []
+        while matches(chars, index, "->") {
+            index += 2
+            let asText = index < chars.count && chars[index] == ">"
+            if asText { index += 1 }
+            steps.append(JSONPathStep(asText: asText, try jsonOperand(chars, &index, what: what, input: input)))
+        }
+        return steps
+    }
+
+    private static func jsonOperand(_ chars: [Character], _ index: inout Int, what: String, input: String) throws(RESTError) -> JSONPathStep.Operand {
+        if index < chars.count, chars[index] == "\"" {
+            var i = index
+            if let key = quotedValue(chars, &i) {
+                index = i
+                return .key(key)
+            }
+        }
+        // An index: -?digits, then the end of the operand.
+        var i = index
+        if i < chars.count, chars[i] == "-" { i += 1 }
+        let digitsStart = i
+        while i < chars.count, chars[i].isASCII, chars[i].isNumber { i += 1 }
+        if i > digitsStart, i == chars.count || matches(chars, i, "->") || matches(chars, i, "::") || [".", ",", ")"].contains(chars[i]) {
+            let text = String(chars[index..<i])
+            index = i
+            return .index(text)
+        }
+        // A key: identifiers joined by dashes that no `>` follows.
+        let reserved: Set<Character> = ["(", ")", "-", ":", ".", ",", ">"]
+        var parts: [String] = []
+        while true {
+            let start = index
+            while index < chars.count, !reserved.contains(chars[index]) { index += 1 }
+            guard index > start else {
+                throw .parse(message: message(what, input, column: index + 1),
+                             details: "\(unexpected(chars, at: index)) expecting \"-\", digit or any non reserved character different from: .,>()")
+            }
+            parts.append(String(chars[start..<index]).trimmedOWS)
+            guard index + 1 < chars.count, chars[index] == "-", chars[index + 1] != ">" else { break }
+            index += 1
+        }
+        return .key(parts.joined(separator: "-"))
+    }
+
+    /// A filter's or order's field: a name and its JSON path (PostgREST's pField).
+    static func field(_ chars: [Character], _ index: inout Int, what: String, input: String) throws(RESTError) -> (name: String, path: [JSONPathStep])? {
+        guard let name = fieldName(chars, &index) else { return nil }
+        return (name, try jsonPath(chars, &index, what: what, input: input))
+    }
+
+    /// The query key of a filter: `column`, `"quoted"`, `data->a->>b`. A key that is no field
+    /// (odd characters) stays the column name, which the planner then finds unknown (42703).
+    static func filterKey(_ text: String) throws(RESTError) -> (name: String, path: [JSONPathStep]) {
+        guard text.contains("->") else { return (unquoteName(text), []) }
+        let chars = Array(text)
+        var index = 0
+        func fail(_ expecting: String) -> RESTError {
+            .parse(message: message("tree path", text, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \(expecting)")
+        }
+        skipSpaces(chars, &index)
+        guard let field = try field(chars, &index, what: "tree path", input: text) else { throw fail("field name (* or [a..z0..9_$])") }
+        skipSpaces(chars, &index)
+        guard index == chars.count else { throw fail("\"->>\", \"->\" or end of input") }
+        return field
+    }
+
+    /// Splits a query key at its last `.` before any JSON path and outside quotes:
+    /// `children.metadata->>a.b` → (`children`, `metadata->>a.b`); nil when there is none.
+    static func splitEmbedPath(_ key: String) -> (path: String, last: String)? {
+        let chars = Array(key)
+        var quoted = false
+        var lastDot: Int? = nil
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if c == "\\", quoted { i += 2; continue }
+            if c == "\"" { quoted.toggle() } else if !quoted {
+                if c == "-", i + 1 < chars.count, chars[i + 1] == ">" { break }
+                if c == "." { lastDot = i }
+            }
+            i += 1
+        }
+        guard let dot = lastDot else { return nil }
+        return (String(chars[..<dot]), String(chars[(dot + 1)...]))
     }
 
     // MARK: order
@@ -105,8 +238,8 @@ public enum QueryGrammar {
         }
         while true {
             skipSpaces(chars, &index)
-            guard let column = fieldName(chars, &index) else { throw fail("field name (* or [a..z0..9_$])") }
-            var term = OrderTerm(column: column)
+            guard let field = try field(chars, &index, what: "order", input: text) else { throw fail("field name (* or [a..z0..9_$])") }
+            var term = OrderTerm(column: field.name, jsonPath: field.path)
             var expectDirection = true
             while index < chars.count, chars[index] == "." {
                 index += 1
@@ -162,19 +295,19 @@ public enum QueryGrammar {
     /// `column=[not.]op.value` (PostgREST's pOpExpr with pSingleVal: the rest of the value is
     /// the operand, quotes included, except for `in.(…)` lists).
     public static func parseFilter(column: String, _ expression: String) throws(RESTError) -> Condition {
-        let name = unquoteName(column)
+        let (name, path) = try filterKey(column)
         // Fast path for the common `op.value` with a plain operator: the value is the rest as
         // written, so no character-level parse is needed.
         if let dot = expression.utf8.firstIndex(of: UInt8(ascii: ".")) {
             let opText = expression[..<dot]
             if opText.utf8.count <= 6, let op = FilterOperator(rawValue: String(opText)), Self.plainOperators.contains(op) {
                 let value = String(expression[expression.utf8.index(after: dot)...])
-                return .filter(Filter(column: name, op: op, operand: .value(value)))
+                return .filter(Filter(column: name, op: op, operand: .value(value), jsonPath: path))
             }
         }
         let chars = Array(expression)
         var index = 0
-        let condition = try operation(chars, &index, column: name, input: expression, what: "filter", inLogicTree: false)
+        let condition = try operation(chars, &index, column: name, jsonPath: path, input: expression, what: "filter", inLogicTree: false)
         if index != chars.count {
             throw .parse(message: message("filter", expression, column: index + 1), details: "\(unexpected(chars, at: index)) expecting end of input")
         }
@@ -228,17 +361,17 @@ public enum QueryGrammar {
             throw fail("\"(\"")
         }
         index = start
-        guard let column = fieldName(chars, &index) else {
+        guard let field = try field(chars, &index, what: "logic tree", input: input) else {
             throw fail("field name (* or [a..z0..9_$]), negation operator (not) or logic operator (and, or)")
         }
         guard index < chars.count, chars[index] == "." else { throw fail("delimiter (.)") }
         index += 1
-        return try operation(chars, &index, column: column, input: input, what: "logic tree", inLogicTree: true)
+        return try operation(chars, &index, column: field.name, jsonPath: field.path, input: input, what: "logic tree", inLogicTree: true)
     }
 
     /// `[not.]op.operand` from `index`.
-    private static func operation(_ chars: [Character], _ index: inout Int, column: String, input: String, what: String,
-                                  inLogicTree: Bool) throws(RESTError) -> Condition {
+    private static func operation(_ chars: [Character], _ index: inout Int, column: String, jsonPath: [JSONPathStep], input: String,
+                                  what: String, inLogicTree: Bool) throws(RESTError) -> Condition {
         func failAt(_ position: Int, _ expecting: String) -> RESTError {
             .parse(message: message(what, input, column: position + 1), details: "\(unexpected(chars, at: position)) expecting \(expecting)")
         }
@@ -294,7 +427,7 @@ public enum QueryGrammar {
                 index = chars.count
             }
         }
-        let condition = Condition.filter(Filter(column: column, op: op, operand: operand, language: language, quantifier: quantifier))
+        let condition = Condition.filter(Filter(column: column, op: op, operand: operand, language: language, quantifier: quantifier, jsonPath: jsonPath))
         return negated ? .not(condition) : condition
     }
 

@@ -2,25 +2,32 @@ import JWT
 import Postgres
 
 /// Resource embedding (PostgREST's `rel(…)` in `select`): a related table reached through a
-/// foreign key, written as a correlated subquery of the one statement, so PostgreSQL still builds
-/// the JSON. Every embedded table gets the caller's ownership rule exactly as a top-level read of
-/// it would (and RLS applies underneath): no embed, `!inner` or filter reaches a row the caller
-/// could not `GET` directly.
+/// foreign key (or, many-to-many, through a junction table with keys to both sides), written as a
+/// correlated subquery of the one statement, so PostgreSQL still builds the JSON. Spreads
+/// (`...rel(…)`) put each of the related row's columns beside the parent's, one scalar subquery
+/// each. Every embedded table (the junction included) gets the caller's ownership rule exactly as
+/// a top-level read of it would (and RLS applies underneath): no embed, spread, `!inner`,
+/// aggregate or filter reaches a row the caller could not `GET` directly.
 extension Planner {
-    /// A foreign key seen from the parent: its rows point at one target row (many-to-one), or
-    /// many target rows point at it (one-to-many).
+    /// A foreign key seen from the parent: its rows point at one target row (many-to-one), many
+    /// target rows point at it (one-to-many), or a junction's rows point at both (many-to-many).
     struct Relationship {
-        enum Cardinality: String { case manyToOne = "many-to-one", oneToMany = "one-to-many" }
+        enum Cardinality: String { case manyToOne = "many-to-one", oneToMany = "one-to-many", manyToMany = "many-to-many" }
+        /// Many-to-many: the junction's key to the parent.
         let key: SchemaCache.ForeignKey
         let cardinality: Cardinality
+        /// Many-to-many: the junction's key to the target.
+        var targetKey: SchemaCache.ForeignKey? = nil
 
-        /// (target column, parent column) pairs.
+        /// (target column, parent column) pairs; many-to-many: (junction, parent) pairs.
         var joins: [(target: String, parent: String)] {
             switch cardinality {
             case .manyToOne: return Array(zip(key.referencedColumns, key.columns))
-            case .oneToMany: return Array(zip(key.columns, key.referencedColumns))
+            case .oneToMany, .manyToMany: return Array(zip(key.columns, key.referencedColumns))
             }
         }
+
+        var isToMany: Bool { cardinality != .manyToOne }
     }
 
     /// What the embeds of one select list add to its statement: nothing is written until the
@@ -31,28 +38,128 @@ extension Planner {
         let request: ApiRequest
     }
 
-    /// The select list over `table` (an alias table: its name is what columns are qualified
-    /// with), embeds included; returns the `!inner` conditions the list adds to its query.
-    func writeSelect(_ items: [SelectItem], table: SchemaCache.Table, realName: String, path: String,
-                     state: inout EmbedState, into sql: inout SQLBuilder) throws(RESTError) -> [Condition] {
-        let builder = QueryBuilder(table: table)
+    /// What a select list adds to its query besides the columns.
+    struct SelectShape {
+        /// The `!inner` conditions of its embeds.
         var inner: [Condition] = []
-        for (index, item) in items.enumerated() {
-            if index > 0 { sql.raw(", ") }
+        /// The positions to GROUP BY (with an aggregate in the list: every other column).
+        var grouping: [Int] = []
+    }
+
+    /// Whether a select list aggregates its own rows: an aggregate of its own, or one in a
+    /// spread (PostgREST hoists those to the level the spread merges into).
+    static func aggregates(_ items: [SelectItem]) -> Bool {
+        items.contains { $0.aggregate != nil || ($0.embed.map { $0.spread && aggregates($0.select) } ?? false) }
+    }
+
+    /// `select=count` and `rel(count)` on a table without a `count` column: PostgreSQL reads
+    /// `"t"."count"` as `count(t)`, which PostgREST's clients rely on (supabase-js documents
+    /// `rel(count)`); it counts the rows whether or not aggregates are enabled, as there.
+    static func legacyCounts(_ items: [SelectItem], of table: SchemaCache.Table) -> [SelectItem] {
+        guard table.column("count") == nil else { return items }
+        return items.map { item in
+            guard item.column == "count", item.embed == nil, item.jsonPath.isEmpty, item.aggregate == nil else { return item }
+            return SelectItem(column: "*", alias: item.alias, aggregate: .count, aggregateCast: item.cast)
+        }
+    }
+
+    /// Whether any aggregate appears anywhere in the select tree (what PGRST123 refuses).
+    static func usesAggregates(_ items: [SelectItem]) -> Bool {
+        items.contains { $0.aggregate != nil || ($0.embed.map { usesAggregates($0.select) } ?? false) }
+    }
+
+    /// The select list over `table` (an alias table: its name is what columns are qualified
+    /// with), embeds and spreads included.
+    func writeSelect(_ items: [SelectItem], table: SchemaCache.Table, realName: String, path: String,
+                     state: inout EmbedState, into sql: inout SQLBuilder) throws(RESTError) -> SelectShape {
+        let builder = QueryBuilder(table: table)
+        let aggregated = Self.aggregates(items)
+        var shape = SelectShape()
+        var position = 0
+        for item in items {
+            if let embed = item.embed, embed.spread {
+                let childPath = path.isEmpty ? item.column : path + "." + item.column
+                let spread = try spreadColumns(item.column, embed: embed, parent: table, parentName: realName, path: childPath, state: &state)
+                for column in spread.columns {
+                    if position > 0 { sql.raw(", ") }
+                    // The aggregate over the subquery's value (`count()`: over `(SELECT 1 …)`).
+                    let value = SelectItem(column: column.name, aggregate: column.aggregate, aggregateCast: column.aggregateCast)
+                    builder.writeSelectValue(value, into: &sql) { $0.append(column.value) }
+                    if aggregated && column.isJSON && column.aggregate == nil { sql.raw("::jsonb") }
+                    sql.raw(" AS ")
+                    sql.raw(quoteIdentifier(column.name))
+                    position += 1
+                    if aggregated && column.aggregate == nil { shape.grouping.append(position) }
+                }
+                if let exists = spread.exists { shape.inner.append(.embedded(exists)) }
+                continue
+            }
+            if position > 0 { sql.raw(", ") }
             guard let embed = item.embed else {
-                builder.writeSelectList([item], qualifier: nil, into: &sql)
+                let width = builder.writeSelectItem(item, qualifier: nil, into: &sql)
+                if aggregated && item.aggregate == nil { shape.grouping += (position + 1)..<(position + 1 + width) }
+                position += width
                 continue
             }
             let name = item.alias ?? item.column
             let childPath = path.isEmpty ? name : path + "." + name
             let (value, exists) = try embedSQL(item.column, embed: embed, parent: table, parentName: realName, path: childPath, state: &state)
             sql.append(value)
+            // Grouped rows need an equality on the embed's value: json has none, jsonb has.
+            if aggregated { sql.raw("::jsonb") }
             sql.raw(" AS ")
             sql.raw(quoteIdentifier(name))
-            if let exists { inner.append(.embedded(exists)) }
+            position += 1
+            if aggregated { shape.grouping.append(position) }
+            if let exists { shape.inner.append(.embedded(exists)) }
         }
-        if items.isEmpty { sql.raw("NULL") }
-        return inner
+        if position == 0 { sql.raw("NULL") }
+        return shape
+    }
+
+    /// The related rows of one embed: `FROM` its table (and a many-to-many's junction) and the
+    /// conditions that join them to the parent row, with the caller's read rule on each table.
+    private func related(_ target: SchemaCache.Table, alias: String, relationship: Relationship, parent: SchemaCache.Table,
+                         caller: Caller) throws(RESTError) -> (from: String, conditions: [Condition], denyAll: Bool) {
+        let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
+        let builder = QueryBuilder(table: aliased), parentBuilder = QueryBuilder(table: parent)
+        var from = quoteIdentifier("public") + "." + quoteIdentifier(target.name) + " AS " + quoteIdentifier(alias)
+        let scope = try readScope(target.name, caller: caller)
+        var join = SQLBuilder()
+        var denyAll = scope.denyAll
+        if let targetKey = relationship.targetKey, relationship.cardinality == .manyToMany, let junction = cache.tables[targetKey.table] {
+            let junctionAlias = alias + "_j"
+            from += ", " + quoteIdentifier("public") + "." + quoteIdentifier(junction.name) + " AS " + quoteIdentifier(junctionAlias)
+            let junctionBuilder = QueryBuilder(table: SchemaCache.Table(name: junctionAlias, columns: junction.columns, primaryKey: junction.primaryKey))
+            for (index, pair) in zip(targetKey.columns, targetKey.referencedColumns).enumerated() {
+                if index > 0 { join.raw(" AND ") }
+                junctionBuilder.writeColumn(pair.0, into: &join)
+                join.raw(" = ")
+                builder.writeColumn(pair.1, into: &join)
+            }
+            for pair in relationship.joins {
+                join.raw(" AND ")
+                junctionBuilder.writeColumn(pair.target, into: &join)
+                join.raw(" = ")
+                parentBuilder.writeColumn(pair.parent, into: &join)
+            }
+            // The junction's rows are read too: the caller's rule applies to them as well.
+            let junctionScope = try readScope(junction.name, caller: caller)
+            try junctionBuilder.validate(junctionScope.conditions)
+            for condition in junctionScope.conditions {
+                join.raw(" AND ")
+                junctionBuilder.write(condition, into: &join)
+            }
+            denyAll = denyAll || junctionScope.denyAll
+        } else {
+            for (index, pair) in relationship.joins.enumerated() {
+                if index > 0 { join.raw(" AND ") }
+                builder.writeColumn(pair.target, into: &join)
+                join.raw(" = ")
+                parentBuilder.writeColumn(pair.parent, into: &join)
+            }
+        }
+        return (from, [.embedded(join.sql)] + scope.conditions, denyAll)
     }
 
     /// `(SELECT row_to_json(…))` or `coalesce((SELECT json_agg(…)), '[]')` for one embed, and
@@ -63,38 +170,36 @@ extension Planner {
             throw .noRelationship(parent: parentName, target: targetName)
         }
         let relationship = try resolve(parentName, targetName, hint: embed.hint)
+        var embed = embed
+        embed.select = Self.legacyCounts(embed.select, of: target)
         let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
         for term in embedded.order where target.column(term.column) == nil { throw .unknownColumn(column: term.column, table: target.name) }
-        for item in embed.select where item.embed == nil && item.column != "*" && target.column(item.column) == nil {
-            throw .unknownColumn(column: item.column, table: target.name)
-        }
+        try Self.checkColumns(embed.select, of: target)
 
         // The rows: joined to the parent, narrowed by the caller's ownership rule and the
-        // embed's filters (and its own `!inner` embeds).
-        func rows(alias: String, state: inout EmbedState, selecting: ((SchemaCache.Table, inout EmbedState, inout SQLBuilder) throws(RESTError) -> [Condition])?)
-            throws(RESTError) -> SQL {
+        // embed's filters (and its own `!inner` embeds), grouped when they aggregate.
+        func rows(alias: String, state: inout EmbedState, selecting: Bool) throws(RESTError) -> SQL {
             let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
             let builder = QueryBuilder(table: aliased)
             var sql = SQLBuilder()
             sql.raw("SELECT ")
             var conditions = embedded.conditions
-            if let selecting { conditions += try selecting(aliased, &state, &sql) } else { sql.raw("1") }
-            sql.raw(" FROM ")
-            sql.raw(quoteIdentifier("public") + "." + quoteIdentifier(target.name) + " AS " + quoteIdentifier(alias))
-            let scope = try readScope(target.name, caller: state.caller)
-            try builder.validate(embedded.conditions)
-            var join = SQLBuilder()
-            for (index, pair) in relationship.joins.enumerated() {
-                if index > 0 { join.raw(" AND ") }
-                builder.writeColumn(pair.target, into: &join)
-                join.raw(" = ")
-                QueryBuilder(table: parent).writeColumn(pair.parent, into: &join)
+            var shape = SelectShape()
+            if selecting {
+                shape = try writeSelect(embed.select, table: aliased, realName: target.name, path: path, state: &state, into: &sql)
+                conditions += shape.inner
+            } else {
+                sql.raw("1")
             }
-            conditions = [.embedded(join.sql)] + scope.conditions + conditions
-            builder.writeWhere(conditions, denyAll: scope.denyAll, into: &sql)
-            if selecting != nil {
+            let rows = try related(target, alias: alias, relationship: relationship, parent: parent, caller: state.caller)
+            sql.raw(" FROM ")
+            sql.raw(rows.from)
+            try builder.validate(embedded.conditions)
+            builder.writeWhere(rows.conditions + conditions, denyAll: rows.denyAll, into: &sql)
+            if selecting {
+                QueryBuilder.writeGroupBy(shape.grouping, into: &sql)
                 builder.writeOrder(embedded.order, into: &sql)
-                if relationship.cardinality == .oneToMany {
+                if relationship.isToMany {
                     if let limit = embedded.limit { sql.raw(" LIMIT "); sql.bind(String(limit)) }
                     if embedded.offset > 0 { sql.raw(" OFFSET "); sql.bind(String(embedded.offset)) }
                 }
@@ -104,46 +209,157 @@ extension Planner {
 
         state.nextAlias += 1
         let alias = "pgrst_\(state.nextAlias)"
-        let body = try rows(alias: alias, state: &state) { table, state, sql throws(RESTError) in
-            try writeSelect(embed.select, table: table, realName: target.name, path: path, state: &state, into: &sql)
-        }
+        let body = try rows(alias: alias, state: &state, selecting: true)
         var value = SQLBuilder()
         let row = quoteIdentifier(alias + "_row")
-        switch relationship.cardinality {
-        case .manyToOne:
-            value.raw("(SELECT row_to_json(\(row)) FROM (")
-            value.append(body)
-            value.raw(") \(row))")
-        case .oneToMany:
+        if relationship.isToMany {
             value.raw("coalesce((SELECT json_agg(\(row)) FROM (")
             value.append(body)
             value.raw(") \(row)), '[]'::json)")
+        } else {
+            value.raw("(SELECT row_to_json(\(row)) FROM (")
+            value.append(body)
+            value.raw(") \(row))")
         }
         guard embed.inner else { return (value.sql, nil) }
         state.nextAlias += 1
         var exists = SQLBuilder()
         exists.raw("EXISTS (")
-        exists.append(try rows(alias: "pgrst_\(state.nextAlias)", state: &state, selecting: nil))
+        exists.append(try rows(alias: "pgrst_\(state.nextAlias)", state: &state, selecting: false))
         exists.raw(")")
         return (value.sql, exists.sql)
     }
 
+    /// One column a spread puts into its parent's row: a scalar subquery over the related row,
+    /// with the aggregate (hoisted, as PostgREST does) that the parent's level applies to it.
+    struct SpreadColumn {
+        var value: SQL
+        var name: String
+        var aggregate: SelectItem.Aggregate?
+        var aggregateCast: String?
+        /// An embed's JSON (cast to jsonb where rows are grouped).
+        var isJSON = false
+    }
+
+    /// `...rel(cols)`: each selected column of the one related row (many-to-one only, as in
+    /// PostgREST 12: PGRST119 otherwise) as `(SELECT col FROM rel WHERE <join, scope, filters>)`;
+    /// nested spreads flatten into the same level. The `EXISTS (…)` when `!inner`.
+    private func spreadColumns(_ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, path: String,
+                               state: inout EmbedState) throws(RESTError) -> (columns: [SpreadColumn], exists: SQL?) {
+        guard let target = cache.tables[targetName] else {
+            throw .noRelationship(parent: parentName, target: targetName)
+        }
+        let relationship = try resolve(parentName, targetName, hint: embed.hint)
+        guard relationship.cardinality == .manyToOne else { throw .spreadNotToOne(origin: parentName, target: targetName) }
+        var embed = embed
+        embed.select = Self.legacyCounts(embed.select, of: target)
+        let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
+        try Self.checkColumns(embed.select, of: target)
+        state.nextAlias += 1
+        let alias = "pgrst_\(state.nextAlias)"
+        let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
+        let builder = QueryBuilder(table: aliased)
+        var conditions = embedded.conditions
+        var values: [SpreadColumn] = []
+        for item in embed.select {
+            if let inner = item.embed, inner.spread {
+                let nested = try spreadColumns(item.column, embed: inner, parent: aliased, parentName: target.name,
+                                               path: path + "." + item.column, state: &state)
+                values += nested.columns
+                if let exists = nested.exists { conditions.append(.embedded(exists)) }
+            } else if let inner = item.embed {
+                let name = item.alias ?? item.column
+                let (value, exists) = try embedSQL(item.column, embed: inner, parent: aliased, parentName: target.name,
+                                                   path: path + "." + name, state: &state)
+                values.append(SpreadColumn(value: value, name: name, isJSON: true))
+                if let exists { conditions.append(.embedded(exists)) }
+            } else if item.column == "*" && item.aggregate == nil {
+                for column in target.columns {
+                    var value = SQLBuilder()
+                    builder.writeColumn(column.name, into: &value)
+                    values.append(SpreadColumn(value: value.sql, name: column.name))
+                }
+            } else if item.column == "*" {
+                // `count()`: the parent rows that have a related row.
+                values.append(SpreadColumn(value: "1", name: item.outputName ?? "count", aggregate: item.aggregate,
+                                           aggregateCast: item.aggregateCast))
+            } else {
+                var plain = item
+                plain.aggregate = nil
+                plain.aggregateCast = nil
+                var value = SQLBuilder()
+                builder.writeSelectValue(plain, into: &value) { builder.writeField(item.column, path: item.jsonPath, into: &$0) }
+                values.append(SpreadColumn(value: value.sql, name: item.outputName ?? item.column, aggregate: item.aggregate,
+                                           aggregateCast: item.aggregateCast))
+            }
+        }
+        let rows = try related(target, alias: alias, relationship: relationship, parent: parent, caller: state.caller)
+        try builder.validate(embedded.conditions)
+        var tail = SQLBuilder()
+        tail.raw(" FROM ")
+        tail.raw(rows.from)
+        builder.writeWhere(rows.conditions + conditions, denyAll: rows.denyAll, into: &tail)
+        let rest = tail.sql
+        let columns = values.map { column -> SpreadColumn in
+            var wrapped = column
+            var sql = SQLBuilder()
+            sql.raw("(SELECT ")
+            sql.append(column.value)
+            sql.append(rest)
+            sql.raw(")")
+            wrapped.value = sql.sql
+            return wrapped
+        }
+        guard embed.inner else { return (columns, nil) }
+        var exists = SQLBuilder()
+        exists.raw("EXISTS (SELECT 1")
+        exists.append(rest)
+        exists.raw(")")
+        return (columns, exists.sql)
+    }
+
+    /// 42703 for a selected column the embedded table lacks.
+    private static func checkColumns(_ items: [SelectItem], of target: SchemaCache.Table) throws(RESTError) {
+        for item in items where item.embed == nil && item.column != "*" && target.column(item.column) == nil {
+            throw .unknownColumn(column: item.column, table: target.name)
+        }
+    }
+
     /// The one relationship between `parent` and `target` the hint (a foreign key's name or one
-    /// of its columns) leaves; PGRST200 when there is none, PGRST201 when several remain.
+    /// of its columns; a junction's name) leaves; PGRST200 when there is none, PGRST201 when
+    /// several remain.
     func resolve(_ parent: String, _ target: String, hint: String?) throws(RESTError) -> Relationship {
         var candidates: [Relationship] = []
         for key in cache.foreignKeys {
             if key.table == parent && key.referencedTable == target { candidates.append(Relationship(key: key, cardinality: .manyToOne)) }
             if key.table == target && key.referencedTable == parent { candidates.append(Relationship(key: key, cardinality: .oneToMany)) }
         }
+        // Many-to-many (PostgREST's rule): a table with keys to both sides, whose columns are
+        // all part of its primary key.
+        for key in cache.foreignKeys where key.referencedTable == parent {
+            guard let junction = cache.tables[key.table] else { continue }
+            let primaryKey = Set(junction.primaryKey)
+            for targetKey in cache.foreignKeys where targetKey.table == key.table && targetKey.referencedTable == target && targetKey.name != key.name {
+                if Set(key.columns + targetKey.columns).isSubset(of: primaryKey) {
+                    candidates.append(Relationship(key: key, cardinality: .manyToMany, targetKey: targetKey))
+                }
+            }
+        }
         if let hint {
-            candidates = candidates.filter { $0.key.name == hint || $0.key.columns.contains(hint) || $0.key.referencedColumns == [hint] }
+            candidates = candidates.filter {
+                if let targetKey = $0.targetKey { return targetKey.table == hint }
+                return $0.key.name == hint || $0.key.columns.contains(hint) || $0.key.referencedColumns == [hint]
+            }
         }
         guard !candidates.isEmpty else { throw .noRelationship(parent: parent, target: target) }
         guard candidates.count == 1 else {
             throw .ambiguousRelationship(parent: parent, target: target, candidates: candidates.map {
-                (cardinality: $0.cardinality.rawValue, name: $0.key.name,
-                 description: "\($0.key.table)(\($0.key.columns.joined(separator: ", "))) and \($0.key.referencedTable)(\($0.key.referencedColumns.joined(separator: ", ")))")
+                if let targetKey = $0.targetKey {
+                    return (cardinality: $0.cardinality.rawValue, name: targetKey.table,
+                            description: "\(targetKey.table) using \($0.key.name)(\($0.key.columns.joined(separator: ", "))) and \(targetKey.name)(\(targetKey.columns.joined(separator: ", ")))")
+                }
+                return (cardinality: $0.cardinality.rawValue, name: $0.key.name,
+                        description: "\($0.key.table)(\($0.key.columns.joined(separator: ", "))) and \($0.key.referencedTable)(\($0.key.referencedColumns.joined(separator: ", ")))")
             })
         }
         return candidates[0]

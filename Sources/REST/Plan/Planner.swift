@@ -41,8 +41,11 @@ struct Planner {
     let ownershipEnabled: Bool
     /// `db-tx-end` rolls back unless `Prefer: tx=commit` (when overrides are allowed).
     var rollbackByDefault = false
+    /// PostgREST's `db-aggregates-enabled`: without it an aggregate in `select` is PGRST123.
+    var aggregatesEnabled = false
 
     func plan(_ request: ApiRequest, caller: Caller) throws(RESTError) -> ActionPlan {
+        if !aggregatesEnabled, Self.usesAggregates(request.select) { throw .aggregatesNotAllowed }
         switch request.target {
         case .root:
             return ActionPlan(kind: .describe, request: request, statement: nil, readOnly: true, mustDecide: false, rollback: false, resource: "")
@@ -66,6 +69,8 @@ struct Planner {
     // MARK: tables
 
     func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision, caller: Caller) throws(RESTError) -> ActionPlan {
+        var request = request
+        request.select = Self.legacyCounts(request.select, of: table)
         let builder = QueryBuilder(table: table)
         var conditions = request.conditions
         var owner: (column: String, user: String)? = nil
@@ -109,15 +114,19 @@ struct Planner {
         switch request.action {
         case .read:
             sql.raw("SELECT ")
+            let grouping: [Int]
             if request.select.contains(where: { $0.embed != nil }) {
                 var state = EmbedState(caller: caller, request: request)
-                conditions += try writeSelect(request.select, table: table, realName: table.name, path: "", state: &state, into: &sql)
+                let shape = try writeSelect(request.select, table: table, realName: table.name, path: "", state: &state, into: &sql)
+                conditions += shape.inner
+                grouping = shape.grouping
             } else {
-                builder.writeSelectList(request.select, qualifier: nil, into: &sql)
+                grouping = builder.writeSelectList(request.select, qualifier: nil, into: &sql)
             }
             sql.raw(" FROM ")
             builder.writeQualified(into: &sql)
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+            QueryBuilder.writeGroupBy(grouping, into: &sql)
             builder.writeOrder(request.order, into: &sql)
             if let limit = request.limit { sql.raw(" LIMIT "); sql.bind(String(limit)) }
             if request.offset > 0 { sql.raw(" OFFSET "); sql.bind(String(request.offset)) }
@@ -283,7 +292,7 @@ struct Planner {
     }
 
     static func isSameOwnerFilter(_ condition: Condition, column: String, user: String) -> Bool {
-        guard case .filter(let filter) = condition, filter.column == column, filter.op == .eq,
+        guard case .filter(let filter) = condition, filter.column == column, filter.jsonPath.isEmpty, filter.quantifier == nil, filter.op == .eq,
               case .value(let value) = filter.operand else { return false }
         return value.lowercased() == user
     }
@@ -294,8 +303,8 @@ struct Planner {
         if request.limit != nil || request.offset != 0 { throw .putLimitNotAllowed }
         var values: [String: String] = [:]
         for condition in request.conditions {
-            guard case .filter(let filter) = condition, filter.op == .eq, case .value(let value) = filter.operand,
-                  table.primaryKey.contains(filter.column), values[filter.column] == nil else { throw .invalidFilters }
+            guard case .filter(let filter) = condition, filter.op == .eq, filter.jsonPath.isEmpty, filter.quantifier == nil,
+                  case .value(let value) = filter.operand, table.primaryKey.contains(filter.column), values[filter.column] == nil else { throw .invalidFilters }
             values[filter.column] = value
         }
         guard Set(values.keys) == Set(table.primaryKey) else { throw .invalidFilters }

@@ -38,37 +38,101 @@ struct QueryBuilder {
         }
     }
 
-    /// The select list over the table (`qualifier` nil) or over `pgrst_source`; `*` expands to
-    /// the table's columns (precomputed).
-    func writeSelectList(_ items: [SelectItem], qualifier: String?, into sql: inout SQLBuilder) {
-        for (index, item) in items.enumerated() {
-            if index > 0 { sql.raw(", ") }
-            if item.column == "*" {
-                sql.raw(qualifier == nil ? table.starSelect : table.starReturned)
-                continue
-            }
-            var column = qualifier ?? table.quotedName
-            column += "."
-            column += quoted(item.column)
-            if let cast = item.cast {
-                // The cast is a type name the grammar restricted to letters, digits, `_`, ` `, `[]`.
-                sql.raw("CAST(\(column) AS \(cast))")
-            } else {
-                sql.raw(column)
-            }
-            if item.alias != nil || item.cast != nil {
-                sql.raw(" AS ")
-                sql.raw(quoteIdentifier(item.alias ?? item.column))
+    /// `"children"."metadata"`, or into it along a JSON path: `"t"."data"->$1::text->>$2::int`
+    /// for json and jsonb columns, `to_jsonb("t"."goals")->$1::int` for any other type (arrays,
+    /// composites), as PostgREST writes it. Keys and indexes are binds, never statement text.
+    func writeField(_ name: String, path: [JSONPathStep], qualifier: String? = nil, into sql: inout SQLBuilder) {
+        let column = (qualifier ?? table.quotedName) + "." + quoted(name)
+        guard !path.isEmpty else { sql.raw(column); return }
+        let type = table.column(name)?.type
+        let isJSON = type == "json" || type == "jsonb"
+        sql.raw(isJSON ? column : "to_jsonb(" + column + ")")
+        for step in path {
+            sql.raw(step.asText ? "->>" : "->")
+            switch step.operand {
+            case .key(let key):
+                sql.bind(key)
+                sql.raw("::text")
+            case .index(let index):
+                sql.bind(index)
+                sql.raw("::int")
             }
         }
+    }
+
+    /// The select list over the table (`qualifier` nil) or over `pgrst_source`; `*` expands to
+    /// the table's columns (precomputed). Returns the 1-based positions the list must be grouped
+    /// by: with an aggregate in it, every column that is not one (none without an aggregate).
+    @discardableResult
+    func writeSelectList(_ items: [SelectItem], qualifier: String?, into sql: inout SQLBuilder) -> [Int] {
+        let aggregated = items.contains { $0.aggregate != nil }
+        var position = 0
+        var grouping: [Int] = []
+        for (index, item) in items.enumerated() {
+            if index > 0 { sql.raw(", ") }
+            let width = writeSelectItem(item, qualifier: qualifier, into: &sql)
+            if aggregated && item.aggregate == nil { grouping += (position + 1)..<(position + 1 + width) }
+            position += width
+        }
         if items.isEmpty { sql.raw("NULL") }
+        return grouping
+    }
+
+    /// One field of a select list: `*` (every column), or the column along its JSON path, cast,
+    /// aggregated, its aggregate cast, named as PostgREST names it. Returns the number of
+    /// output columns written.
+    @discardableResult
+    func writeSelectItem(_ item: SelectItem, qualifier: String?, into sql: inout SQLBuilder) -> Int {
+        if item.column == "*" && item.aggregate == nil {
+            sql.raw(qualifier == nil ? table.starSelect : table.starReturned)
+            return table.columns.count
+        }
+        writeSelectValue(item, into: &sql) { sql in
+            writeField(item.column, path: item.jsonPath, qualifier: qualifier, into: &sql)
+        }
+        if item.alias != nil || item.cast != nil || !item.jsonPath.isEmpty || item.aggregate != nil, let name = item.outputName {
+            sql.raw(" AS ")
+            sql.raw(quoteIdentifier(name))
+        }
+        return 1
+    }
+
+    /// `CAST(pg_catalog.sum(CAST(<value> AS cast)) AS aggregateCast)`, each part when asked for;
+    /// `pg_catalog.count(*)` for `count()`. The casts are type names the grammar restricted to
+    /// letters, digits, `_`, ` `, `[]`.
+    func writeSelectValue(_ item: SelectItem, into sql: inout SQLBuilder, value: (inout SQLBuilder) -> Void) {
+        if item.aggregateCast != nil, item.aggregate != nil { sql.raw("CAST(") }
+        if let aggregate = item.aggregate {
+            sql.raw("pg_catalog.\(aggregate.rawValue)(")
+            if item.column == "*" {
+                sql.raw("*)")
+                if let cast = item.aggregateCast { sql.raw(" AS \(cast))") }
+                return
+            }
+        }
+        if item.cast != nil { sql.raw("CAST(") }
+        value(&sql)
+        if let cast = item.cast { sql.raw(" AS \(cast))") }
+        if item.aggregate != nil {
+            sql.raw(")")
+            if let cast = item.aggregateCast { sql.raw(" AS \(cast))") }
+        }
+    }
+
+    /// ` GROUP BY 1, 3` (positions of the select list); nothing when there is nothing to group.
+    static func writeGroupBy(_ positions: [Int], into sql: inout SQLBuilder) {
+        guard !positions.isEmpty else { return }
+        sql.raw(" GROUP BY ")
+        sql.raw(positions.map(String.init).joined(separator: ", "))
     }
 
     /// `(SELECT <select list> FROM pgrst_source)`: the rows a mutation returned, shaped by `select`.
     func writeReturned(_ items: [SelectItem], into sql: inout SQLBuilder) {
         sql.raw("(SELECT ")
-        writeSelectList(items, qualifier: "pgrst_source", into: &sql)
-        sql.raw(" FROM pgrst_source)")
+        let grouping = writeSelectList(items, qualifier: "pgrst_source", into: &sql)
+        sql.raw(" FROM pgrst_source")
+        Self.writeGroupBy(grouping, into: &sql)
+        sql.raw(")")
     }
 
     /// The body's rows as a SELECT of `keys` (PostgREST's fromJsonBodyF): json_to_record(set)
@@ -191,17 +255,17 @@ struct QueryBuilder {
     /// One filter (PostgREST's SqlFragment.pgFmtFilter): operands are unknown-typed binds that
     /// PostgreSQL casts to the column's type.
     func write(_ filter: Filter, into sql: inout SQLBuilder) {
-        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.column(filter.column)?.type, type != "tsvector" {
+        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.column(filter.column)?.type, type != "tsvector" || !filter.jsonPath.isEmpty {
             // PostgREST searches a text or json column through to_tsvector([language,] column).
             sql.raw("to_tsvector(")
             if let language = filter.language {
                 sql.bind(language)
                 sql.raw("::regconfig, ")
             }
-            writeColumn(filter.column, into: &sql)
+            writeField(filter.column, path: filter.jsonPath, into: &sql)
             sql.raw(")")
         } else {
-            writeColumn(filter.column, into: &sql)
+            writeField(filter.column, path: filter.jsonPath, into: &sql)
         }
         switch filter.operand {
         case .isValue(let value):
@@ -303,7 +367,7 @@ struct QueryBuilder {
         sql.raw(" ORDER BY ")
         for (index, term) in terms.enumerated() {
             if index > 0 { sql.raw(", ") }
-            writeColumn(term.column, into: &sql)
+            writeField(term.column, path: term.jsonPath, into: &sql)
             if let descending = term.descending { sql.raw(descending ? " DESC" : " ASC") }
             if let nulls = term.nulls { sql.raw(nulls == .first ? " NULLS FIRST" : " NULLS LAST") }
         }
