@@ -6,6 +6,26 @@ import Postgres
 /// (`src/PostgREST/Error.hs`): body `{"code","details","hint","message"}` (all four keys, `code`
 /// a string), the status from PostgREST's tables, and `Proxy-Status: PostgREST; error=CODE`.
 public enum RESTError: Error, HTTPResponseError, Equatable {
+    /// How PGRST202 says what was searched for (PostgREST's NoRpc, by method and media).
+    public enum FunctionSearch: Sendable, Equatable {
+        /// GET, or a form body: the parameter names.
+        case plain
+        /// A JSON body: the names, or a single unnamed json/jsonb parameter.
+        case json
+        /// A text, XML or binary body: a single unnamed parameter of that type (`text`, `xml`, `bytea`).
+        case unnamed(String)
+        /// `Prefer: params=single-object`: a single json/jsonb parameter.
+        case singleObject
+
+        /// Whether the message lists the arguments (and a hint may name a close function).
+        var namesArguments: Bool {
+            switch self {
+            case .plain, .json: return true
+            case .unnamed, .singleObject: return false
+            }
+        }
+    }
+
     public enum RangeProblem: Sendable, Equatable {
         case lowerGreaterThanUpper
         case outOfBounds(offset: Int, total: Int)
@@ -45,8 +65,11 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case noRelationship(parent: String, target: String)
     /// PGRST201: several; the hint must choose.
     case ambiguousRelationship(parent: String, target: String, candidates: [(cardinality: String, name: String, description: String)])
-    /// PGRST202: no such function (or not with these arguments).
-    case unknownFunction(name: String, arguments: [String], hint: String?)
+    /// PGRST202: no such function (or not with these arguments); `hint` is what follows
+    /// "Perhaps you meant to call the function public.".
+    case unknownFunction(name: String, arguments: [String], hint: String?, search: FunctionSearch = .json)
+    /// PGRST203: several overloads fit the arguments (their signatures).
+    case ambiguousFunction([String])
     /// PGRST204: a body column the table lacks.
     case unknownBodyColumn(column: String, table: String)
     /// PGRST205: no such table.
@@ -73,7 +96,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .invalidSchema, .notAcceptable, .singularity: return 406
         case .unknownFunction, .unknownTable, .invalidResourcePath: return 404
         case .noRelationship: return 400
-        case .ambiguousRelationship: return 300
+        case .ambiguousRelationship, .ambiguousFunction: return 300
         case .invalidRange: return 416
         case .noAPIKey, .invalidAPIKey, .jwt: return 401
         case .ownership(_, let authenticated): return authenticated ? 403 : 401
@@ -169,14 +192,24 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .tooManyAffected(let count):
             return ("PGRST124", "Query result exceeds max-affected preference constraint", "The query affects \(count) rows", nil)
         case .invalidResourcePath: return ("PGRST125", "Invalid path specified in request URL", nil, nil)
-        case .unknownFunction(let name, let arguments, let hint):
+        case .unknownFunction(let name, let arguments, let hint, let search):
             let parameters = arguments.isEmpty ? " without parameters" : "(\(arguments.joined(separator: ", ")))"
-            let searched = arguments.isEmpty
+            let named = arguments.isEmpty
                 ? " without parameters"
                 : " with parameter\(arguments.count > 1 ? "s" : "") \(arguments.joined(separator: ", "))"
-            return ("PGRST202", "Could not find the function public.\(name)\(parameters) in the schema cache",
-                    "Searched for the function public.\(name)\(searched) or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
-                    hint.map { "Perhaps you meant to call the function public.\($0)" })
+            let searched: String
+            switch search {
+            case .plain: searched = named
+            case .json: searched = named + " or with a single unnamed json/jsonb parameter"
+            case .unnamed(let type): searched = " with a single unnamed \(type) parameter"
+            case .singleObject: searched = " with a single json/jsonb parameter"
+            }
+            return ("PGRST202", "Could not find the function public.\(name)\(search.namesArguments ? parameters : "") in the schema cache",
+                    "Searched for the function public.\(name)\(searched), but no matches were found in the schema cache.",
+                    search.namesArguments ? hint.map { "Perhaps you meant to call the function public.\($0)" } : nil)
+        case .ambiguousFunction(let signatures):
+            return ("PGRST203", "Could not choose the best candidate function between: \(signatures.joined(separator: ", "))", nil,
+                    "Try renaming the parameters or the function itself in the database so function overloading can be resolved")
         case .noRelationship(let parent, let target):
             return ("PGRST200", "Could not find a relationship between '\(parent)' and '\(target)' in the schema cache",
                     "Searched for a foreign key relationship between '\(parent)' and '\(target)' in the schema 'public', but no matches were found.", nil)

@@ -134,7 +134,7 @@ public final class RESTService: Sendable {
                 if rows[row, 0] == "t" { tables.insert(name) } else { functions.insert(name) }
             }
             return SchemaCache(tables: cache.tables.values.filter { tables.contains($0.name) },
-                               functions: cache.functions.values.filter { functions.contains($0.name) })
+                               functions: cache.functions.values.flatMap { $0 }.filter { functions.contains($0.name) })
         } catch let error as PostgresError {
             throw .database(error, authenticated: caller.role != "anon")
         } catch {

@@ -141,6 +141,7 @@ enum ResponseRenderer {
         if isCreate, plan.hasConflictTarget, let resolution = p.resolution { values.append("resolution=\(resolution.rawValue)") }
         if isCreate || plan.kind == .update, let missing = p.missing { values.append("missing=\(missing.rawValue)") }
         if isMutation, let returning = p.returning { values.append("return=\(returning.rawValue)") }
+        if isCall, let parameters = p.parameters { values.append("params=\(parameters.rawValue)") }
         if let count = p.count { values.append("count=\(count.rawValue)") }
         if let tx = p.transaction { values.append("tx=\(tx.rawValue)") }
         if let timezone = p.timezone { values.append("timezone=\(timezone)") }

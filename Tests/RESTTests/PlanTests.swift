@@ -185,9 +185,24 @@ import Testing
         #expect(throws: RESTError.unknownFunction(name: "get_user_with_profile", arguments: ["x"], hint: nil)) {
             try Fixture.plan("POST", "/rest/v1/rpc/get_user_with_profile", body: #"{"x":1}"#)
         }
-        #expect(throws: RESTError.unknownFunction(name: "get_user_with_profile", arguments: [], hint: nil)) {
+        // A GET searches by the names only (no single unnamed json parameter).
+        #expect(throws: RESTError.unknownFunction(name: "get_user_with_profile", arguments: [], hint: nil, search: .plain)) {
             try Fixture.plan("GET", "/rest/v1/rpc/get_user_with_profile")
         }
+    }
+
+    /// PostgREST's own examples of its hints (Error.hs, noRpcHint's doctests).
+    @Test func functionHintsAreFuzzyAsPostgRESTs() {
+        let overloads = ["(name, param, val)", "(attr, id)"]
+        #expect(fuzzyClosest("(nam, pqaram, vall)", among: overloads, minScore: 0.33) == "(name, param, val)")
+        #expect(fuzzyClosest("(param, val)", among: overloads, minScore: 0.33) == "(name, param, val)")
+        #expect(fuzzyClosest("(attrs, id)", among: overloads, minScore: 0.33) == "(attr, id)")
+        #expect(fuzzyClosest("(id)", among: overloads, minScore: 0.33) == "(attr, id)")
+        #expect(fuzzyClosest("(noclosealternative)", among: overloads, minScore: 0.33) == nil)
+        let names = ["test", "another"]
+        #expect(fuzzyClosest("testt", among: names, minScore: 0.75) == "test")
+        #expect(fuzzyClosest("other", among: names, minScore: 0.75) == nil)
+        #expect(fuzzyClosest("noclosealternative", among: names, minScore: 0.75) == nil)
     }
 
     @Test func schemaCacheBuildsFromCatalogRows() {
@@ -202,7 +217,7 @@ import Testing
         #expect(table?.primaryKey == ["id"])
         #expect(table?.column("tags")?.type == "text[]")
         #expect(table?.column("id")?.defaultExpression == "gen_random_uuid()")
-        let function = cache.functions["f"]
+        let function = cache.functions["f"]?.first
         #expect(function?.arguments == [.init(name: "a", type: "uuid", hasDefault: false), .init(name: "b", type: "integer", hasDefault: true)])
         #expect(function?.volatility == .stable && function?.returnsSet == true)
     }

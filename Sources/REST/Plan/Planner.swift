@@ -47,20 +47,12 @@ struct Planner {
         case .root:
             return ActionPlan(kind: .describe, request: request, statement: nil, readOnly: true, mustDecide: false, rollback: false, resource: "")
         case .function(let name):
-            guard let function = cache.functions[name] else {
-                throw .unknownFunction(name: name, arguments: argumentNames(request), hint: cache.closestFunction(to: name))
-            }
-            return try planCall(function, request)
+            return try planCall(name, request)
         case .table(let name):
             guard let table = cache.tables[name] else { throw .unknownTable(name, hint: cache.closestTable(to: name)) }
             let decision = try Ownership.decide(request, table: name, policy: policy, enabled: ownershipEnabled, caller: caller)
             return try planTable(table, request, ownership: decision, caller: caller)
         }
-    }
-
-    private func argumentNames(_ request: ApiRequest) -> [String] {
-        if let payload = request.payload { return payload.keys }
-        return request.functionArguments.map(\.name)
     }
 
     // MARK: tables
