@@ -29,6 +29,9 @@ struct FidelityFunctionTests {
             CREATE FUNCTION public.fx_raw_bytes(bytea) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT get_byte($1, 0) + get_byte($1, length($1) - 1) * 1000 $$;
             CREATE FUNCTION public.fx_two_unnamed(text, text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT $1 || $2 $$;
             CREATE FUNCTION public.fx_variadic(VARIADIC v text[] DEFAULT '{}') RETURNS text[] LANGUAGE sql IMMUTABLE AS $$ SELECT v $$;
+            CREATE FUNCTION public.fx_request() RETURNS json LANGUAGE sql STABLE AS $$
+                SELECT json_build_object('method', current_setting('request.method', true), 'path', current_setting('request.path', true),
+                                         'headers', current_setting('request.headers', true)::json, 'cookies', current_setting('request.cookies', true)::json) $$;
             CREATE FUNCTION public.fx_greet(name text, VARIADIC v text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'Hello, ' || name || ' (' || cardinality(v) || ')' $$;
             """)
         // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
@@ -140,5 +143,19 @@ struct FidelityFunctionTests {
         #expect(compact(form) == #"["hi","there"]"#, "\(form.text)")
         // A repeated parameter that is not variadic: the last value.
         #expect(try get("/rest/v1/rpc/fx_greet?name=ignored&name=world&v=a&v=b").text == #""Hello, world (2)""#)
+    }
+
+    // MARK: the request's settings
+
+    @Test func functionsReadTheRequestsMethodPathHeadersAndCookies() throws {
+        let read = try get("/rest/v1/rpc/fx_request", [("X-Custom", "one"), ("Cookie", "session=abc; theme=dark"), ("X-Custom", "two")])
+        let object = try #require(read.jsonObject, "\(read.text)")
+        #expect(object["method"] as? String == "GET" && object["path"] as? String == "/rpc/fx_request")
+        let headers = try #require(object["headers"] as? [String: Any])
+        #expect(headers["x-custom"] as? String == "two")  // lower-cased; the last of a repeated one
+        #expect(headers["apikey"] as? String == server.anonKey && headers["authorization"] as? String == "Bearer \(server.serviceKey)" && headers["cookie"] == nil)
+        #expect(object["cookies"] as? [String: String] == ["session": "abc", "theme": "dark"])
+        let posted = try post("/rest/v1/rpc/fx_request", "{}")
+        #expect(posted.jsonObject?["method"] as? String == "POST" && posted.jsonObject?["cookies"] as? [String: String] == [:], "\(posted.text)")
     }
 }
