@@ -37,6 +37,8 @@ struct FidelityTests {
                 RETURN 'ok';
             END $$;
             CREATE FUNCTION public.fx_json(j jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT j $$;
+            CREATE TABLE public.fx_pairs (k text, n int, note text, PRIMARY KEY (k, n));
+            GRANT ALL ON public.fx_pairs TO service_role;
             CREATE TABLE public.fx_inbox (id serial PRIMARY KEY, message text);
             REVOKE ALL ON public.fx_inbox FROM anon, authenticated;
             GRANT INSERT ON public.fx_inbox TO authenticated;
@@ -207,5 +209,20 @@ struct FidelityTests {
         let stripped = try get("/rest/v1/fx_items?select=id,note&id=lte.2&order=id", [("Accept", "application/vnd.pgrst.array+json;nulls=stripped")])
         #expect(compact(stripped) == #"[{"id":1},{"id":2,"note":"two"}]"#, "\(stripped.text)")
         #expect(stripped.header("Content-Type") == "application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8")
+    }
+
+    @Test func headersOnlyInsertsAnswerTheRowsLocation() throws {
+        let http = server.client()
+        let prefer = server.headers(server.serviceKey, [("Prefer", "return=headers-only")])
+        let created = try http.request("POST", "/rest/v1/fx_items", headers: prefer, body: #"{"id":30,"name":"thirty"}"#)
+        #expect(created.status == 201 && created.header("Location") == "/fx_items?id=eq.30", "\(created.status) \(created.header("Location") ?? "none")")
+        #expect(created.body.isEmpty && created.header("Content-Type") == nil && created.header("Preference-Applied") == "return=headers-only")
+        // A composite key, its values URL-encoded as PostgREST's.
+        let pair = try http.request("POST", "/rest/v1/fx_pairs", headers: prefer, body: #"{"k":"a b&c","n":2}"#)
+        #expect(pair.status == 201 && pair.header("Location") == "/fx_pairs?k=eq.a%20b%26c&n=eq.2", "\(pair.header("Location") ?? "none")")
+        // Several rows: no one location.
+        let bulk = try http.request("POST", "/rest/v1/fx_items", headers: prefer, body: #"[{"id":31},{"id":32}]"#)
+        #expect(bulk.status == 201 && bulk.header("Location") == nil)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&id=gte.30&order=id")) == #"[{"id":30},{"id":31},{"id":32}]"#)
     }
 }
