@@ -32,6 +32,14 @@ struct FidelityFunctionTests {
             CREATE FUNCTION public.fx_request() RETURNS json LANGUAGE sql STABLE AS $$
                 SELECT json_build_object('method', current_setting('request.method', true), 'path', current_setting('request.path', true),
                                          'headers', current_setting('request.headers', true)::json, 'cookies', current_setting('request.cookies', true)::json) $$;
+            CREATE TABLE public.fx_people (id int PRIMARY KEY, first text, last text);
+            INSERT INTO public.fx_people VALUES (1, 'Ada', 'Lovelace'), (2, 'John', 'Doe'), (3, 'Jane', 'Doe');
+            CREATE TABLE public.fx_pets (id int PRIMARY KEY, person_id int REFERENCES public.fx_people, name text);
+            INSERT INTO public.fx_pets VALUES (1, 2, 'Rex');
+            GRANT ALL ON public.fx_people, public.fx_pets TO service_role;
+            CREATE FUNCTION public.fx_full_name(public.fx_people) RETURNS text LANGUAGE sql STABLE AS $$ SELECT $1.first || ' ' || $1.last $$;
+            CREATE FUNCTION public.fx_initials(p public.fx_people) RETURNS text LANGUAGE sql STABLE AS $$ SELECT left(p.first, 1) || left(p.last, 1) $$;
+            CREATE FUNCTION public.fx_doe() RETURNS SETOF public.fx_people LANGUAGE sql STABLE AS $$ SELECT * FROM public.fx_people WHERE last = 'Doe' $$;
             CREATE FUNCTION public.fx_greet(name text, VARIADIC v text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'Hello, ' || name || ' (' || cardinality(v) || ')' $$;
             """)
         // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
@@ -157,5 +165,29 @@ struct FidelityFunctionTests {
         #expect(object["cookies"] as? [String: String] == ["session": "abc", "theme": "dark"])
         let posted = try post("/rest/v1/rpc/fx_request", "{}")
         #expect(posted.jsonObject?["method"] as? String == "POST" && posted.jsonObject?["cookies"] as? [String: String] == [:], "\(posted.text)")
+    }
+
+    // MARK: computed fields
+
+    @Test func computedFieldsInSelectFiltersAndOrder() throws {
+        let read = try get("/rest/v1/fx_people?select=id,fx_full_name,fx_initials&fx_full_name=like.*Doe&order=fx_full_name.desc")
+        #expect(compact(read) == #"[{"fx_full_name":"John Doe","fx_initials":"JD","id":2},{"fx_full_name":"Jane Doe","fx_initials":"JD","id":3}]"#, "\(read.text)")
+        // `*` is the columns only; an alias and a cast apply as to a column.
+        let star = try get("/rest/v1/fx_people?select=*,name:fx_full_name&id=eq.1")
+        #expect(compact(star) == #"[{"first":"Ada","id":1,"last":"Lovelace","name":"Ada Lovelace"}]"#, "\(star.text)")
+        // On a write's returned rows, on a function's rows and in an embed.
+        let patched = try server.client().request("PATCH", "/rest/v1/fx_people?id=eq.1&select=fx_full_name",
+                                                  headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: #"{"last":"King"}"#)
+        #expect(compact(patched) == #"[{"fx_full_name":"Ada King"}]"#, "\(patched.text)")
+        let rows = try get("/rest/v1/rpc/fx_doe?select=fx_initials,fx_full_name&fx_full_name=eq.Jane%20Doe")
+        #expect(compact(rows) == #"[{"fx_full_name":"Jane Doe","fx_initials":"JD"}]"#, "\(rows.text)")
+        let embedded = try get("/rest/v1/fx_pets?select=name,fx_people(fx_full_name)")
+        #expect(compact(embedded) == #"[{"fx_people":{"fx_full_name":"John Doe"},"name":"Rex"}]"#, "\(embedded.text)")
+        // Not a column to write, and an unknown name is still 42703.
+        let written = try server.client().request("PATCH", "/rest/v1/fx_people?id=eq.1", headers: server.headers(server.serviceKey), body: #"{"fx_full_name":"x"}"#)
+        #expect(written.status == 400 && written.jsonObject?["code"] as? String == "PGRST204")
+        #expect(try get("/rest/v1/fx_people?select=fx_nope").status == 400)
+        // A function of one unnamed row parameter is a computed field, not an RPC (PostgREST's rule).
+        #expect(try post("/rest/v1/rpc/fx_full_name", "{}").status == 404)
     }
 }

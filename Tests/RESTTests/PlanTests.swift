@@ -212,7 +212,11 @@ import Testing
                 ["table_name": "t", "column_name": "tags", "type": "text[]", "nullable": "t", "default_expression": nil, "kind": "r", "in_pk": "f", "description": nil],
             ],
             functions: [["name": "f", "returns_set": "t", "volatility": "s", "return_type": "record", "returns_composite": "t", "returns_void": "f",
-                         "default_count": "1", "arguments": #"[["a","uuid"],["b","integer"]]"#]])
+                         "default_count": "1", "arguments": #"[["a","uuid"],["b","integer"]]"#],
+                        ["name": "label", "returns_set": "f", "volatility": "s", "return_type": "text", "returns_composite": "f", "returns_void": "f",
+                         "default_count": "0", "arguments": #"[["","t","i"]]"#, "computed_table": "t"],
+                        ["name": "f", "returns_set": "f", "volatility": "v", "return_type": "text", "returns_composite": "f", "returns_void": "f",
+                         "default_count": "0", "arguments": #"[["v","text[]","v"]]"#]])
         let table = cache.tables["t"]
         #expect(table?.primaryKey == ["id"])
         #expect(table?.column("tags")?.type == "text[]")
@@ -220,6 +224,11 @@ import Testing
         let function = cache.functions["f"]?.first
         #expect(function?.arguments == [.init(name: "a", type: "uuid", hasDefault: false), .init(name: "b", type: "integer", hasDefault: true)])
         #expect(function?.volatility == .stable && function?.returnsSet == true)
+        // Overloads are kept in catalog order; a variadic parameter is marked.
+        #expect(cache.functions["f"]?.count == 2 && cache.functions["f"]?.last?.arguments.first?.variadic == true)
+        // A function of one unnamed row parameter: a computed field of the table, not callable.
+        #expect(table?.computed["label"] == .init(name: "label", type: "text") && table?.hasField("label") == true)
+        #expect(cache.functions["label"] == nil)
     }
 }
 

@@ -64,8 +64,8 @@ extension Planner {
         }
         let relationship = try resolve(parentName, targetName, hint: embed.hint)
         let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
-        for term in embedded.order where target.column(term.column) == nil { throw .unknownColumn(column: term.column, table: target.name) }
-        for item in embed.select where item.embed == nil && item.column != "*" && target.column(item.column) == nil {
+        for term in embedded.order where !target.hasField(term.column) { throw .unknownColumn(column: term.column, table: target.name) }
+        for item in embed.select where item.embed == nil && item.column != "*" && !target.hasField(item.column) {
             throw .unknownColumn(column: item.column, table: target.name)
         }
 
@@ -73,7 +73,7 @@ extension Planner {
         // embed's filters (and its own `!inner` embeds).
         func rows(alias: String, state: inout EmbedState, selecting: ((SchemaCache.Table, inout EmbedState, inout SQLBuilder) throws(RESTError) -> [Condition])?)
             throws(RESTError) -> SQL {
-            let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
+            let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed)
             let builder = QueryBuilder(table: aliased)
             var sql = SQLBuilder()
             sql.raw("SELECT ")

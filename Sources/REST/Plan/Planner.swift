@@ -85,8 +85,8 @@ struct Planner {
         }
         // Validate every name before any SQL is written.
         try builder.validate(conditions)
-        for term in request.order where table.column(term.column) == nil { throw .unknownColumn(column: term.column, table: table.name) }
-        for item in request.select where item.embed == nil && item.column != "*" && table.column(item.column) == nil {
+        for term in request.order where !table.hasField(term.column) { throw .unknownColumn(column: term.column, table: table.name) }
+        for item in request.select where item.embed == nil && item.column != "*" && !table.hasField(item.column) {
             throw .unknownColumn(column: item.column, table: table.name)
         }
         if !request.isRead, let embed = request.select.first(where: { $0.embed != nil }) {

@@ -14,11 +14,24 @@ struct QueryBuilder {
         sql.raw(table.quotedName)
     }
 
-    /// `"children"."user_id"`.
+    /// `"children"."user_id"`; a computed field is its function applied to the row,
+    /// `"public"."f"("children")`.
     func writeColumn(_ name: String, into sql: inout SQLBuilder) {
+        if !table.computed.isEmpty, let call = computedCall(name, qualifier: nil) {
+            sql.raw(call)
+            return
+        }
         sql.raw(table.quotedName)
         sql.raw(".")
         sql.raw(quoted(name))
+    }
+
+    /// A computed field (not shadowed by a column) as a call on the row: the table's own row, or
+    /// `pgrst_source`'s columns made a row of the table's type again (a mutation's RETURNING).
+    func computedCall(_ name: String, qualifier: String?) -> String? {
+        guard table.column(name) == nil, table.computed[name] != nil else { return nil }
+        let row = qualifier == nil ? table.quotedName : "ROW(" + table.starReturned + ")::\"public\"." + table.quotedName
+        return "\"public\"." + quoteIdentifier(name) + "(" + row + ")"
     }
 
     func writeColumnList(_ names: [String], into sql: inout SQLBuilder) {
@@ -47,16 +60,22 @@ struct QueryBuilder {
                 sql.raw(qualifier == nil ? table.starSelect : table.starReturned)
                 continue
             }
-            var column = qualifier ?? table.quotedName
-            column += "."
-            column += quoted(item.column)
+            let computed = table.computed.isEmpty ? nil : computedCall(item.column, qualifier: qualifier)
+            var column: String
+            if let computed {
+                column = computed
+            } else {
+                column = qualifier ?? table.quotedName
+                column += "."
+                column += quoted(item.column)
+            }
             if let cast = item.cast {
                 // The cast is a type name the grammar restricted to letters, digits, `_`, ` `, `[]`.
                 sql.raw("CAST(\(column) AS \(cast))")
             } else {
                 sql.raw(column)
             }
-            if item.alias != nil || item.cast != nil {
+            if item.alias != nil || item.cast != nil || computed != nil {
                 sql.raw(" AS ")
                 sql.raw(quoteIdentifier(item.alias ?? item.column))
             }
@@ -113,7 +132,7 @@ struct QueryBuilder {
         for condition in conditions {
             switch condition {
             case .filter(let filter):
-                if table.column(filter.column) == nil { throw .unknownColumn(column: filter.column, table: table.name) }
+                if !table.hasField(filter.column) { throw .unknownColumn(column: filter.column, table: table.name) }
             case .not(let inner): try validate([inner])
             case .and(let items), .or(let items): try validate(items)
             case .scope(.family(let column, _, _, _)), .scope(.familyID(let column, _, _)):
@@ -191,7 +210,7 @@ struct QueryBuilder {
     /// One filter (PostgREST's SqlFragment.pgFmtFilter): operands are unknown-typed binds that
     /// PostgreSQL casts to the column's type.
     func write(_ filter: Filter, into sql: inout SQLBuilder) {
-        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.column(filter.column)?.type, type != "tsvector" {
+        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.fieldType(filter.column), type != "tsvector" {
             // PostgREST searches a text or json column through to_tsvector([language,] column).
             sql.raw("to_tsvector(")
             if let language = filter.language {
