@@ -224,7 +224,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .unknownColumn(let column, let table): return ("42703", "column \(table).\(column) does not exist", nil, nil)
         case .noAPIKey: return (nil, "No API key found in request", nil, "No `apikey` request header or url param was found.")
         case .invalidAPIKey: return (nil, "Invalid API key", nil, "Double check your Supabase `anon` or `service_role` API key.")
-        case .jwt(let error): return (error == .expired ? "PGRST303" : "PGRST301", error.message, nil, nil)
+        case .jwt(let error): let (code, message, details) = Self.jwtFields(error); return (code, message, details, nil)
         case .ownership(let table, _):
             return ("42501", "new row violates row-level security policy for table \"\(table)\"", nil, nil)
         case .database(let error, _):
@@ -236,6 +236,25 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
                 return ((raised.fields["code"] ?? nil), (raised.fields["message"] ?? nil) ?? "", raised.fields["details"] ?? nil, raised.fields["hint"] ?? nil)
             }
             return (state, error.message, error.detail, error.hint)
+        }
+    }
+
+    /// A refused bearer token as PostgREST words it (Error.hs's JwtDecodeErr, PGRST301, and
+    /// JwtClaimsErr, PGRST303), from what its JWT library (jose) answers for each failure.
+    static func jwtFields(_ error: JWTError) -> (code: String, message: String, details: String?) {
+        switch error {
+        case .malformed(let message) where message.hasPrefix("Expected 3 parts in JWT"):
+            return ("PGRST301", message, nil)
+        case .malformed:
+            // A header that does not decode.
+            return ("PGRST301", "JWT cryptographic operation failed", nil)
+        case .unsupportedAlgorithm("none"):
+            return ("PGRST301", "Wrong or unsupported encoding algorithm", "JWT is unsecured but expected 'alg' was not 'none'")
+        case .badSignature, .unsupportedAlgorithm:
+            // No configured key verifies it (another secret, or another algorithm).
+            return ("PGRST301", "No suitable key or wrong key type", "None of the keys was able to decode the JWT")
+        case .expired, .notYetValid, .issuedInFuture, .wrongAudience, .claims:
+            return ("PGRST303", error.message, nil)
         }
     }
 
@@ -259,7 +278,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         if let code = fields.code { headers.add("Proxy-Status", "PostgREST; error=\(code)") }
         switch self {
         case .jwt(let error):
-            headers.add("WWW-Authenticate", #"Bearer error="invalid_token", error_description="\#(error == .expired ? "JWT expired" : error.message)""#)
+            headers.add("WWW-Authenticate", #"Bearer error="invalid_token", error_description=\#(jsonString(Self.jwtFields(error).message))"#)
         case .noAPIKey, .invalidAPIKey:
             break
         case .invalidRange(.outOfBounds(_, let total)):
