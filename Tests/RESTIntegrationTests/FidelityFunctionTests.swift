@@ -48,7 +48,7 @@ struct FidelityFunctionTests {
         let headers = server.headers(server.serviceKey)
         #expect(eventually {
             try? admin.execute("NOTIFY pgrst, 'reload schema'")
-            return (try? http.request("GET", "/rest/v1/rpc/fx_greet?name=a&v=b", headers: headers).status) == 200
+            return (try? http.request("GET", "/rest/v1/rpc/fx_request", headers: headers).status) == 200
         })
     }
 
