@@ -9,6 +9,9 @@ public enum JWTError: Error, Equatable, Sendable {
     case notYetValid
     case issuedInFuture
     case wrongAudience
+    /// A claim of the wrong type, or claims that are not an object (PostgREST's JwtClaimsErr
+    /// messages: "Parsing claims failed", "The JWT 'exp' claim must be a number", …).
+    case claims(String)
 
     public var message: String {
         switch self {
@@ -19,6 +22,7 @@ public enum JWTError: Error, Equatable, Sendable {
         case .notYetValid: return "JWT not yet valid"
         case .issuedInFuture: return "JWT issued at future"
         case .wrongAudience: return "JWT not in audience"
+        case .claims(let message): return message
         }
     }
 }
@@ -57,12 +61,22 @@ public enum JWT {
         guard Crypto.constantTimeEquals(signature, expected) else { throw .badSignature }
         guard let payloadBytes = Base64URL.decode(parts[1]),
               let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any] else {
-            throw .malformed("The JWT claims are not a JSON object")
+            throw .claims("Parsing claims failed")
         }
+        // PostgREST's checks, in its order: each time claim a number when present (null is
+        // absent), then `aud` a string or an array of strings.
         let time = now.timeIntervalSince1970
-        if let exp = number(claims["exp"]), time > exp + leeway { throw .expired }
-        if let nbf = number(claims["nbf"]), time + leeway < nbf { throw .notYetValid }
-        if let iat = number(claims["iat"]), time + leeway < iat { throw .issuedInFuture }
+        func timeClaim(_ key: String) throws(JWTError) -> Double? {
+            guard let value = claims[key], !(value is NSNull) else { return nil }
+            guard let number = number(value) else { throw .claims("The JWT '\(key)' claim must be a number") }
+            return number
+        }
+        if let exp = try timeClaim("exp"), time > exp + leeway { throw .expired }
+        if let nbf = try timeClaim("nbf"), time + leeway < nbf { throw .notYetValid }
+        if let iat = try timeClaim("iat"), time + leeway < iat { throw .issuedInFuture }
+        if let aud = claims["aud"], !(aud is NSNull), !(aud is String), !((aud as? [Any])?.allSatisfy { $0 is String } ?? false) {
+            throw .claims("The JWT 'aud' claim must be a string or an array of strings")
+        }
         if let audience {
             let aud = claims["aud"]
             let ok = (aud as? String) == audience || ((aud as? [Any])?.contains { ($0 as? String) == audience } ?? false) || aud == nil

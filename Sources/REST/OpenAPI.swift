@@ -61,7 +61,8 @@ enum OpenAPI {
             }
             paths["/\(table.name)"] = operations
         }
-        for function in cache.functions.values.sorted(by: { $0.name < $1.name }) {
+        // One path per name: its first overload describes it.
+        for function in cache.functions.values.compactMap(\.first).sorted(by: { $0.name < $1.name }) {
             var properties: [String: Any] = [:]
             for argument in function.arguments {
                 var property: [String: Any] = ["format": argument.type, "type": jsonType(argument.type)]

@@ -6,6 +6,26 @@ import Postgres
 /// (`src/PostgREST/Error.hs`): body `{"code","details","hint","message"}` (all four keys, `code`
 /// a string), the status from PostgREST's tables, and `Proxy-Status: PostgREST; error=CODE`.
 public enum RESTError: Error, HTTPResponseError, Equatable {
+    /// How PGRST202 says what was searched for (PostgREST's NoRpc, by method and media).
+    public enum FunctionSearch: Sendable, Equatable {
+        /// GET, or a form body: the parameter names.
+        case plain
+        /// A JSON body: the names, or a single unnamed json/jsonb parameter.
+        case json
+        /// A text, XML or binary body: a single unnamed parameter of that type (`text`, `xml`, `bytea`).
+        case unnamed(String)
+        /// `Prefer: params=single-object`: a single json/jsonb parameter.
+        case singleObject
+
+        /// Whether the message lists the arguments (and a hint may name a close function).
+        var namesArguments: Bool {
+            switch self {
+            case .plain, .json: return true
+            case .unnamed, .singleObject: return false
+            }
+        }
+    }
+
     public enum RangeProblem: Sendable, Equatable {
         case lowerGreaterThanUpper
         case outOfBounds(offset: Int, total: Int)
@@ -49,8 +69,11 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case noRelationship(parent: String, target: String)
     /// PGRST201: several; the hint must choose.
     case ambiguousRelationship(parent: String, target: String, candidates: [(cardinality: String, name: String, description: String)])
-    /// PGRST202: no such function (or not with these arguments).
-    case unknownFunction(name: String, arguments: [String], hint: String?)
+    /// PGRST202: no such function (or not with these arguments); `hint` is what follows
+    /// "Perhaps you meant to call the function public.".
+    case unknownFunction(name: String, arguments: [String], hint: String?, search: FunctionSearch = .json)
+    /// PGRST203: several overloads fit the arguments (their signatures).
+    case ambiguousFunction([String])
     /// PGRST204: a body column the table lacks.
     case unknownBodyColumn(column: String, table: String)
     /// PGRST205: no such table.
@@ -77,7 +100,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .invalidSchema, .notAcceptable, .singularity: return 406
         case .unknownFunction, .unknownTable, .invalidResourcePath: return 404
         case .noRelationship: return 400
-        case .ambiguousRelationship: return 300
+        case .ambiguousRelationship, .ambiguousFunction: return 300
         case .invalidRange: return 416
         case .noAPIKey, .invalidAPIKey, .jwt: return 401
         case .ownership(_, let authenticated): return authenticated ? 403 : 401
@@ -177,14 +200,24 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .tooManyAffected(let count):
             return ("PGRST124", "Query result exceeds max-affected preference constraint", "The query affects \(count) rows", nil)
         case .invalidResourcePath: return ("PGRST125", "Invalid path specified in request URL", nil, nil)
-        case .unknownFunction(let name, let arguments, let hint):
+        case .unknownFunction(let name, let arguments, let hint, let search):
             let parameters = arguments.isEmpty ? " without parameters" : "(\(arguments.joined(separator: ", ")))"
-            let searched = arguments.isEmpty
+            let named = arguments.isEmpty
                 ? " without parameters"
                 : " with parameter\(arguments.count > 1 ? "s" : "") \(arguments.joined(separator: ", "))"
-            return ("PGRST202", "Could not find the function public.\(name)\(parameters) in the schema cache",
-                    "Searched for the function public.\(name)\(searched) or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
-                    hint.map { "Perhaps you meant to call the function public.\($0)" })
+            let searched: String
+            switch search {
+            case .plain: searched = named
+            case .json: searched = named + " or with a single unnamed json/jsonb parameter"
+            case .unnamed(let type): searched = " with a single unnamed \(type) parameter"
+            case .singleObject: searched = " with a single json/jsonb parameter"
+            }
+            return ("PGRST202", "Could not find the function public.\(name)\(search.namesArguments ? parameters : "") in the schema cache",
+                    "Searched for the function public.\(name)\(searched), but no matches were found in the schema cache.",
+                    search.namesArguments ? hint.map { "Perhaps you meant to call the function public.\($0)" } : nil)
+        case .ambiguousFunction(let signatures):
+            return ("PGRST203", "Could not choose the best candidate function between: \(signatures.joined(separator: ", "))", nil,
+                    "Try renaming the parameters or the function itself in the database so function overloading can be resolved")
         case .noRelationship(let parent, let target):
             return ("PGRST200", "Could not find a relationship between '\(parent)' and '\(target)' in the schema cache",
                     "Searched for a foreign key relationship between '\(parent)' and '\(target)' in the schema 'public', but no matches were found.", nil)
@@ -199,7 +232,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .unknownColumn(let column, let table): return ("42703", "column \(table).\(column) does not exist", nil, nil)
         case .noAPIKey: return (nil, "No API key found in request", nil, "No `apikey` request header or url param was found.")
         case .invalidAPIKey: return (nil, "Invalid API key", nil, "Double check your Supabase `anon` or `service_role` API key.")
-        case .jwt(let error): return (error == .expired ? "PGRST303" : "PGRST301", error.message, nil, nil)
+        case .jwt(let error): let (code, message, details) = Self.jwtFields(error); return (code, message, details, nil)
         case .ownership(let table, _):
             return ("42501", "new row violates row-level security policy for table \"\(table)\"", nil, nil)
         case .database(let error, _):
@@ -211,6 +244,25 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
                 return ((raised.fields["code"] ?? nil), (raised.fields["message"] ?? nil) ?? "", raised.fields["details"] ?? nil, raised.fields["hint"] ?? nil)
             }
             return (state, error.message, error.detail, error.hint)
+        }
+    }
+
+    /// A refused bearer token as PostgREST words it (Error.hs's JwtDecodeErr, PGRST301, and
+    /// JwtClaimsErr, PGRST303), from what its JWT library (jose) answers for each failure.
+    static func jwtFields(_ error: JWTError) -> (code: String, message: String, details: String?) {
+        switch error {
+        case .malformed(let message) where message.hasPrefix("Expected 3 parts in JWT"):
+            return ("PGRST301", message, nil)
+        case .malformed:
+            // A header that does not decode.
+            return ("PGRST301", "JWT cryptographic operation failed", nil)
+        case .unsupportedAlgorithm("none"):
+            return ("PGRST301", "Wrong or unsupported encoding algorithm", "JWT is unsecured but expected 'alg' was not 'none'")
+        case .badSignature, .unsupportedAlgorithm:
+            // No configured key verifies it (another secret, or another algorithm).
+            return ("PGRST301", "No suitable key or wrong key type", "None of the keys was able to decode the JWT")
+        case .expired, .notYetValid, .issuedInFuture, .wrongAudience, .claims:
+            return ("PGRST303", error.message, nil)
         }
     }
 
@@ -234,7 +286,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         if let code = fields.code { headers.add("Proxy-Status", "PostgREST; error=\(code)") }
         switch self {
         case .jwt(let error):
-            headers.add("WWW-Authenticate", #"Bearer error="invalid_token", error_description="\#(error == .expired ? "JWT expired" : error.message)""#)
+            headers.add("WWW-Authenticate", #"Bearer error="invalid_token", error_description=\#(jsonString(Self.jwtFields(error).message))"#)
         case .noAPIKey, .invalidAPIKey:
             break
         case .invalidRange(.outOfBounds(_, let total)):

@@ -75,7 +75,7 @@ public final class RESTService: Sendable {
                 headers.add("Content-Type", ResponseRenderer.contentType(.openAPI))
                 return HTTPResponse(status: 200, headers: headers, body: plan.request.isHeadOnly ? [] : Array(document.utf8))
             }
-            let result = try execute(plan, caller: caller)
+            let result = try execute(plan, caller: caller, context: RequestContext(request, resource: resource))
             return ResponseRenderer.render(plan, result)
         } catch {
             return failure(error, request)
@@ -136,7 +136,7 @@ public final class RESTService: Sendable {
                 if rows[row, 0] == "t" { tables.insert(name) } else { functions.insert(name) }
             }
             return SchemaCache(tables: cache.tables.values.filter { tables.contains($0.name) },
-                               functions: cache.functions.values.filter { functions.contains($0.name) })
+                               functions: cache.functions.values.flatMap { $0 }.filter { functions.contains($0.name) })
         } catch let error as PostgresError {
             throw .database(error, authenticated: caller.role != "anon")
         } catch {
@@ -147,15 +147,15 @@ public final class RESTService: Sendable {
     /// Runs a plan on a pooled connection (a blocking round trip). See `exchange` for what is
     /// sent. When the result decides the outcome (object Accept on a write, max-affected strict)
     /// the statement runs inside BEGIN and the COMMIT or ROLLBACK follows in a second round trip.
-    func execute(_ plan: ActionPlan, caller: Caller) throws(RESTError) -> MainResult {
+    func execute(_ plan: ActionPlan, caller: Caller, context: RequestContext? = nil) throws(RESTError) -> MainResult {
         guard let statement = plan.statement else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil) }
         do {
             return try pool.withConnection { connection throws -> MainResult in
                 guard plan.mustDecide else {
-                    let exchange = Self.exchange(plan, statement: statement, caller: caller)
+                    let exchange = Self.exchange(plan, statement: statement, caller: caller, context: context)
                     return try Self.checked(plan, exchange.interpret(try connection.pipeline(exchange.statements)), caller: caller)
                 }
-                let setup = Self.setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone)
+                let setup = Self.setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone, context: context)
                 let statusQuery = Self.statusQuery(plan)
                 let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery)
                 let result = Self.mainResult(results[2], status: statusQuery.isEmpty ? nil : results[3])
@@ -187,7 +187,7 @@ public final class RESTService: Sendable {
             reply(ResponseRenderer.render(plan, MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil)))
             return true
         }
-        let exchange = Self.exchange(plan, statement: statement, caller: caller)
+        let exchange = Self.exchange(plan, statement: statement, caller: caller, context: RequestContext(request, resource: resource))
         return pipeline.submit(exchange.statements) { [self] outcome in
             do {
                 let results = try outcome.get()
@@ -222,8 +222,8 @@ public final class RESTService: Sendable {
     /// the statement, then what a function chose as status and headers, then the planner's
     /// estimate when `count=planned`; all before one Sync, so one implicit transaction. A plan
     /// that rolls back wraps them in BEGIN … ROLLBACK.
-    static func exchange(_ plan: ActionPlan, statement: SQL, caller: Caller) -> Exchange {
-        let setup = setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone)
+    static func exchange(_ plan: ActionPlan, statement: SQL, caller: Caller, context: RequestContext?) -> Exchange {
+        let setup = setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone, context: context)
         let statusQuery = statusQuery(plan)
         let explain: [SQL] = plan.plannedCount.map { [$0] } ?? []
         let first = plan.rollback ? 2 : 1
@@ -265,10 +265,19 @@ public final class RESTService: Sendable {
 
     /// The first statement of every request: claims and role as binds. The claims are set for
     /// anonymous requests too (a pooled connection that once set `request.jwt.claims` locally
-    /// reads it as '' afterwards, not NULL), and the role switch precedes the statement.
-    /// Realtime's re-reads start the same way.
-    public static func setup(caller: Caller, readOnly: Bool, timezone: String? = nil) -> SQL {
+    /// reads it as '' afterwards, not NULL), and the role switch precedes the statement. A REST
+    /// request also sets what PostgREST gives every function and policy to read: `request.method`,
+    /// `request.path`, `request.headers` and `request.cookies` (JSON objects), in the same
+    /// statement. Realtime's re-reads start the same way (without a request).
+    public static func setup(caller: Caller, readOnly: Bool, timezone: String? = nil, context: RequestContext? = nil) -> SQL {
         var sql: SQL = "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
+        if let context {
+            let settings: SQL = """
+                , set_config('request.method', \(context.method), true), set_config('request.path', \(context.path), true), \
+                set_config('request.headers', \(context.headersJSON), true), set_config('request.cookies', \(context.cookiesJSON), true)
+                """
+            sql.append(settings)
+        }
         if readOnly { sql.append(", set_config('transaction_read_only', 'on', true)") }
         // `Prefer: timezone=…`: an unknown zone fails here (22023), before the statement runs.
         if let timezone { sql.append(SQL(", set_config('timezone', \(timezone), true)")) }
@@ -303,5 +312,70 @@ public final class RESTService: Sendable {
             for (name, value) in members { if case .string(let text) = value, !name.isEmpty { headers.append((name, text)) } }
         }
         return headers
+    }
+}
+
+/// What PostgREST tells SQL about the HTTP request (its `request.*` settings): the method, the
+/// path under `/rest/v1`, the headers (names lower-cased, the last of a repeated one, without
+/// `Cookie`) and the cookies, each header and cookie as a JSON object member.
+public struct RequestContext: Sendable, Equatable {
+    public let method: String
+    public let path: String
+    public let headersJSON: String
+    public let cookiesJSON: String
+
+    public init(method: String, path: String, headersJSON: String, cookiesJSON: String) {
+        self.method = method
+        self.path = path
+        self.headersJSON = headersJSON
+        self.cookiesJSON = cookiesJSON
+    }
+
+    init(_ request: HTTPRequest, resource: String) {
+        var headers: [(String, String)] = []
+        var cookies: [(String, String)] = []
+        for field in request.headers {
+            let name = field.name.lowercased()
+            if name == "cookie" {
+                // `a=1; b=2` (Web.Cookie's parseCookies: split at `;`, then at the first `=`).
+                for item in field.value.split(separator: ";") {
+                    let pair = item.drop { $0 == " " }
+                    guard !pair.isEmpty else { continue }
+                    let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    cookies.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""))
+                }
+            } else {
+                headers.append((name, field.value))
+            }
+        }
+        self.init(method: request.method, path: resource.isEmpty ? "/" : resource,
+                  headersJSON: Self.object(headers), cookiesJSON: Self.object(cookies))
+    }
+
+    /// A JSON object of string members; a repeated name keeps its last value (PostgREST builds a map).
+    static func object(_ members: [(String, String)]) -> String {
+        var out = "{"
+        var seen = Set<String>()
+        var first = true
+        for (name, value) in members.reversed() where seen.insert(name).inserted {
+            if !first { out += "," }
+            first = false
+            appendJSONString(name, to: &out)
+            out += ":"
+            appendJSONString(value, to: &out)
+        }
+        return out + "}"
+    }
+
+    /// A header value seldom needs escaping: copied whole when it doesn't (this runs for every
+    /// request, on every header).
+    static func appendJSONString(_ text: String, to out: inout String) {
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += jsonString(text)
+        } else {
+            out += "\""
+            out += text
+            out += "\""
+        }
     }
 }

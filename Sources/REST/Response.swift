@@ -58,6 +58,8 @@ enum ResponseRenderer {
             if representation {
                 headers.add("Content-Type", contentType(request.media))
                 body = Array((result.body ?? "").utf8)
+            } else if !plan.locationKeys.isEmpty, result.pageTotal == 1, let location = location(plan, result.body) {
+                headers.add("Location", location)
             }
         case .update:
             headers.add("Content-Range", contentRange(lower: 0, upper: result.pageTotal - 1, total: countRequested ? result.pageTotal : nil))
@@ -91,6 +93,46 @@ enum ResponseRenderer {
         }
         if let applied = preferenceApplied(plan) { headers.add("Preference-Applied", applied) }
         return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    /// PostgREST's `Location` for `return=headers-only`: `/table?k=eq.v` for each primary-key
+    /// column of the one row inserted (`is.null` for a null), URL-encoded as http-types does.
+    static func location(_ plan: ActionPlan, _ body: String?) -> String? {
+        guard let body, case .array(let rows)? = JSONValue.parse(Array(body.utf8)), case .array(let values)? = rows.first,
+              values.count == plan.locationKeys.count else { return nil }
+        var pairs: [String] = []
+        for (key, value) in zip(plan.locationKeys, values) {
+            let operand: String
+            switch value {
+            case .null: operand = "is.null"
+            case .string(let text): operand = "eq." + text
+            case .number(let text): operand = "eq." + text
+            case .bool(let flag): operand = flag ? "eq.true" : "eq.false"
+            case .array, .object: operand = "eq." + value.serialized
+            }
+            pairs.append(queryEncoded(key) + "=" + queryEncoded(operand))
+        }
+        // The table's name as it is (PostgREST's), unless it holds what a header may not.
+        let table = plan.resource.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) ? queryEncoded(plan.resource) : plan.resource
+        return "/" + table + "?" + pairs.joined(separator: "&")
+    }
+
+    /// http-types' `urlEncode True`: letters, digits and `-_.~` stay, every other byte is `%XX`.
+    static func queryEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                out += "%"
+                out.unicodeScalars.append(digits[Int(byte >> 4)])
+                out.unicodeScalars.append(digits[Int(byte & 0xF)])
+            }
+        }
+        return out
     }
 
     static func errorResponse(_ error: RESTError, head: Bool) -> HTTPResponse {
@@ -141,6 +183,7 @@ enum ResponseRenderer {
         if isCreate, plan.hasConflictTarget, let resolution = p.resolution { values.append("resolution=\(resolution.rawValue)") }
         if isCreate || plan.kind == .update, let missing = p.missing { values.append("missing=\(missing.rawValue)") }
         if isMutation, let returning = p.returning { values.append("return=\(returning.rawValue)") }
+        if isCall, let parameters = p.parameters { values.append("params=\(parameters.rawValue)") }
         if let count = p.count { values.append("count=\(count.rawValue)") }
         if let tx = p.transaction { values.append("tx=\(tx.rawValue)") }
         if let timezone = p.timezone { values.append("timezone=\(timezone)") }

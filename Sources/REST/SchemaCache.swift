@@ -22,12 +22,26 @@ public struct SchemaCache: Sendable {
         }
     }
 
+    /// A computed field (PostgREST's computed columns): a function `f(t table) returns scalar`,
+    /// read as `t.f` (PostgreSQL's attribute notation) in `select`, filters and `order`.
+    public struct ComputedField: Sendable, Equatable {
+        public let name: String
+        /// `format_type` of the result.
+        public let type: String
+        public init(name: String, type: String) {
+            self.name = name
+            self.type = type
+        }
+    }
+
     public struct Table: Sendable {
         public let name: String
         public let columns: [Column]
         public let primaryKey: [String]
         public let insertable: Bool
         public let description: String?
+        /// The computed fields over this table's rows, by name (never in `*`).
+        public let computed: [String: ComputedField]
         private let index: [String: Int]
         /// Quoted identifiers, computed once (quoting on every request was a fifth of the CPU).
         let quotedName: String
@@ -36,12 +50,14 @@ public struct SchemaCache: Sendable {
         let starSelect: String
         let starReturned: String
 
-        public init(name: String, columns: [Column], primaryKey: [String], insertable: Bool = true, description: String? = nil) {
+        public init(name: String, columns: [Column], primaryKey: [String], insertable: Bool = true, description: String? = nil,
+                    computed: [String: ComputedField] = [:]) {
             self.name = name
             self.columns = columns
             self.primaryKey = primaryKey
             self.insertable = insertable
             self.description = description
+            self.computed = computed
             var index: [String: Int] = [:]
             for (position, column) in columns.enumerated() where index[column.name] == nil { index[column.name] = position }
             self.index = index
@@ -55,17 +71,27 @@ public struct SchemaCache: Sendable {
         }
 
         public func column(_ name: String) -> Column? { index[name].map { columns[$0] } }
+
+        /// A column or a computed field: what `select`, filters and `order` may name.
+        public func hasField(_ name: String) -> Bool { index[name] != nil || computed[name] != nil }
+
+        /// The type of a column or computed field.
+        public func fieldType(_ name: String) -> String? { column(name)?.type ?? computed[name]?.type }
     }
 
     public struct Function: Sendable {
         public struct Argument: Sendable, Equatable {
+            /// Empty for an unnamed parameter.
             public let name: String
             public let type: String
             public let hasDefault: Bool
-            public init(name: String, type: String, hasDefault: Bool = false) {
+            /// `VARIADIC v text[]`: called with `VARIADIC v := array`.
+            public let variadic: Bool
+            public init(name: String, type: String, hasDefault: Bool = false, variadic: Bool = false) {
                 self.name = name
                 self.type = type
                 self.hasDefault = hasDefault
+                self.variadic = variadic
             }
         }
         public enum Volatility: String, Sendable { case immutable = "i", stable = "s", volatile = "v" }
@@ -92,6 +118,19 @@ public struct SchemaCache: Sendable {
         }
 
         public func argument(_ name: String) -> Argument? { arguments.first { $0.name == name } }
+
+        /// `public.f(a => integer, b => text)`, as PostgREST lists overloads (PGRST203).
+        public var signature: String {
+            "public.\(name)(" + arguments.map { "\($0.name) => \($0.type)" }.joined(separator: ", ") + ")"
+        }
+
+        /// PostgREST's callable functions: every parameter named, or one unnamed parameter of a
+        /// type a raw body can fill (bytea, json, jsonb, text, xml).
+        var isCallable: Bool {
+            let unnamed = arguments.filter { $0.name.isEmpty }
+            if unnamed.isEmpty { return true }
+            return arguments.count == 1 && ["bytea", "json", "jsonb", "text", "xml"].contains(arguments[0].type)
+        }
     }
 
     /// A foreign key between two tables of `public` (what resource embedding follows).
@@ -112,12 +151,16 @@ public struct SchemaCache: Sendable {
     }
 
     public let tables: [String: Table]
-    public let functions: [String: Function]
+    /// Every overload of each function name, in creation order (PostgREST chooses among them
+    /// by the arguments' names).
+    public let functions: [String: [Function]]
     public let foreignKeys: [ForeignKey]
 
     public init(tables: [Table], functions: [Function], foreignKeys: [ForeignKey] = []) {
         self.tables = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        self.functions = Dictionary(functions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var grouped: [String: [Function]] = [:]
+        for function in functions { grouped[function.name, default: []].append(function) }
+        self.functions = grouped
         self.foreignKeys = foreignKeys
     }
 
@@ -126,8 +169,9 @@ public struct SchemaCache: Sendable {
         closest(name, among: Array(tables.keys))
     }
 
+    /// The closest function name, for PGRST202's hint (PostgREST's fuzzy set, score ≥ 0.75).
     public func closestFunction(to name: String) -> String? {
-        closest(name, among: Array(functions.keys))
+        fuzzyClosest(name, among: functions.keys.sorted(), minScore: 0.75)
     }
 
     private func closest(_ name: String, among candidates: [String]) -> String? {
@@ -155,27 +199,33 @@ public struct SchemaCache: Sendable {
         ORDER BY c.relname, a.attnum
         """
 
-    /// The catalog query for the public schema's callable functions (no triggers, no extensions').
+    /// The catalog query for the public schema's functions (no triggers, no extensions'), each
+    /// overload in creation order. `computed_table`: the table whose row type is the one
+    /// parameter of a function that returns one value (a computed field over that table).
     static let functionsQuery: SQL = """
         SELECT p.proname AS name, p.proretset AS returns_set, p.provolatile::text AS volatility,
                format_type(p.prorettype, NULL) AS return_type,
                (t.typtype = 'c' OR coalesce(p.proargmodes::text[] && ARRAY['t', 'o', 'b'], false)) AS returns_composite,
                p.prorettype = 'void'::regtype AS returns_void, p.pronargdefaults AS default_count,
                coalesce((
-                 SELECT json_agg(json_build_array(coalesce(a.name, ''), format_type(a.type, NULL)) ORDER BY a.ord)
+                 SELECT json_agg(json_build_array(coalesce(a.name, ''), format_type(a.type, NULL), a.mode) ORDER BY a.ord)
                  FROM unnest(coalesce(p.proallargtypes, p.proargtypes::oid[]),
                              coalesce(p.proargmodes, array_fill('i'::"char", ARRAY[cardinality(coalesce(p.proallargtypes, p.proargtypes::oid[]))])),
                              coalesce(p.proargnames, array_fill(''::text, ARRAY[cardinality(coalesce(p.proallargtypes, p.proargtypes::oid[]))])))
                       WITH ORDINALITY AS a(type, mode, name, ord)
                  WHERE a.mode IN ('i', 'b', 'v')
-               ), '[]')::text AS arguments
+               ), '[]')::text AS arguments,
+               CASE WHEN p.pronargs = 1 AND NOT p.proretset AND p.prorettype <> 'void'::regtype THEN (
+                 SELECT c.relname::text FROM pg_type rt JOIN pg_class c ON c.oid = rt.typrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
+                 WHERE rt.oid = p.proargtypes[0] AND cn.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+               ) END AS computed_table
         FROM pg_proc p
         JOIN pg_namespace n ON n.oid = p.pronamespace
         JOIN pg_type t ON t.oid = p.prorettype
         WHERE n.nspname = 'public' AND p.prokind = 'f'
           AND p.prorettype <> 'trigger'::regtype
           AND NOT EXISTS (SELECT 1 FROM pg_depend dep WHERE dep.objid = p.oid AND dep.deptype = 'e')
-        ORDER BY p.proname, p.pronargs
+        ORDER BY p.proname, p.oid
         """
 
     /// The foreign keys between tables of `public`, their columns in key order.
@@ -206,7 +256,7 @@ public struct SchemaCache: Sendable {
             guard let name = row["name"] ?? nil, let table = row["table_name"] ?? nil, let target = row["foreign_table"] ?? nil else { return nil }
             return ForeignKey(name: name, table: table, columns: names(row["columns"]), referencedTable: target, referencedColumns: names(row["foreign_columns"]))
         }
-        return SchemaCache(tables: Array(built.tables.values), functions: Array(built.functions.values), foreignKeys: foreignKeys)
+        return SchemaCache(tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys)
     }
 
     /// Builds the cache from the two catalog queries' rows (column name → text value).
@@ -224,29 +274,62 @@ public struct SchemaCache: Sendable {
                                                   defaultExpression: row["default_expression"] ?? nil))
             if (row["in_pk"] ?? nil) == "t" { pending[table]!.pk.append(name) }
         }
-        let tables = order.map { name in
-            let p = pending[name]!
-            return Table(name: name, columns: p.columns, primaryKey: p.pk, insertable: p.kind != "m", description: p.description)
-        }
         var parsed: [Function] = []
+        var computed: [String: [String: ComputedField]] = [:]
         for row in functions {
             guard let name = row["name"] ?? nil else { continue }
             var arguments: [Function.Argument] = []
             if let text = row["arguments"] ?? nil, case .array(let items)? = JSONValue.parse(Array(text.utf8)) {
                 let defaults = Int((row["default_count"] ?? nil) ?? "0") ?? 0
                 for (position, item) in items.enumerated() {
-                    guard case .array(let pair) = item, pair.count == 2, case .string(let argName) = pair[0], case .string(let type) = pair[1] else { continue }
-                    arguments.append(Function.Argument(name: argName, type: type, hasDefault: position >= items.count - defaults))
+                    guard case .array(let fields) = item, fields.count >= 2, case .string(let argName) = fields[0], case .string(let type) = fields[1] else { continue }
+                    var variadic = false
+                    if fields.count > 2, case .string(let mode) = fields[2] { variadic = mode == "v" }
+                    arguments.append(Function.Argument(name: argName, type: type, hasDefault: position >= items.count - defaults, variadic: variadic))
                 }
             }
-            parsed.append(Function(
+            let function = Function(
                 name: name, arguments: arguments, returnType: (row["return_type"] ?? nil) ?? "void",
                 returnsSet: (row["returns_set"] ?? nil) == "t", returnsComposite: (row["returns_composite"] ?? nil) == "t",
                 returnsVoid: (row["returns_void"] ?? nil) == "t",
-                volatility: Function.Volatility(rawValue: (row["volatility"] ?? nil) ?? "v") ?? .volatile))
+                volatility: Function.Volatility(rawValue: (row["volatility"] ?? nil) ?? "v") ?? .volatile)
+            if let table = row["computed_table"] ?? nil, computed[table]?[name] == nil {
+                computed[table, default: [:]][name] = ComputedField(name: name, type: function.returnType)
+            }
+            if function.isCallable { parsed.append(function) }
+        }
+        let tables = order.map { name in
+            let p = pending[name]!
+            return Table(name: name, columns: p.columns, primaryKey: p.pk, insertable: p.kind != "m", description: p.description,
+                         computed: computed[name] ?? [:])
         }
         return SchemaCache(tables: tables, functions: parsed)
     }
+}
+
+/// The closest of `candidates` to `query` as PostgREST's hints find it (the fuzzyset library:
+/// candidates sharing a trigram, else a bigram, of their letters, digits, spaces and commas,
+/// scored 1 − Levenshtein distance / the longer length, case-insensitively); nil below `minScore`.
+func fuzzyClosest(_ query: String, among candidates: [String], minScore: Double) -> String? {
+    func normalized(_ text: String) -> [Character] {
+        Array("-" + text.lowercased().filter { $0.isLetter || $0.isNumber || $0 == " " || $0 == "," } + "-")
+    }
+    func grams(_ text: [Character], _ size: Int) -> Set<String> {
+        guard text.count >= size else { return [] }
+        return Set((0...(text.count - size)).map { String(text[$0..<($0 + size)]) })
+    }
+    let lowered = query.lowercased()
+    if let exact = candidates.first(where: { $0.lowercased() == lowered }) { return exact }
+    for size in [3, 2] {
+        let wanted = grams(normalized(query), size)
+        let scored = candidates.filter { !grams(normalized($0), size).isDisjoint(with: wanted) }.map { candidate -> (String, Double) in
+            let other = candidate.lowercased()
+            let longest = max(lowered.count, other.count)
+            return (candidate, longest == 0 ? 1 : 1 - Double(editDistance(lowered, other)) / Double(longest))
+        }.filter { $0.1 > minScore }
+        if let best = scored.max(by: { $0.1 < $1.1 }) { return best.0 }
+    }
+    return nil
 }
 
 /// Levenshtein distance (small strings: table and function names).

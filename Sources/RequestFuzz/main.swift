@@ -32,7 +32,7 @@ let cache = SchemaCache(tables: [
         .init(name: "goals", type: "text[]", defaultExpression: "'{}'::text[]"),
         .init(name: "metadata", type: "jsonb"),
         .init(name: "created_at", type: "timestamp with time zone", nullable: false, defaultExpression: "now()"),
-    ], primaryKey: ["id"]),
+    ], primaryKey: ["id"], computed: ["display_name": .init(name: "display_name", type: "text")]),
     SchemaCache.Table(name: "user_profiles", columns: [
         .init(name: "id", type: "uuid", nullable: false),
         .init(name: "onboarding_state", type: "text", nullable: false, defaultExpression: "'NOT_STARTED'::text"),
@@ -55,6 +55,13 @@ let cache = SchemaCache(tables: [
     .init(name: "join_family", arguments: [.init(name: "code", type: "text")], returnType: "json", returnsSet: false, returnsComposite: false),
     .init(name: "add_them", arguments: [.init(name: "a", type: "integer"), .init(name: "b", type: "integer", hasDefault: true)],
           returnType: "integer", returnsSet: false, returnsComposite: false, volatility: .immutable),
+    // Overloads (one ambiguous with the first), a variadic parameter, unnamed ones a raw body fills.
+    .init(name: "add_them", arguments: [.init(name: "a", type: "text")], returnType: "text", returnsSet: false, returnsComposite: false, volatility: .immutable),
+    .init(name: "add_them", arguments: [.init(name: "", type: "json")], returnType: "json", returnsSet: false, returnsComposite: false),
+    .init(name: "tagged", arguments: [.init(name: "name", type: "text"), .init(name: "v", type: "text[]", hasDefault: true, variadic: true)],
+          returnType: "text[]", returnsSet: false, returnsComposite: false, volatility: .stable),
+    .init(name: "echo", arguments: [.init(name: "", type: "text")], returnType: "text", returnsSet: false, returnsComposite: false),
+    .init(name: "echo", arguments: [.init(name: "", type: "bytea")], returnType: "integer", returnsSet: false, returnsComposite: false),
 ], foreignKeys: [
     .init(name: "user_profiles_current_child_fkey", table: "user_profiles", columns: ["current_child_id", "id"],
           referencedTable: "children", referencedColumns: ["id", "user_id"]),

@@ -36,7 +36,12 @@ struct JWTTests {
         (token(header: #"{"alg":"HS256"}"#, payload: #"{"exp":1000}"#), JWTError.expired),
         (token(header: #"{"alg":"HS256"}"#, payload: #"{"nbf":4102444800}"#), JWTError.notYetValid),
         (token(header: #"{"alg":"HS256"}"#, payload: #"{"iat":4102444800}"#), JWTError.issuedInFuture),
-        (token(header: #"{"alg":"HS256"}"#, payload: #"[1,2]"#), JWTError.malformed("The JWT claims are not a JSON object")),
+        (token(header: #"{"alg":"HS256"}"#, payload: #"[1,2]"#), JWTError.claims("Parsing claims failed")),
+        (token(header: #"{"alg":"HS256"}"#, payload: #"{"exp":"soon"}"#), JWTError.claims("The JWT 'exp' claim must be a number")),
+        (token(header: #"{"alg":"HS256"}"#, payload: #"{"nbf":"x"}"#), JWTError.claims("The JWT 'nbf' claim must be a number")),
+        (token(header: #"{"alg":"HS256"}"#, payload: #"{"iat":[]}"#), JWTError.claims("The JWT 'iat' claim must be a number")),
+        (token(header: #"{"alg":"HS256"}"#, payload: #"{"aud":{"a":1}}"#), JWTError.claims("The JWT 'aud' claim must be a string or an array of strings")),
+        (token(header: #"{"alg":"HS256"}"#, payload: #"{"aud":["a",1]}"#), JWTError.claims("The JWT 'aud' claim must be a string or an array of strings")),
     ])
     func refusesBadTokens(_ bad: String, expected: JWTError) {
         #expect(throws: expected) { try JWT.verifyHS256(bad, secret: secret) }

@@ -1,4 +1,5 @@
 import Foundation
+import JWT
 import Postgres
 import TestSupport
 import Testing
@@ -37,6 +38,8 @@ struct FidelityTests {
                 RETURN 'ok';
             END $$;
             CREATE FUNCTION public.fx_json(j jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT j $$;
+            CREATE TABLE public.fx_pairs (k text, n int, note text, PRIMARY KEY (k, n));
+            GRANT ALL ON public.fx_pairs TO service_role;
             CREATE TABLE public.fx_inbox (id serial PRIMARY KEY, message text);
             REVOKE ALL ON public.fx_inbox FROM anon, authenticated;
             GRANT INSERT ON public.fx_inbox TO authenticated;
@@ -207,5 +210,44 @@ struct FidelityTests {
         let stripped = try get("/rest/v1/fx_items?select=id,note&id=lte.2&order=id", [("Accept", "application/vnd.pgrst.array+json;nulls=stripped")])
         #expect(compact(stripped) == #"[{"id":1},{"id":2,"note":"two"}]"#, "\(stripped.text)")
         #expect(stripped.header("Content-Type") == "application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8")
+    }
+
+    @Test func headersOnlyInsertsAnswerTheRowsLocation() throws {
+        let http = server.client()
+        let prefer = server.headers(server.serviceKey, [("Prefer", "return=headers-only")])
+        let created = try http.request("POST", "/rest/v1/fx_items", headers: prefer, body: #"{"id":30,"name":"thirty"}"#)
+        #expect(created.status == 201 && created.header("Location") == "/fx_items?id=eq.30", "\(created.status) \(created.header("Location") ?? "none")")
+        #expect(created.body.isEmpty && created.header("Content-Type") == nil && created.header("Preference-Applied") == "return=headers-only")
+        // A composite key, its values URL-encoded as PostgREST's.
+        let pair = try http.request("POST", "/rest/v1/fx_pairs", headers: prefer, body: #"{"k":"a b&c","n":2}"#)
+        #expect(pair.status == 201 && pair.header("Location") == "/fx_pairs?k=eq.a%20b%26c&n=eq.2", "\(pair.header("Location") ?? "none")")
+        // Several rows: no one location.
+        let bulk = try http.request("POST", "/rest/v1/fx_items", headers: prefer, body: #"[{"id":31},{"id":32}]"#)
+        #expect(bulk.status == 201 && bulk.header("Location") == nil)
+        #expect(compact(try get("/rest/v1/fx_items?select=id&id=gte.30&order=id")) == #"[{"id":30},{"id":31},{"id":32}]"#)
+    }
+
+    @Test func badTokensAreRefusedInPostgRESTsWords() throws {
+        func refused(_ token: String) throws -> TestResponse {
+            try server.client().request("GET", "/rest/v1/fx_items", headers: server.headers(token))
+        }
+        func signed(_ header: String, _ payload: String, secret: String = TestServer.secret) -> String {
+            let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
+            return input + "." + Base64URL.encode(Crypto.hmacSHA256(key: Array(secret.utf8), data: Array(input.utf8)))
+        }
+        let wrongKey = try refused(signed(#"{"alg":"HS256","typ":"JWT"}"#, "{}", secret: "another-secret-of-at-least-thirty-two-chars"))
+        #expect(wrongKey.status == 401)
+        #expect(wrongKey.text == #"{"code":"PGRST301","details":"None of the keys was able to decode the JWT","hint":null,"message":"No suitable key or wrong key type"}"#)
+        #expect(wrongKey.header("WWW-Authenticate") == #"Bearer error="invalid_token", error_description="No suitable key or wrong key type""#)
+        let none = try refused("eyJ0eXAiOiJKV1QiLCJhbGciOiJub25lIn0.e30.yOBhlOIqn56T-4NvyEXCjfi3UmyQZ-BzXtePMO2NgRI")
+        #expect(none.text == #"{"code":"PGRST301","details":"JWT is unsecured but expected 'alg' was not 'none'","hint":null,"message":"Wrong or unsupported encoding algorithm"}"#)
+        let parts = try refused("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.bm90IGFuIG9iamVjdA")
+        #expect(parts.text == #"{"code":"PGRST301","details":null,"hint":null,"message":"Expected 3 parts in JWT; got 2"}"#)
+        let random = try refused("quifquirndsjagnrgniur.fonvoienqhhdj.iuqvnvhojah")
+        #expect(random.text == #"{"code":"PGRST301","details":null,"hint":null,"message":"JWT cryptographic operation failed"}"#)
+        let notNumber = try refused(signed(#"{"alg":"HS256","typ":"JWT"}"#, #"{"exp":"invalid","role":"authenticated"}"#))
+        #expect(notNumber.text == #"{"code":"PGRST303","details":null,"hint":null,"message":"The JWT 'exp' claim must be a number"}"#)
+        let future = try refused(signed(#"{"alg":"HS256","typ":"JWT"}"#, #"{"nbf":\#(Int(Date().timeIntervalSince1970) + 35),"role":"authenticated"}"#))
+        #expect(future.status == 401 && future.text == #"{"code":"PGRST303","details":null,"hint":null,"message":"JWT not yet valid"}"#)
     }
 }

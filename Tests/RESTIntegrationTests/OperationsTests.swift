@@ -149,10 +149,10 @@ struct OperationsTests {
         // A GET on a volatile function runs read-only: PostgREST's 405.
         let readOnly = try http.request("GET", "/rest/v1/rpc/complete_onboarding", headers: Wire.py(server, user.token))
         #expect(readOnly.status == 405 && readOnly.jsonObject?["code"] as? String == "25006")
-        // Unknown function / arguments: PGRST202.
+        // Unknown function / arguments: PGRST202, with PostgREST's hint of the closest parameters.
         let unknown = try http.request("POST", "/rest/v1/rpc/get_user_with_profile", headers: Wire.py(server, user.token), body: #"{"user":"x"}"#)
         #expect(unknown.status == 404)
-        #expect(unknown.text == #"{"code":"PGRST202","details":"Searched for the function public.get_user_with_profile with parameter user or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.get_user_with_profile(user) in the schema cache"}"#)
+        #expect(unknown.text == #"{"code":"PGRST202","details":"Searched for the function public.get_user_with_profile with parameter user or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function public.get_user_with_profile(p_user_id)","message":"Could not find the function public.get_user_with_profile(user) in the schema cache"}"#)
         // delete_account(): void → 204, and the account's rows are gone.
         let gone = try http.request("POST", "/rest/v1/rpc/delete_account", headers: Wire.py(server, user.token), body: "{}")
         #expect(gone.status == 204 && gone.body.isEmpty)

@@ -20,12 +20,12 @@ import Testing
         #expect(profiles.primaryKey == ["id"])
         #expect(profiles.column("onboarding_state")?.defaultExpression == "'NOT_STARTED'::text")
 
-        let rpc = try #require(cache.functions["get_user_with_profile"])
+        let rpc = try #require(cache.functions["get_user_with_profile"]?.first)
         #expect(rpc.arguments == [.init(name: "p_user_id", type: "uuid", hasDefault: false)])
         #expect(rpc.returnsSet && rpc.returnsComposite && !rpc.returnsVoid && rpc.volatility == .stable)
-        let complete = try #require(cache.functions["complete_onboarding"])
+        let complete = try #require(cache.functions["complete_onboarding"]?.first)
         #expect(complete.arguments.isEmpty && !complete.returnsSet && complete.returnsComposite && complete.volatility == .volatile)
-        let delete = try #require(cache.functions["delete_account"])
+        let delete = try #require(cache.functions["delete_account"]?.first)
         #expect(delete.returnsVoid)
         // Trigger functions are not callable.
         #expect(cache.functions["keep_row_owner"] == nil)

@@ -34,7 +34,13 @@ import Testing
         (.invalidBody("Empty or invalid json"), 400, #"{"code":"PGRST102","details":null,"hint":null,"message":"Empty or invalid json"}"#),
         (.noAPIKey, 401, #"{"code":null,"details":null,"hint":"No `apikey` request header or url param was found.","message":"No API key found in request"}"#),
         (.jwt(.expired), 401, #"{"code":"PGRST303","details":null,"hint":null,"message":"JWT expired"}"#),
-        (.jwt(.badSignature), 401, #"{"code":"PGRST301","details":null,"hint":null,"message":"JWT cryptographic operation failed"}"#),
+        // PostgREST's (jose's) words for each way a token fails.
+        (.jwt(.badSignature), 401, #"{"code":"PGRST301","details":"None of the keys was able to decode the JWT","hint":null,"message":"No suitable key or wrong key type"}"#),
+        (.jwt(.unsupportedAlgorithm("none")), 401, #"{"code":"PGRST301","details":"JWT is unsecured but expected 'alg' was not 'none'","hint":null,"message":"Wrong or unsupported encoding algorithm"}"#),
+        (.jwt(.malformed("Expected 3 parts in JWT; got 2")), 401, #"{"code":"PGRST301","details":null,"hint":null,"message":"Expected 3 parts in JWT; got 2"}"#),
+        (.jwt(.malformed("JWT header has no alg")), 401, #"{"code":"PGRST301","details":null,"hint":null,"message":"JWT cryptographic operation failed"}"#),
+        (.jwt(.notYetValid), 401, #"{"code":"PGRST303","details":null,"hint":null,"message":"JWT not yet valid"}"#),
+        (.jwt(.claims("The JWT 'exp' claim must be a number")), 401, #"{"code":"PGRST303","details":null,"hint":null,"message":"The JWT 'exp' claim must be a number"}"#),
         (.ownership(table: "children", authenticated: true), 403, #"{"code":"42501","details":null,"hint":null,"message":"new row violates row-level security policy for table \"children\""}"#),
         (.ownership(table: "children", authenticated: false), 401, #"{"code":"42501","details":null,"hint":null,"message":"new row violates row-level security policy for table \"children\""}"#),
         (.tooManyAffected(3), 400, #"{"code":"PGRST124","details":"The query affects 3 rows","hint":null,"message":"Query result exceeds max-affected preference constraint"}"#),
@@ -179,6 +185,14 @@ import Testing
         let read = RESTService.setup(caller: .anon, readOnly: true)
         #expect(read.text.hasSuffix("set_config('transaction_read_only', 'on', true)"))
         #expect(read.binds == [#"{"role":"anon"}"#, "anon"])
+        // A REST request's own settings, in the same statement.
+        let context = RequestContext(method: "GET", path: "/children", headersJSON: #"{"accept":"*/*"}"#, cookiesJSON: "{}")
+        let request = RESTService.setup(caller: .anon, readOnly: true, context: context)
+        #expect(request.text == "SELECT set_config('request.jwt.claims', $1, true), set_config('role', $2, true), "
+                + "set_config('request.method', $3, true), set_config('request.path', $4, true), set_config('request.headers', $5, true), "
+                + "set_config('request.cookies', $6, true), set_config('transaction_read_only', 'on', true)")
+        #expect(request.binds == [#"{"role":"anon"}"#, "anon", "GET", "/children", #"{"accept":"*/*"}"#, "{}"])
+        #expect(RequestContext.object([("a", "1"), ("b", "x\"y"), ("a", "2")]) == #"{"a":"2","b":"x\"y"}"#)
     }
 }
 

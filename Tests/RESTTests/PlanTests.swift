@@ -213,9 +213,24 @@ import Testing
         #expect(throws: RESTError.unknownFunction(name: "get_user_with_profile", arguments: ["x"], hint: nil)) {
             try Fixture.plan("POST", "/rest/v1/rpc/get_user_with_profile", body: #"{"x":1}"#)
         }
-        #expect(throws: RESTError.unknownFunction(name: "get_user_with_profile", arguments: [], hint: nil)) {
+        // A GET searches by the names only (no single unnamed json parameter).
+        #expect(throws: RESTError.unknownFunction(name: "get_user_with_profile", arguments: [], hint: nil, search: .plain)) {
             try Fixture.plan("GET", "/rest/v1/rpc/get_user_with_profile")
         }
+    }
+
+    /// PostgREST's own examples of its hints (Error.hs, noRpcHint's doctests).
+    @Test func functionHintsAreFuzzyAsPostgRESTs() {
+        let overloads = ["(name, param, val)", "(attr, id)"]
+        #expect(fuzzyClosest("(nam, pqaram, vall)", among: overloads, minScore: 0.33) == "(name, param, val)")
+        #expect(fuzzyClosest("(param, val)", among: overloads, minScore: 0.33) == "(name, param, val)")
+        #expect(fuzzyClosest("(attrs, id)", among: overloads, minScore: 0.33) == "(attr, id)")
+        #expect(fuzzyClosest("(id)", among: overloads, minScore: 0.33) == "(attr, id)")
+        #expect(fuzzyClosest("(noclosealternative)", among: overloads, minScore: 0.33) == nil)
+        let names = ["test", "another"]
+        #expect(fuzzyClosest("testt", among: names, minScore: 0.75) == "test")
+        #expect(fuzzyClosest("other", among: names, minScore: 0.75) == nil)
+        #expect(fuzzyClosest("noclosealternative", among: names, minScore: 0.75) == nil)
     }
 
     @Test func schemaCacheBuildsFromCatalogRows() {
@@ -225,14 +240,23 @@ import Testing
                 ["table_name": "t", "column_name": "tags", "type": "text[]", "nullable": "t", "default_expression": nil, "kind": "r", "in_pk": "f", "description": nil],
             ],
             functions: [["name": "f", "returns_set": "t", "volatility": "s", "return_type": "record", "returns_composite": "t", "returns_void": "f",
-                         "default_count": "1", "arguments": #"[["a","uuid"],["b","integer"]]"#]])
+                         "default_count": "1", "arguments": #"[["a","uuid"],["b","integer"]]"#],
+                        ["name": "label", "returns_set": "f", "volatility": "s", "return_type": "text", "returns_composite": "f", "returns_void": "f",
+                         "default_count": "0", "arguments": #"[["","t","i"]]"#, "computed_table": "t"],
+                        ["name": "f", "returns_set": "f", "volatility": "v", "return_type": "text", "returns_composite": "f", "returns_void": "f",
+                         "default_count": "0", "arguments": #"[["v","text[]","v"]]"#]])
         let table = cache.tables["t"]
         #expect(table?.primaryKey == ["id"])
         #expect(table?.column("tags")?.type == "text[]")
         #expect(table?.column("id")?.defaultExpression == "gen_random_uuid()")
-        let function = cache.functions["f"]
+        let function = cache.functions["f"]?.first
         #expect(function?.arguments == [.init(name: "a", type: "uuid", hasDefault: false), .init(name: "b", type: "integer", hasDefault: true)])
         #expect(function?.volatility == .stable && function?.returnsSet == true)
+        // Overloads are kept in catalog order; a variadic parameter is marked.
+        #expect(cache.functions["f"]?.count == 2 && cache.functions["f"]?.last?.arguments.first?.variadic == true)
+        // A function of one unnamed row parameter: a computed field of the table, not callable.
+        #expect(table?.computed["label"] == .init(name: "label", type: "text") && table?.hasField("label") == true)
+        #expect(cache.functions["label"] == nil)
     }
 }
 

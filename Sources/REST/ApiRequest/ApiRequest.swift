@@ -34,6 +34,39 @@ public struct ApiRequest: Sendable, Equatable {
         case openAPI
     }
 
+    /// The body's media type (`Content-Type`), as PostgREST reads it for RPC: JSON and forms are
+    /// arguments by name; a text, XML or binary body is a single unnamed parameter's value.
+    public enum ContentMedia: Sendable, Equatable {
+        case json, form, csv
+        case text, xml, octetStream
+
+        /// The parameter type a raw body of this media fills (PostgREST's single unnamed parameter).
+        var unnamedParameterTypes: [String] {
+            switch self {
+            case .json: return ["json", "jsonb"]
+            case .text: return ["text"]
+            case .xml: return ["xml"]
+            case .octetStream: return ["bytea"]
+            case .form, .csv: return []
+            }
+        }
+
+        var isRaw: Bool { self == .text || self == .xml || self == .octetStream }
+
+        static func of(_ header: String?) -> ContentMedia {
+            guard let header else { return .json }
+            let type = header.split(separator: ";", maxSplits: 1).first.map { $0.trimmedOWS.lowercased() } ?? ""
+            switch type {
+            case "application/x-www-form-urlencoded": return .form
+            case "text/csv": return .csv
+            case "text/plain": return .text
+            case "text/xml", "application/xml": return .xml
+            case "application/octet-stream": return .octetStream
+            default: return .json
+            }
+        }
+    }
+
     public var target: Target
     public var action: Action
     /// The `select` list; `[.star]` when absent.
@@ -49,6 +82,9 @@ public struct ApiRequest: Sendable, Equatable {
     public var media: Media = .json
     /// The parsed body of a write or POST call.
     var payload: Payload?
+    public var contentMedia: ContentMedia = .json
+    /// A POST call's body as it came, when it is text, XML or binary (not parsed).
+    public var rawBody: [UInt8]?
     /// The query arguments of a GET/HEAD RPC call, in order.
     public var functionArguments: [QueryPair] = []
     /// Filters, `order`, `limit` and `offset` for embedded resources (`children.age=gt.3`,
@@ -67,6 +103,7 @@ public struct ApiRequest: Sendable, Equatable {
             && lhs.order == rhs.order && lhs.limit == rhs.limit && lhs.offset == rhs.offset && lhs.onConflict == rhs.onConflict
             && lhs.columns == rhs.columns && lhs.preferences == rhs.preferences && lhs.media == rhs.media
             && lhs.payload == rhs.payload && lhs.functionArguments == rhs.functionArguments && lhs.embedded == rhs.embedded
+            && lhs.contentMedia == rhs.contentMedia && lhs.rawBody == rhs.rawBody
     }
 
     public var isRead: Bool {
@@ -79,6 +116,12 @@ public struct ApiRequest: Sendable, Equatable {
         case .read(let head), .call(_, let head), .describe(let head): return head
         default: return false
         }
+    }
+
+    /// A GET/HEAD call: arguments from the query, run read-only.
+    public var isReadOnlyCall: Bool {
+        if case .call(readOnly: true, _) = action { return true }
+        return false
     }
 
     public var singleObject: Bool {
@@ -348,18 +391,26 @@ extension ApiRequest {
         // A form body (`application/x-www-form-urlencoded`) is one object of text values, as
         // PostgREST reads it.
         var body = body
-        if let type = header("content-type"), type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+        request.contentMedia = ContentMedia.of(header("content-type"))
+        if request.contentMedia == .form {
             let fields = parseQuery(String(decoding: body, as: UTF8.self))
             if fields.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) { throw .database(.nulCharacter, authenticated: false) }
             body = Array(("{" + fields.map { jsonString($0.name) + ":" + jsonString($0.value) }.joined(separator: ",") + "}").utf8)
-        } else if action == .insert, let type = header("content-type"), type.lowercased().hasPrefix("text/csv") {
+        } else if action == .insert, request.contentMedia == .csv {
             body = Array(try Payload.csvAsJSON(body).utf8)
         }
         switch action {
         case .insert, .update, .singleUpsert:
             request.payload = try parsePayload(body, allowArray: action == .insert, sameKeys: request.columns == nil)
         case .call(readOnly: false, _):
-            request.payload = try parsePayload(body, allowArray: false, emptyIsObject: true)
+            if request.contentMedia.isRaw {
+                // A text, XML or binary body is one unnamed parameter's value, as it came.
+                request.rawBody = body
+            } else {
+                // An array of objects is accepted too: it is the value of a single json
+                // parameter (`params=single-object` or an unnamed one).
+                request.payload = try parsePayload(body, allowArray: true, emptyIsObject: true)
+            }
         default:
             break
         }

@@ -7,6 +7,8 @@ public struct Preferences: Sendable, Equatable {
     public enum Missing: String, Sendable { case `default`, null }
     public enum Handling: String, Sendable { case strict, lenient }
     public enum Transaction: String, Sendable { case commit, rollback }
+    /// `params=single-object`: the whole body is the function's one json/jsonb argument.
+    public enum Parameters: String, Sendable { case singleObject = "single-object" }
 
     public var returning: Return?
     public var count: Count?
@@ -15,6 +17,7 @@ public struct Preferences: Sendable, Equatable {
     public var handling: Handling?
     public var transaction: Transaction?
     public var maxAffected: Int?
+    public var parameters: Parameters?
     /// `timezone=America/Los_Angeles`: timestamps are rendered in that zone (PostgreSQL checks it).
     public var timezone: String?
     public var invalid: [String] = []
@@ -53,6 +56,8 @@ public struct Preferences: Sendable, Equatable {
                     if let v = Handling(rawValue: operand) { if preferences.handling == nil { preferences.handling = v } } else { known = false }
                 case "tx":
                     if let v = Transaction(rawValue: operand) { if preferences.transaction == nil { preferences.transaction = v } } else { known = false }
+                case "params":
+                    if let v = Parameters(rawValue: operand) { if preferences.parameters == nil { preferences.parameters = v } } else { known = false }
                 case "max-affected":
                     if let v = Int(operand) { if preferences.maxAffected == nil { preferences.maxAffected = v } } else { known = false }
                 case "timezone":

@@ -1,44 +1,107 @@
+import HTTP
 import JWT
 import Postgres
 
 /// RPC: a function of the schema cache called with the request's arguments, its result shaped
 /// by `select`, filters, `order` and `limit` as a table's rows are.
 extension Planner {
-    func planCall(_ function: SchemaCache.Function, _ request: ApiRequest) throws(RESTError) -> ActionPlan {
-        // Arguments: the POST body's keys, or the GET query's pairs.
-        var given: [(name: String, value: String?)] = []
-        if let payload = request.payload {
-            guard case .object(let members) = payload.json else { throw .invalidBody("Empty or invalid json") }
-            for member in members {
-                let type = function.argument(member.key)?.type ?? "json"
-                given.removeAll { $0.name == member.key }
-                given.append((member.key, Self.argumentText(member.value, type: type)))
-            }
+    /// The overload a request calls, and how its arguments reach it.
+    struct ResolvedCall {
+        let function: SchemaCache.Function
+        /// The names the request gives arguments for (GET: the query pairs that are arguments).
+        let keys: Set<String>
+        /// The whole body (or the GET arguments as one object) is the function's one argument:
+        /// `Prefer: params=single-object`, or a single unnamed parameter.
+        let positional: Bool
+    }
+
+    /// PostgREST's findProc: among the overloads of `name`, the one whose parameters the
+    /// argument names fit (every required one given, no unknown one); failing that, on POST, the
+    /// one with a single unnamed parameter the body's media fills. None: PGRST202; several: PGRST203.
+    func resolveCall(_ name: String, _ request: ApiRequest) throws(RESTError) -> ResolvedCall {
+        let overloads = cache.functions[name] ?? []
+        let isPost = !request.isReadOnlyCall
+        let singleObject = request.preferences.parameters == .singleObject
+        let keys: Set<String>
+        if isPost {
+            keys = Set(request.payload?.keys ?? [])
         } else {
-            // GET: a query pair naming a parameter is an argument; the others filter the result.
-            for pair in request.functionArguments where function.argument(pair.name) != nil {
-                given.removeAll { $0.name == pair.name }
-                given.append((pair.name, pair.value))
+            keys = Set(Self.argumentPairs(request, overloads: overloads).map(\.name))
+        }
+        let media = request.contentMedia
+        var matching: [SchemaCache.Function] = []
+        var fallback: [SchemaCache.Function] = []
+        for function in overloads {
+            if singleObject {
+                if function.arguments.count == 1, ["json", "jsonb"].contains(function.arguments[0].type) { matching.append(function) }
+            } else if Self.matchesParameters(function, keys: keys, rawBody: isPost && media.isRaw) {
+                matching.append(function)
+            } else if isPost, function.arguments.count == 1, function.arguments[0].name.isEmpty,
+                      media.unnamedParameterTypes.contains(function.arguments[0].type) {
+                fallback.append(function)
             }
         }
+        switch (matching.count, fallback.count) {
+        case (1, _): return ResolvedCall(function: matching[0], keys: keys, positional: singleObject)
+        case (0, 1): return ResolvedCall(function: fallback[0], keys: keys, positional: true)
+        case (0, 0): break
+        default: throw .ambiguousFunction((matching.isEmpty ? fallback : matching).map(\.signature))
+        }
+        let search: RESTError.FunctionSearch
+        if singleObject {
+            search = .singleObject
+        } else if isPost, media.isRaw {
+            search = .unnamed(media == .text ? "text" : media == .xml ? "xml" : "bytea")
+        } else {
+            search = isPost && media == .json ? .json : .plain
+        }
+        var hint: String? = nil
+        if search.namesArguments {
+            if overloads.isEmpty {
+                hint = cache.closestFunction(to: name)
+            } else {
+                // PostgREST's hint among the overloads' parameter lists, each sorted.
+                func list(_ names: [String]) -> String { "(" + names.sorted().joined(separator: ", ") + ")" }
+                hint = fuzzyClosest(list(Array(keys)), among: overloads.map { list($0.arguments.map(\.name)) }, minScore: 0.33).map { name + $0 }
+            }
+        }
+        throw .unknownFunction(name: name, arguments: keys.sorted(), hint: hint, search: search)
+    }
+
+    /// PostgREST's matchesParams: no parameters takes no arguments (and no raw body); otherwise
+    /// the names given, less the optional parameters', are exactly the required parameters'.
+    static func matchesParameters(_ function: SchemaCache.Function, keys: Set<String>, rawBody: Bool) -> Bool {
+        if function.arguments.isEmpty { return keys.isEmpty && !rawBody }
+        let required = Set(function.arguments.filter { !$0.hasDefault }.map(\.name))
+        let optional = Set(function.arguments.filter(\.hasDefault).map(\.name))
+        return keys.subtracting(optional) == required
+    }
+
+    /// The query pairs of a GET call that are arguments: those naming a parameter of some
+    /// overload, and (as PostgREST reads them) those whose value is not a filter.
+    static func argumentPairs(_ request: ApiRequest, overloads: [SchemaCache.Function]) -> [QueryPair] {
+        let parameters = Set(overloads.flatMap { $0.arguments.map(\.name) })
+        return request.functionArguments.filter { pair in
+            parameters.contains(pair.name) || (try? QueryGrammar.parseFilter(column: pair.name, pair.value)) == nil
+        }
+    }
+
+    func planCall(_ name: String, _ request: ApiRequest) throws(RESTError) -> ActionPlan {
+        let resolved = try resolveCall(name, request)
+        let function = resolved.function
         var conditions = request.conditions
-        if request.payload == nil {
-            for pair in request.functionArguments where function.argument(pair.name) == nil {
+        let invocation: SQL
+        if request.isReadOnlyCall {
+            // GET: the pairs that are not arguments filter the result.
+            for pair in request.functionArguments where !resolved.keys.contains(pair.name) {
                 conditions.append(try QueryGrammar.parseFilter(column: pair.name, pair.value))
             }
         }
-        let names = given.map(\.name)
-        let required = function.arguments.filter { !$0.hasDefault }.map(\.name)
-        guard names.allSatisfy({ function.argument($0) != nil }), required.allSatisfy(names.contains) else {
-            throw .unknownFunction(name: function.name, arguments: names, hint: nil)
+        if resolved.positional {
+            invocation = try Self.positionalInvocation(function, request, keys: resolved.keys)
+        } else {
+            invocation = try Self.namedInvocation(function, request, keys: resolved.keys)
         }
-        // Arguments in the function's order so the statement text is stable for a request shape.
-        var argumentList: [SQL] = []
-        for argument in function.arguments {
-            guard let value = given.first(where: { $0.name == argument.name }) else { continue }
-            argumentList.append("\(ident: argument.name) := \(value.value)::\(unsafeRaw: Self.castType(argument.type))")  // type: from the catalog
-        }
-        let invocation: SQL = "\(unsafeRaw: quoteIdentifier("public")).\(ident: function.name)(\(SQL.join(argumentList, separator: ", ")))"
         var readOnly = false
         if case .call(readOnly: true, _) = request.action { readOnly = true }
         var plan = ActionPlan(kind: .call(returnsVoid: function.returnsVoid), request: request, statement: nil, readOnly: readOnly,
@@ -57,8 +120,8 @@ extension Planner {
             let rowTable = Self.resultTable(function, request: request, conditions: conditions, cache: cache)
             let builder = QueryBuilder(table: rowTable)
             try builder.validate(conditions)
-            for term in request.order where rowTable.column(term.column) == nil { throw .unknownColumn(column: term.column, table: function.name) }
-            for item in request.select where item.column != "*" && rowTable.column(item.column) == nil {
+            for term in request.order where !rowTable.hasField(term.column) { throw .unknownColumn(column: term.column, table: function.name) }
+            for item in request.select where item.column != "*" && !rowTable.hasField(item.column) {
                 throw .unknownColumn(column: item.column, table: function.name)
             }
             var query = SQLBuilder()
@@ -97,11 +160,75 @@ extension Planner {
         return plan
     }
 
+    /// `public.f(a := $1::integer, VARIADIC v := $2::text[])`: the arguments by name, in the
+    /// function's order (the statement text is stable for a request shape).
+    static func namedInvocation(_ function: SchemaCache.Function, _ request: ApiRequest, keys: Set<String>) throws(RESTError) -> SQL {
+        // Each argument's values in the order given (GET: the query's; POST: the body's members).
+        var given: [String: [JSONValue]] = [:]
+        if let payload = request.payload {
+            guard case .object(let members) = payload.json else {
+                throw .invalidBody("An array body is only the argument of a function with a single json or jsonb parameter")
+            }
+            for member in members { given[member.key, default: []].append(member.value) }
+        } else {
+            for pair in request.functionArguments where keys.contains(pair.name) { given[pair.name, default: []].append(.string(pair.value)) }
+        }
+        var argumentList: [SQL] = []
+        for argument in function.arguments {
+            guard let values = given[argument.name], let last = values.last else { continue }
+            let text: String?
+            if argument.variadic {
+                // `?v=a&v=b` (or a form's repeated field) or a JSON array: the variadic array.
+                if values.count == 1, case .array = last {
+                    text = argumentText(last, type: argument.type)
+                } else {
+                    let element = argument.type.hasSuffix("[]") ? String(argument.type.dropLast(2)) : argument.type
+                    text = SQL.arrayLiteral(values.map { argumentText($0, type: element) })
+                }
+            } else {
+                // A repeated name: the last value, as PostgREST.
+                text = argumentText(last, type: argument.type)
+            }
+            let variadic = argument.variadic ? "VARIADIC " : ""
+            argumentList.append("\(unsafeRaw: variadic)\(ident: argument.name) := \(text)::\(unsafeRaw: castType(argument.type))")  // type: from the catalog
+        }
+        return "\(unsafeRaw: quoteIdentifier("public")).\(ident: function.name)(\(SQL.join(argumentList, separator: ", ")))"
+    }
+
+    /// `public.f($1::json)`: the one parameter takes the whole body (a JSON body as sent, a text
+    /// or XML body as text, a binary one as bytea) or, on GET, the arguments as one JSON object.
+    static func positionalInvocation(_ function: SchemaCache.Function, _ request: ApiRequest, keys: Set<String>) throws(RESTError) -> SQL {
+        let type = function.arguments.first?.type ?? "json"
+        let value: String
+        if let raw = request.rawBody {
+            if type == "bytea" {
+                value = "\\x" + raw.map { byte in
+                    let hex = String(byte, radix: 16)
+                    return byte < 16 ? "0" + hex : hex
+                }.joined()
+            } else {
+                value = String(decoding: raw, as: UTF8.self)
+            }
+        } else if let payload = request.payload {
+            value = payload.raw
+        } else {
+            // GET with `params=single-object`: the argument pairs as an object of strings (the
+            // last of a repeated name).
+            var members: [(String, String)] = []
+            for pair in request.functionArguments where keys.contains(pair.name) {
+                members.removeAll { $0.0 == pair.name }
+                members.append((pair.name, pair.value))
+            }
+            value = "{" + members.map { jsonString($0.0) + ":" + jsonString($0.1) }.joined(separator: ",") + "}"
+        }
+        return "\(unsafeRaw: quoteIdentifier("public")).\(ident: function.name)(\(value)::\(unsafeRaw: castType(type)))"  // type: from the catalog
+    }
+
     /// The rows a composite-returning function answers, as a table named `pgrst_call`: the
     /// columns of its table type when the cache knows it, else the names the request uses.
     static func resultTable(_ function: SchemaCache.Function, request: ApiRequest, conditions: [Condition], cache: SchemaCache) -> SchemaCache.Table {
         if let known = cache.tables[function.returnType] {
-            return SchemaCache.Table(name: "pgrst_call", columns: known.columns, primaryKey: [])
+            return SchemaCache.Table(name: "pgrst_call", columns: known.columns, primaryKey: [], computed: known.computed)
         }
         var names: [String] = request.select.filter { !$0.isStar }.map(\.column) + request.order.map(\.column)
         func collect(_ condition: Condition) {

@@ -173,13 +173,13 @@ extension Planner {
         var embed = embed
         embed.select = Self.legacyCounts(embed.select, of: target)
         let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
-        for term in embedded.order where target.column(term.column) == nil { throw .unknownColumn(column: term.column, table: target.name) }
+        for term in embedded.order where !target.hasField(term.column) { throw .unknownColumn(column: term.column, table: target.name) }
         try Self.checkColumns(embed.select, of: target)
 
         // The rows: joined to the parent, narrowed by the caller's ownership rule and the
         // embed's filters (and its own `!inner` embeds), grouped when they aggregate.
         func rows(alias: String, state: inout EmbedState, selecting: Bool) throws(RESTError) -> SQL {
-            let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
+            let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed)
             let builder = QueryBuilder(table: aliased)
             var sql = SQLBuilder()
             sql.raw("SELECT ")
@@ -257,7 +257,7 @@ extension Planner {
         try Self.checkColumns(embed.select, of: target)
         state.nextAlias += 1
         let alias = "pgrst_\(state.nextAlias)"
-        let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
+        let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed)
         let builder = QueryBuilder(table: aliased)
         var conditions = embedded.conditions
         var values: [SpreadColumn] = []
@@ -320,7 +320,7 @@ extension Planner {
 
     /// 42703 for a selected column the embedded table lacks.
     private static func checkColumns(_ items: [SelectItem], of target: SchemaCache.Table) throws(RESTError) {
-        for item in items where item.embed == nil && item.column != "*" && target.column(item.column) == nil {
+        for item in items where item.embed == nil && item.column != "*" && !target.hasField(item.column) {
             throw .unknownColumn(column: item.column, table: target.name)
         }
     }

@@ -33,6 +33,9 @@ struct ActionPlan: Sendable {
     /// `Prefer: count=planned`: an `EXPLAIN (FORMAT JSON)` of the read's rows, whose estimate
     /// becomes the total (PostgREST's planned count).
     var plannedCount: SQL? = nil
+    /// `Prefer: return=headers-only` on POST: the primary key's columns, whose values (the body
+    /// holds them, `[[v1, v2]]`) make the `Location` of the one row inserted.
+    var locationKeys: [String] = []
 }
 
 struct Planner {
@@ -50,20 +53,12 @@ struct Planner {
         case .root:
             return ActionPlan(kind: .describe, request: request, statement: nil, readOnly: true, mustDecide: false, rollback: false, resource: "")
         case .function(let name):
-            guard let function = cache.functions[name] else {
-                throw .unknownFunction(name: name, arguments: argumentNames(request), hint: cache.closestFunction(to: name))
-            }
-            return try planCall(function, request)
+            return try planCall(name, request)
         case .table(let name):
             guard let table = cache.tables[name] else { throw .unknownTable(name, hint: cache.closestTable(to: name)) }
             let decision = try Ownership.decide(request, table: name, policy: policy, enabled: ownershipEnabled, caller: caller)
             return try planTable(table, request, ownership: decision, caller: caller)
         }
-    }
-
-    private func argumentNames(_ request: ApiRequest) -> [String] {
-        if let payload = request.payload { return payload.keys }
-        return request.functionArguments.map(\.name)
     }
 
     // MARK: tables
@@ -95,8 +90,8 @@ struct Planner {
         }
         // Validate every name before any SQL is written.
         try builder.validate(conditions)
-        for term in request.order where table.column(term.column) == nil { throw .unknownColumn(column: term.column, table: table.name) }
-        for item in request.select where item.embed == nil && item.column != "*" && table.column(item.column) == nil {
+        for term in request.order where !table.hasField(term.column) { throw .unknownColumn(column: term.column, table: table.name) }
+        for item in request.select where item.embed == nil && item.column != "*" && !table.hasField(item.column) {
             throw .unknownColumn(column: item.column, table: table.name)
         }
         if !request.isRead, let embed = request.select.first(where: { $0.embed != nil }) {
@@ -212,13 +207,18 @@ struct Planner {
                 }
             }
             let countsInserted = upsert && merge
+            // `return=headers-only`: the primary key is read back for the `Location` header.
+            let location = request.preferences.returning == .headersOnly && !isPut ? table.primaryKey : []
             // Without a representation nothing of the rows is read back: `RETURNING 1` needs no
             // SELECT privilege, so a role that may only INSERT can still insert (PostgREST's
             // return=minimal). The rows are still counted.
-            let minimal = request.preferences.returning != .representation && !countsInserted
+            let minimal = request.preferences.returning != .representation && !countsInserted && location.isEmpty
             sql.raw(" RETURNING ")
             if minimal {
                 sql.raw("1")
+            } else if !location.isEmpty {
+                plan.locationKeys = location
+                builder.writeColumnList(location, into: &sql)
             } else {
                 builder.writeQualified(into: &sql)
                 sql.raw(".*")
@@ -227,7 +227,18 @@ struct Planner {
             sql.raw(") ")
             Self.writeAggregate(media: media, into: &sql, total: { $0.raw("NULL::bigint") },
                                 inserted: countsInserted ? "(SELECT pg_catalog.count(*) FILTER (WHERE pgrst_inserted) FROM pgrst_source)" : nil,
-                                from: { minimal ? $0.raw("pgrst_source") : builder.writeReturned(request.select, into: &$0) })
+                                from: { minimal || !location.isEmpty ? $0.raw("pgrst_source") : builder.writeReturned(request.select, into: &$0) },
+                                body: location.isEmpty ? nil : { sql in
+                                    // Each row's key values as JSON (PostgREST reads them through row_to_json).
+                                    sql.raw("coalesce(json_agg(json_build_array(")
+                                    for (index, key) in location.enumerated() {
+                                        if index > 0 { sql.raw(", ") }
+                                        sql.raw("to_json(_postgrest_t.")
+                                        sql.raw(builder.quoted(key))
+                                        sql.raw(")")
+                                    }
+                                    sql.raw(")), '[]')::text")
+                                })
 
         case .update:
             guard let payload = request.payload else { throw .invalidBody("Empty or invalid json") }
@@ -334,11 +345,13 @@ struct Planner {
 
     static func writeAggregate(media: ApiRequest.Media, into sql: inout SQLBuilder, total: (inout SQLBuilder) -> Void,
                                inserted: String?, insertedSQL: SQL? = nil, from: (inout SQLBuilder) -> Void,
-                               nullForEmptyObject: Bool = false) {
+                               nullForEmptyObject: Bool = false, body: ((inout SQLBuilder) -> Void)? = nil) {
         sql.raw("SELECT ")
         total(&sql)
         sql.raw(" AS total, pg_catalog.count(_postgrest_t) AS page_total, ")
         switch media {
+        case _ where body != nil:
+            body?(&sql)
         case .json, .openAPI:
             sql.raw("coalesce(json_agg(_postgrest_t), '[]')::text")
         case .strippedArray:

@@ -14,11 +14,24 @@ struct QueryBuilder {
         sql.raw(table.quotedName)
     }
 
-    /// `"children"."user_id"`.
+    /// `"children"."user_id"`; a computed field is its function applied to the row,
+    /// `"public"."f"("children")`.
     func writeColumn(_ name: String, into sql: inout SQLBuilder) {
+        if !table.computed.isEmpty, let call = computedCall(name, qualifier: nil) {
+            sql.raw(call)
+            return
+        }
         sql.raw(table.quotedName)
         sql.raw(".")
         sql.raw(quoted(name))
+    }
+
+    /// A computed field (not shadowed by a column) as a call on the row: the table's own row, or
+    /// `pgrst_source`'s columns made a row of the table's type again (a mutation's RETURNING).
+    func computedCall(_ name: String, qualifier: String?) -> String? {
+        guard table.column(name) == nil, table.computed[name] != nil else { return nil }
+        let row = qualifier == nil ? table.quotedName : "ROW(" + table.starReturned + ")::\"public\"." + table.quotedName
+        return "\"public\"." + quoteIdentifier(name) + "(" + row + ")"
     }
 
     func writeColumnList(_ names: [String], into sql: inout SQLBuilder) {
@@ -41,10 +54,12 @@ struct QueryBuilder {
     /// `"children"."metadata"`, or into it along a JSON path: `"t"."data"->$1::text->>$2::int`
     /// for json and jsonb columns, `to_jsonb("t"."goals")->$1::int` for any other type (arrays,
     /// composites), as PostgREST writes it. Keys and indexes are binds, never statement text.
+    /// A computed field is its function's call on the row (`computedCall`).
     func writeField(_ name: String, path: [JSONPathStep], qualifier: String? = nil, into sql: inout SQLBuilder) {
-        let column = (qualifier ?? table.quotedName) + "." + quoted(name)
+        let computed = table.computed.isEmpty ? nil : computedCall(name, qualifier: qualifier)
+        let column = computed ?? (qualifier ?? table.quotedName) + "." + quoted(name)
         guard !path.isEmpty else { sql.raw(column); return }
-        let type = table.column(name)?.type
+        let type = table.fieldType(name)
         let isJSON = type == "json" || type == "jsonb"
         sql.raw(isJSON ? column : "to_jsonb(" + column + ")")
         for step in path {
@@ -90,7 +105,8 @@ struct QueryBuilder {
         writeSelectValue(item, into: &sql) { sql in
             writeField(item.column, path: item.jsonPath, qualifier: qualifier, into: &sql)
         }
-        if item.alias != nil || item.cast != nil || !item.jsonPath.isEmpty || item.aggregate != nil, let name = item.outputName {
+        let computed = table.column(item.column) == nil && table.computed[item.column] != nil
+        if item.alias != nil || item.cast != nil || !item.jsonPath.isEmpty || item.aggregate != nil || computed, let name = item.outputName {
             sql.raw(" AS ")
             sql.raw(quoteIdentifier(name))
         }
@@ -177,7 +193,7 @@ struct QueryBuilder {
         for condition in conditions {
             switch condition {
             case .filter(let filter):
-                if table.column(filter.column) == nil { throw .unknownColumn(column: filter.column, table: table.name) }
+                if !table.hasField(filter.column) { throw .unknownColumn(column: filter.column, table: table.name) }
             case .not(let inner): try validate([inner])
             case .and(let items), .or(let items): try validate(items)
             case .scope(.family(let column, _, _, _)), .scope(.familyID(let column, _, _)):
@@ -255,7 +271,7 @@ struct QueryBuilder {
     /// One filter (PostgREST's SqlFragment.pgFmtFilter): operands are unknown-typed binds that
     /// PostgreSQL casts to the column's type.
     func write(_ filter: Filter, into sql: inout SQLBuilder) {
-        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.column(filter.column)?.type, type != "tsvector" || !filter.jsonPath.isEmpty {
+        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.fieldType(filter.column), type != "tsvector" || !filter.jsonPath.isEmpty {
             // PostgREST searches a text or json column through to_tsvector([language,] column).
             sql.raw("to_tsvector(")
             if let language = filter.language {

@@ -1,0 +1,193 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+/// Functions as PostgREST runs them, on fixture functions of the test's own (created here, not in
+/// migrations/): overloads, `params=single-object`, a single unnamed parameter, variadic
+/// parameters, the request's settings, computed fields; and `return=headers-only`.
+@Suite("PostgREST fidelity: functions", .serialized)
+struct FidelityFunctionTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer()
+        let admin = try Connection(conninfo: server.databaseURL)
+        try admin.execute("""
+            CREATE FUNCTION public.fx_over(a integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'one ' || a $$;
+            CREATE FUNCTION public.fx_over(a integer, b integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'two ' || (a + b) $$;
+            CREATE FUNCTION public.fx_over(c text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'text ' || c $$;
+            CREATE FUNCTION public.fx_over() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'none' $$;
+            CREATE FUNCTION public.fx_same(a integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'integer' $$;
+            CREATE FUNCTION public.fx_same(a text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'text' $$;
+            CREATE FUNCTION public.fx_mult(param json) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT (param->>'x')::int * (param->>'y')::int $$;
+            CREATE FUNCTION public.fx_echo(doc jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT doc $$;
+            CREATE FUNCTION public.fx_raw(json) RETURNS json LANGUAGE sql IMMUTABLE AS $$ SELECT json_build_object('got', $1) $$;
+            CREATE FUNCTION public.fx_raw(x integer, y integer) RETURNS json LANGUAGE sql IMMUTABLE AS $$ SELECT json_build_object('sum', x + y) $$;
+            CREATE FUNCTION public.fx_raw_text(text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'got ' || $1 $$;
+            CREATE FUNCTION public.fx_raw_xml(xml) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT (xpath('/a/text()', $1))[1]::text $$;
+            CREATE FUNCTION public.fx_raw_bytes(bytea) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT get_byte($1, 0) + get_byte($1, length($1) - 1) * 1000 $$;
+            CREATE FUNCTION public.fx_two_unnamed(text, text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT $1 || $2 $$;
+            CREATE FUNCTION public.fx_variadic(VARIADIC v text[] DEFAULT '{}') RETURNS text[] LANGUAGE sql IMMUTABLE AS $$ SELECT v $$;
+            CREATE FUNCTION public.fx_request() RETURNS json LANGUAGE sql STABLE AS $$
+                SELECT json_build_object('method', current_setting('request.method', true), 'path', current_setting('request.path', true),
+                                         'headers', current_setting('request.headers', true)::json, 'cookies', current_setting('request.cookies', true)::json) $$;
+            CREATE TABLE public.fx_people (id int PRIMARY KEY, first text, last text);
+            INSERT INTO public.fx_people VALUES (1, 'Ada', 'Lovelace'), (2, 'John', 'Doe'), (3, 'Jane', 'Doe');
+            CREATE TABLE public.fx_pets (id int PRIMARY KEY, person_id int REFERENCES public.fx_people, name text);
+            INSERT INTO public.fx_pets VALUES (1, 2, 'Rex');
+            GRANT ALL ON public.fx_people, public.fx_pets TO service_role;
+            CREATE FUNCTION public.fx_full_name(public.fx_people) RETURNS text LANGUAGE sql STABLE AS $$ SELECT $1.first || ' ' || $1.last $$;
+            CREATE FUNCTION public.fx_initials(p public.fx_people) RETURNS text LANGUAGE sql STABLE AS $$ SELECT left(p.first, 1) || left(p.last, 1) $$;
+            CREATE FUNCTION public.fx_doe() RETURNS SETOF public.fx_people LANGUAGE sql STABLE AS $$ SELECT * FROM public.fx_people WHERE last = 'Doe' $$;
+            CREATE FUNCTION public.fx_greet(name text, VARIADIC v text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'Hello, ' || name || ' (' || cardinality(v) || ')' $$;
+            """)
+        // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
+        // listening just after it serves): ask again until the schema cache has the fixtures.
+        let http = server.client()
+        let headers = server.headers(server.serviceKey)
+        #expect(eventually {
+            try? admin.execute("NOTIFY pgrst, 'reload schema'")
+            return (try? http.request("GET", "/rest/v1/rpc/fx_request", headers: headers).status) == 200
+        })
+    }
+
+    func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {
+        try server.client().request("GET", target, headers: server.headers(server.serviceKey, extra))
+    }
+
+    func post(_ target: String, _ body: String, _ extra: [(String, String)] = [], contentType: String? = nil) throws -> TestResponse {
+        var headers = server.headers(server.serviceKey, extra)
+        if let contentType {
+            headers.removeAll { $0.0.lowercased() == "content-type" }
+            headers.append(("Content-Type", contentType))
+        }
+        return try server.client().request("POST", target, headers: headers, body: body)
+    }
+
+    /// The body's JSON re-serialised compactly with sorted keys.
+    func compact(_ response: TestResponse) -> String {
+        guard let value = response.json, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else {
+            return response.text
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    // MARK: overloads
+
+    @Test func theOverloadWhoseParametersTheArgumentsNameIsCalled() throws {
+        #expect(try get("/rest/v1/rpc/fx_over?a=1").text == #""one 1""#)
+        #expect(try get("/rest/v1/rpc/fx_over?a=1&b=2").text == #""two 3""#)
+        #expect(try get("/rest/v1/rpc/fx_over").text == #""none""#)
+        #expect(try post("/rest/v1/rpc/fx_over", #"{"c":"x"}"#).text == #""text x""#)
+        #expect(try post("/rest/v1/rpc/fx_over", #"{"a":4,"b":5}"#).text == #""two 9""#)
+        #expect(try post("/rest/v1/rpc/fx_over", "a=7", contentType: "application/x-www-form-urlencoded").text == #""one 7""#)
+    }
+
+    @Test func overloadsTheArgumentsCannotChooseBetweenAre300PGRST203() throws {
+        let ambiguous = try get("/rest/v1/rpc/fx_same?a=1")
+        #expect(ambiguous.status == 300)
+        #expect(ambiguous.text == #"{"code":"PGRST203","details":null,"hint":"Try renaming the parameters or the function itself in the database so function overloading can be resolved","message":"Could not choose the best candidate function between: public.fx_same(a => integer), public.fx_same(a => text)"}"#)
+    }
+
+    @Test func noOverloadForTheArgumentsIsPGRST202WithPostgRESTsHint() throws {
+        let wrong = try get("/rest/v1/rpc/fx_over?wrong_arg=value")
+        #expect(wrong.status == 404)
+        #expect(wrong.text == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with parameter wrong_arg, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.fx_over(wrong_arg) in the schema cache"}"#)
+        let close = try get("/rest/v1/rpc/fx_over?b=2&a=1&wrong_arg=value")
+        #expect(close.status == 404)
+        #expect(close.text == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with parameters a, b, wrong_arg, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function public.fx_over(a, b)","message":"Could not find the function public.fx_over(a, b, wrong_arg) in the schema cache"}"#)
+        // A POSTed JSON body may also have meant a single unnamed json parameter.
+        let posted = try post("/rest/v1/rpc/fx_over", #"{"d":1}"#)
+        #expect(posted.jsonObject?["details"] as? String == "Searched for the function public.fx_over with parameter d or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.")
+        // A function with two unnamed parameters cannot be called at all (PostgREST leaves it out).
+        #expect(try post("/rest/v1/rpc/fx_two_unnamed", "{}").status == 404)
+    }
+
+    // MARK: the body as the one argument
+
+    @Test func paramsSingleObjectPassesTheWholeBody() throws {
+        let multiplied = try post("/rest/v1/rpc/fx_mult", #"{"x":4,"y":2}"#, [("Prefer", "params=single-object")])
+        #expect(multiplied.status == 200 && multiplied.text == "8", "\(multiplied.status) \(multiplied.text)")
+        #expect(multiplied.header("Preference-Applied") == "params=single-object")
+        // Without the preference, x and y are argument names fx_mult lacks.
+        #expect(try post("/rest/v1/rpc/fx_mult", #"{"x":4,"y":2}"#).status == 404)
+        let array = try post("/rest/v1/rpc/fx_echo", #"[{"a":1},{"a":2}]"#, [("Prefer", "params=single-object")])
+        #expect(compact(array) == #"[{"a":1},{"a":2}]"#, "\(array.text)")
+        let form = try post("/rest/v1/rpc/fx_echo", "p=1&q=two", [("Prefer", "params=single-object")], contentType: "application/x-www-form-urlencoded")
+        #expect(compact(form) == #"{"p":"1","q":"two"}"#, "\(form.text)")
+        let query = try get("/rest/v1/rpc/fx_echo?p1=1&p2=text", [("Prefer", "params=single-object")])
+        #expect(compact(query) == #"{"p1":"1","p2":"text"}"#, "\(query.text)")
+        let none = try post("/rest/v1/rpc/fx_over", "{}", [("Prefer", "params=single-object")])
+        #expect(none.status == 404)
+        #expect(none.text == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with a single json/jsonb parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.fx_over in the schema cache"}"#)
+    }
+
+    @Test func aSingleUnnamedParameterTakesTheRawBody() throws {
+        // JSON: the overload whose names fit first, the unnamed json one otherwise.
+        #expect(compact(try post("/rest/v1/rpc/fx_raw", #"{"x":1,"y":2}"#)) == #"{"sum":3}"#)
+        #expect(compact(try post("/rest/v1/rpc/fx_raw", #"{"z":[1,2]}"#)) == #"{"got":{"z":[1,2]}}"#)
+        #expect(try post("/rest/v1/rpc/fx_raw_text", "plain words", contentType: "text/plain").text == #""got plain words""#)
+        #expect(try post("/rest/v1/rpc/fx_raw_xml", "<a>inside</a>", contentType: "text/xml").text == #""inside""#)
+        var bytes = server.headers(server.serviceKey)
+        bytes.removeAll { $0.0.lowercased() == "content-type" }
+        bytes.append(("Content-Type", "application/octet-stream"))
+        let binary = try server.client().request("POST", "/rest/v1/rpc/fx_raw_bytes", headers: bytes, bodyBytes: [0x07, 0x00, 0xFF, 0x02])
+        #expect(binary.text == "2007", "\(binary.text)")
+        // No unnamed text parameter: PostgREST names what it searched for, without a hint.
+        let missing = try post("/rest/v1/rpc/fx_over", "words", contentType: "text/plain")
+        #expect(missing.status == 404)
+        #expect(missing.text == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with a single unnamed text parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.fx_over in the schema cache"}"#)
+    }
+
+    // MARK: variadic
+
+    @Test func variadicParametersTakeAnArrayOrRepeatedParameters() throws {
+        #expect(compact(try post("/rest/v1/rpc/fx_variadic", #"{"v":["hi","hello","there"]}"#)) == #"["hi","hello","there"]"#)
+        #expect(compact(try get("/rest/v1/rpc/fx_variadic")) == "[]")
+        #expect(compact(try get("/rest/v1/rpc/fx_variadic?v=hi")) == #"["hi"]"#)
+        #expect(compact(try get("/rest/v1/rpc/fx_variadic?v=hi&v=there")) == #"["hi","there"]"#)
+        let form = try post("/rest/v1/rpc/fx_variadic", "v=hi&v=there", contentType: "application/x-www-form-urlencoded")
+        #expect(compact(form) == #"["hi","there"]"#, "\(form.text)")
+        // A repeated parameter that is not variadic: the last value.
+        #expect(try get("/rest/v1/rpc/fx_greet?name=ignored&name=world&v=a&v=b").text == #""Hello, world (2)""#)
+    }
+
+    // MARK: the request's settings
+
+    @Test func functionsReadTheRequestsMethodPathHeadersAndCookies() throws {
+        let read = try get("/rest/v1/rpc/fx_request", [("X-Custom", "one"), ("Cookie", "session=abc; theme=dark"), ("X-Custom", "two")])
+        let object = try #require(read.jsonObject, "\(read.text)")
+        #expect(object["method"] as? String == "GET" && object["path"] as? String == "/rpc/fx_request")
+        let headers = try #require(object["headers"] as? [String: Any])
+        #expect(headers["x-custom"] as? String == "two")  // lower-cased; the last of a repeated one
+        #expect(headers["apikey"] as? String == server.anonKey && headers["authorization"] as? String == "Bearer \(server.serviceKey)" && headers["cookie"] == nil)
+        #expect(object["cookies"] as? [String: String] == ["session": "abc", "theme": "dark"])
+        let posted = try post("/rest/v1/rpc/fx_request", "{}")
+        #expect(posted.jsonObject?["method"] as? String == "POST" && posted.jsonObject?["cookies"] as? [String: String] == [:], "\(posted.text)")
+    }
+
+    // MARK: computed fields
+
+    @Test func computedFieldsInSelectFiltersAndOrder() throws {
+        let read = try get("/rest/v1/fx_people?select=id,fx_full_name,fx_initials&fx_full_name=like.*Doe&order=fx_full_name.desc")
+        #expect(compact(read) == #"[{"fx_full_name":"John Doe","fx_initials":"JD","id":2},{"fx_full_name":"Jane Doe","fx_initials":"JD","id":3}]"#, "\(read.text)")
+        // `*` is the columns only; an alias and a cast apply as to a column.
+        let star = try get("/rest/v1/fx_people?select=*,name:fx_full_name&id=eq.1")
+        #expect(compact(star) == #"[{"first":"Ada","id":1,"last":"Lovelace","name":"Ada Lovelace"}]"#, "\(star.text)")
+        // On a write's returned rows, on a function's rows and in an embed.
+        let patched = try server.client().request("PATCH", "/rest/v1/fx_people?id=eq.1&select=fx_full_name",
+                                                  headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: #"{"last":"King"}"#)
+        #expect(compact(patched) == #"[{"fx_full_name":"Ada King"}]"#, "\(patched.text)")
+        let rows = try get("/rest/v1/rpc/fx_doe?select=fx_initials,fx_full_name&fx_full_name=eq.Jane%20Doe")
+        #expect(compact(rows) == #"[{"fx_full_name":"Jane Doe","fx_initials":"JD"}]"#, "\(rows.text)")
+        let embedded = try get("/rest/v1/fx_pets?select=name,fx_people(fx_full_name)")
+        #expect(compact(embedded) == #"[{"fx_people":{"fx_full_name":"John Doe"},"name":"Rex"}]"#, "\(embedded.text)")
+        // Not a column to write, and an unknown name is still 42703.
+        let written = try server.client().request("PATCH", "/rest/v1/fx_people?id=eq.1", headers: server.headers(server.serviceKey), body: #"{"fx_full_name":"x"}"#)
+        #expect(written.status == 400 && written.jsonObject?["code"] as? String == "PGRST204")
+        #expect(try get("/rest/v1/fx_people?select=fx_nope").status == 400)
+        // A function of one unnamed row parameter is a computed field, not an RPC (PostgREST's rule).
+        #expect(try post("/rest/v1/rpc/fx_full_name", "{}").status == 404)
+    }
+}
