@@ -183,6 +183,8 @@ struct FidelityFunctionTests {
         #expect(compact(rows) == #"[{"fx_full_name":"Jane Doe","fx_initials":"JD"}]"#, "\(rows.text)")
         let embedded = try get("/rest/v1/fx_pets?select=name,fx_people(fx_full_name)")
         #expect(compact(embedded) == #"[{"fx_people":{"fx_full_name":"John Doe"},"name":"Rex"}]"#, "\(embedded.text)")
+        let spread = try get("/rest/v1/fx_pets?select=name,...fx_people(who:fx_full_name)")
+        #expect(compact(spread) == #"[{"name":"Rex","who":"John Doe"}]"#, "\(spread.text)")
         // Not a column to write, and an unknown name is still 42703.
         let written = try server.client().request("PATCH", "/rest/v1/fx_people?id=eq.1", headers: server.headers(server.serviceKey), body: #"{"fx_full_name":"x"}"#)
         #expect(written.status == 400 && written.jsonObject?["code"] as? String == "PGRST204")
