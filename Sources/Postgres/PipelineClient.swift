@@ -9,10 +9,10 @@ import Synchronization
 /// by the thread that read the request, with no thread waiting on PostgreSQL.
 ///
 /// Each `submit` is one exchange: its statements and one Sync, an implicit transaction of its own.
-/// Exchanges are pipelined: several requests' exchanges are in flight on one connection at once,
-/// and everything queued during one round of the loop leaves in one write, so PostgreSQL reads
-/// several requests per wake-up. Results come back in order; an error aborts only the rest of its
-/// own exchange (up to its Sync).
+/// Exchanges are pipelined: several requests' exchanges are in flight on one connection at once
+/// (each written as it is queued: libpq 15's Sync flushes), so a busy backend reads several
+/// requests per wake-up and nobody waits for a round trip before sending the next. Results come
+/// back in order; an error aborts only the rest of its own exchange (up to its Sync).
 ///
 /// An exchange must leave the connection idle (no BEGIN left open): the exchanges behind it would
 /// otherwise run inside its transaction. Explicit transactions are for `Pool`: `submit` declines
@@ -31,7 +31,8 @@ public final class PipelineClient: @unchecked Sendable {
     public let maxInFlight: Int
     let loop: EventLoop
     private var live: [PipelinedConnection] = []
-    private var closed = false
+    /// Set by `close`; read by the connecting threads too.
+    private let closed = Atomic<Bool>(false)
     private let counters = Counters()
 
     /// What the client has done, readable from any thread (metrics, tests).
@@ -68,9 +69,6 @@ public final class PipelineClient: @unchecked Sendable {
         for _ in 0..<size { connectInBackground(after: 0) }
     }
 
-    /// Open connections (loop thread).
-    public var openConnections: Int { live.count }
-
     /// Sends `statements` and one Sync on the least busy connection; `completion` runs on the
     /// loop thread with every statement's result, or the first error. Returns false, having sent
     /// nothing, when no connection can take it (none open yet, lost, or all at `maxInFlight`) or
@@ -102,7 +100,7 @@ public final class PipelineClient: @unchecked Sendable {
     /// Closes every connection; exchanges still in flight fail. Call after the loop has stopped
     /// (or from it).
     public func close() {
-        closed = true
+        closed.store(true, ordering: .releasing)
         let connections = live
         live.removeAll()
         counters.open.store(0, ordering: .relaxed)
@@ -128,7 +126,7 @@ public final class PipelineClient: @unchecked Sendable {
         live.removeAll { $0 === connection }
         counters.open.store(live.count, ordering: .relaxed)
         connection.close(error)
-        if !closed { connectInBackground(after: 0.2) }
+        if !closed.load(ordering: .acquiring) { connectInBackground(after: 0.2) }
     }
 
     /// Connects on a background thread (libpq's connect blocks) and hands the connection to the
@@ -137,12 +135,12 @@ public final class PipelineClient: @unchecked Sendable {
         let conninfo = conninfo, prepared = allowsPreparedStatements
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
             guard let handle = PipelinedConnection.open(conninfo) else {
-                if !closed { connectInBackground(after: 1) }
+                if !closed.load(ordering: .acquiring) { connectInBackground(after: 1) }
                 return
             }
             let box = HandleBox(handle)
             loop.execute { [self] in
-                guard !closed else { PQfinish(box.handle); return }
+                guard !closed.load(ordering: .acquiring) else { PQfinish(box.handle); return }
                 let connection = PipelinedConnection(handle: box.handle, allowsPreparedStatements: prepared, client: self)
                 live.append(connection)
                 counters.open.store(live.count, ordering: .relaxed)

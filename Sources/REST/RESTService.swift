@@ -270,13 +270,17 @@ public final class RESTService: Sendable {
     /// `request.path`, `request.headers` and `request.cookies` (JSON objects), in the same
     /// statement. Realtime's re-reads start the same way (without a request).
     public static func setup(caller: Caller, readOnly: Bool, timezone: String? = nil, context: RequestContext? = nil) -> SQL {
-        var sql: SQL = "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
+        // One literal per shape (not fragments appended): this runs for every request, and an
+        // appended fragment's placeholders would be renumbered by scanning its text.
+        var sql: SQL
         if let context {
-            let settings: SQL = """
-                , set_config('request.method', \(context.method), true), set_config('request.path', \(context.path), true), \
+            sql = """
+                SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true), \
+                set_config('request.method', \(context.method), true), set_config('request.path', \(context.path), true), \
                 set_config('request.headers', \(context.headersJSON), true), set_config('request.cookies', \(context.cookiesJSON), true)
                 """
-            sql.append(settings)
+        } else {
+            sql = "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
         }
         if readOnly { sql.append(", set_config('transaction_read_only', 'on', true)") }
         // `Prefer: timezone=…`: an unknown zone fails here (22023), before the statement runs.
