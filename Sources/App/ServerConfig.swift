@@ -24,13 +24,13 @@ public struct ServerConfig: Sendable {
     }
     public var poolSize = 10
     /// Connections in libpq's pipeline mode that the I/O thread's REST requests use without a
-    /// worker (0: every request goes through a worker and `poolSize`'s pool). Writes need about
-    /// as many as run at once: each connection commits (and waits for its WAL flush) one
-    /// exchange after the other, and only commits on different connections share a flush. Off
-    /// by default behind PgBouncer (`preparedStatements` false), which pipelining through it has
-    /// not been shown to survive.
+    /// worker (0: every request goes through a worker and `poolSize`'s pool). Few suffice, as
+    /// each carries many requests at once: more backends cost PostgreSQL more context switches
+    /// than they save, fewer leave commits (each waits for its WAL flush, one after the other on
+    /// a connection) too few to share a flush. Off by default behind PgBouncer
+    /// (`preparedStatements` false), which pipelining through it has not been shown to survive.
     public var pipelineConnections: Int? = nil
-    public var effectivePipelineConnections: Int { pipelineConnections ?? (preparedStatements ? 16 : 0) }
+    public var effectivePipelineConnections: Int { pipelineConnections ?? (preparedStatements ? 8 : 0) }
     public var limits = ServerLimits()
     public var cors = Gateway.cors()
     /// Which rows belong to whom (the product's tables, `Onboarding.ownership`).

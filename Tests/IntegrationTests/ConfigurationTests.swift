@@ -103,7 +103,7 @@ struct ConfigurationTests {
         let config = try Self.config()
         #expect(config.host == "127.0.0.1" && config.port == 54321)
         #expect(config.auth.jwtExpiry == 3600 && config.poolSize == 10 && config.preparedStatements && config.migrateOnStart)
-        #expect(config.effectivePipelineConnections == 16)
+        #expect(config.effectivePipelineConnections == 8)
         #expect(config.limits.maxBodyBytes == 1_048_576 && config.limits.maxConnections == 10_000 && config.limits.workerThreads == 16)
         #expect(config.cors.allowedOrigins == ["*"] && config.auth.siteURL == "http://127.0.0.1:3000" && config.auth.bcryptCost == 10)
         #expect(config.auth.signInLimit == .init(hits: 30, window: 300) && config.auth.refreshLimit == .init(hits: 150, window: 300))
