@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Cost as the work grows: R (GET /rest/v1/children?user_id=eq.…) against onboard (release
 # build) on the harness's cluster, with 1, 2 (the harness's data), 10 and 100 children per user,
+# and E, the embedded read (a profile with its current child: bench/wrk/embed.lua), next to R,
 # and then with 1,000,000 users instead of 10,000 (GROWTH_USERS=1; reseeds the cluster twice,
 # minutes). Prints req/s, bytes per response and the server's and PostgreSQL's CPU per request.
 # The cluster must be up with our schema (bench/compare.sh leaves it so).
@@ -38,15 +39,18 @@ cpu_of() {  # pid-pattern → clock ticks used so far by matching processes
   echo $total
 }
 
-measure() {  # label
-  local srv0 db0 out rps bytes srv1 db1 requests
+measure() {  # label [wrk script]
+  local srv0 db0 out rps bytes srv1 db1 requests script=${2:-$harness/wrk/read.lua}
   srv0=$(cpu_of "onboard serve --port 8400"); db0=$(cpu_of "postgres: .*bench")
-  out=$(wrk -t2 -c64 -d"${duration}s" --latency -s "$harness/wrk/read.lua" http://127.0.0.1:8400 -- "$work/tokens.tsv" 2>&1)
+  out=$(HARNESS_WRK=$harness/wrk wrk -t2 -c64 -d"${duration}s" --latency -s "$script" http://127.0.0.1:8400 -- "$work/tokens.tsv" 2>&1)
   srv1=$(cpu_of "onboard serve --port 8400"); db1=$(cpu_of "postgres: .*bench")
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
   requests=$(awk '/requests in/ {print $1}' <<<"$out")
-  bytes=$(curl -s -H "apikey: $anon" -H "Authorization: Bearer $(awk -F'\t' 'NR==2 {print $3}' "$work/tokens.tsv")" \
-    "http://127.0.0.1:8400/rest/v1/children?select=*&user_id=eq.$(awk -F'\t' 'NR==2 {print $2}' "$work/tokens.tsv")" | wc -c)
+  local user token path
+  user=$(awk -F'\t' 'NR==2 {print $2}' "$work/tokens.tsv"); token=$(awk -F'\t' 'NR==2 {print $3}' "$work/tokens.tsv")
+  path="/rest/v1/children?select=*&user_id=eq.$user"
+  [ -n "${2:-}" ] && path="/rest/v1/user_profiles?select=id,onboarding_state,children%21current_child_id%28name,age%29&id=eq.$user"
+  bytes=$(curl -s -H "apikey: $anon" -H "Authorization: Bearer $token" "http://127.0.0.1:8400$path" | wc -c)
   local tick; tick=$(getconf CLK_TCK)
   printf '| %s | %s | %s | %s | %.0f | %.0f |\n' "$1" "$rps" "$(awk '$1 == "99%" {print $2}' <<<"$out")" "$bytes" \
     "$(echo "($srv1 - $srv0) * 1000000 / $tick / $requests" | bc -l)" "$(echo "($db1 - $db0) * 1000000 / $tick / $requests" | bc -l)"
@@ -64,6 +68,7 @@ measure "10,000 users, 1 child each"
          ARRAY['feelings', 'friendship'], 'easygoing', 1 + (u.k + 1) % 10, 1 + (u.k * 3 + 1) % 10, 1 + (u.k * 7 + 1) % 10
   FROM bench.users u ORDER BY u.k" -c "VACUUM ANALYZE public.children"
 measure "10,000 users, 2 children each"
+measure "E: a profile with its current child embedded (10,000 users)" "$root/bench/wrk/embed.lua"
 for extra in 8 98; do
   "${psql[@]}" -c "DELETE FROM public.children WHERE name LIKE 'Extra %'" \
     -c "INSERT INTO public.children (user_id, name, age) SELECT u.id, 'Extra ' || j || ' ' || u.k, 1 + j % 12 FROM bench.users u, generate_series(1, $extra) j"

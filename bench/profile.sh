@@ -3,7 +3,7 @@
 # cluster (bench/compare.sh leaves it up), wrk with the harness's script, and perf (Debian's
 # linux-perf) sampling the server for 8 s in the middle. Prints the top frames, inclusive and
 # self, as shares of the server's samples.
-#   bench/profile.sh R|W
+#   bench/profile.sh R|W          (ONBOARD_BINARY=<another build> profiles that one instead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -15,11 +15,12 @@ command -v perf >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninterac
 secret=${BENCH_JWT_SECRET:-super-secret-jwt-token-with-at-least-32-characters-long}
 sock=$work/pg/sock
 [ -S "$sock/.s.PGSQL.54329" ] || { echo "the harness's cluster is not up: run bench/compare.sh (or ../shared/bench/run.sh up) first" >&2; exit 1; }
-swift build -c release --product onboard
+binary=${ONBOARD_BINARY:-$root/.build/release/onboard}
+[ -n "${ONBOARD_BINARY:-}" ] || swift build -c release --product onboard
 anon=$(python3 "$harness/tokens.py" --secret "$secret" --anon-key)
 JWT_SECRET="$secret" ANON_KEY="$anon" DB_MIGRATE_ON_START=false LOG_LEVEL=warning \
   DATABASE_URL="postgresql://authenticator@/bench?host=$sock&port=54329" \
-  "$root/.build/release/onboard" serve --port 8300 >"$work/profile-server.log" 2>&1 &
+  "$binary" serve --port 8300 >"$work/profile-server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait 2>/dev/null' EXIT
 for _ in $(seq 1 100); do curl -fs http://127.0.0.1:8300/health >/dev/null && break; sleep 0.2; done

@@ -26,11 +26,19 @@ public final class PipelineClient: @unchecked Sendable {
     /// Connections kept open (each opened in the background, reopened after a loss).
     public let size: Int
     public let allowsPreparedStatements: Bool
-    /// Exchanges in flight on one connection before `submit` declines (the caller then uses its
-    /// blocking path): bounds the wait behind a slow statement.
-    public let maxInFlight: Int
+    /// Exchanges in flight on one connection at most; further ones wait in one queue for the
+    /// first connection to answer one, so a backend held up by a long statement holds at most
+    /// this many requests. (Measured on 2 cores with 64 clients and 8 connections: depth 4 gave a
+    /// lower median but a higher 99th percentile than 8.)
+    public let depth: Int
+    /// Exchanges that may wait for a connection before `submit` declines (the caller then uses
+    /// its blocking path).
+    public let maxWaiting: Int
     let loop: EventLoop
     private var live: [PipelinedConnection] = []
+    /// Exchanges submitted while every connection was `depth` deep, oldest first.
+    private var waiting: [(statements: [SQL], completion: Completion)] = []
+    private var waitingHead = 0
     /// Set by `close`; read by the connecting threads too.
     private let closed = Atomic<Bool>(false)
     private let counters = Counters()
@@ -56,11 +64,12 @@ public final class PipelineClient: @unchecked Sendable {
               declined: counters.declined.load(ordering: .relaxed))
     }
 
-    public init(conninfo: String, size: Int, allowsPreparedStatements: Bool = true, maxInFlight: Int = 64, loop: EventLoop) {
+    public init(conninfo: String, size: Int, allowsPreparedStatements: Bool = true, depth: Int = 8, maxWaiting: Int = 1024, loop: EventLoop) {
         self.conninfo = conninfo
         self.size = size
         self.allowsPreparedStatements = allowsPreparedStatements
-        self.maxInFlight = maxInFlight
+        self.depth = depth
+        self.maxWaiting = maxWaiting
         self.loop = loop
     }
 
@@ -69,10 +78,11 @@ public final class PipelineClient: @unchecked Sendable {
         for _ in 0..<size { connectInBackground(after: 0) }
     }
 
-    /// Sends `statements` and one Sync on the least busy connection; `completion` runs on the
-    /// loop thread with every statement's result, or the first error. Returns false, having sent
-    /// nothing, when no connection can take it (none open yet, lost, or all at `maxInFlight`) or
-    /// when a statement opens an explicit transaction. Loop thread only.
+    /// Sends `statements` and one Sync on the least busy connection (or queues them until one is
+    /// less than `depth` deep); `completion` runs on the loop thread with every statement's
+    /// result, or the first error. Returns false, having sent nothing, when no connection can
+    /// take it (none open yet, or `maxWaiting` already queued) or when a statement opens an
+    /// explicit transaction. Loop thread only.
     public func submit(_ statements: [SQL], completion: @escaping Completion) -> Bool {
         precondition(loop.inLoop, "PipelineClient.submit off the loop thread")
         if statements.contains(where: Self.opensTransaction) { return false }
@@ -81,20 +91,49 @@ public final class PipelineClient: @unchecked Sendable {
             return true
         }
         while let connection = leastBusy() {
-            guard connection.inFlightCount < maxInFlight else { break }
+            guard connection.inFlightCount < depth else {
+                guard waiting.count - waitingHead < maxWaiting else { break }
+                waiting.append((statements, completion))
+                return true
+            }
             // Killed while idle (restart, pg_terminate_backend): drop it, try another.
             if connection.inFlightCount == 0 && !connection.isAliveWhileIdle() {
                 lost(connection, PostgresError(kind: .connection, message: "connection lost while idle"))
                 continue
             }
-            connection.send(statements) { [counters] outcome in
-                counters.exchanges.add(1, ordering: .relaxed)
-                completion(outcome)
-            }
+            send(statements, on: connection, completion: completion)
             return true
         }
         counters.declined.add(1, ordering: .relaxed)
         return false
+    }
+
+    private func send(_ statements: [SQL], on connection: PipelinedConnection, completion: @escaping Completion) {
+        connection.send(statements) { [counters] outcome in
+            counters.exchanges.add(1, ordering: .relaxed)
+            completion(outcome)
+        }
+    }
+
+    /// A connection answered an exchange (or joined): it takes the oldest waiting ones.
+    fileprivate func hasRoom(_ connection: PipelinedConnection) {
+        while waitingHead < waiting.count, connection.inFlightCount < depth, live.contains(where: { $0 === connection }) {
+            let next = waiting[waitingHead]
+            waitingHead += 1
+            if waitingHead == waiting.count {
+                waiting.removeAll(keepingCapacity: true)
+                waitingHead = 0
+            }
+            send(next.statements, on: connection, completion: next.completion)
+        }
+    }
+
+    /// Fails every waiting exchange (no connection is left to take them).
+    private func failWaiting(_ error: PostgresError) {
+        let failed = waiting[waitingHead...]
+        waiting.removeAll()
+        waitingHead = 0
+        for item in failed { item.completion(.failure(error)) }
     }
 
     /// Closes every connection; exchanges still in flight fail. Call after the loop has stopped
@@ -104,7 +143,9 @@ public final class PipelineClient: @unchecked Sendable {
         let connections = live
         live.removeAll()
         counters.open.store(0, ordering: .relaxed)
-        for connection in connections { connection.close(PostgresError(kind: .client, message: "the database client is closed")) }
+        let error = PostgresError(kind: .client, message: "the database client is closed")
+        for connection in connections { connection.close(error) }
+        failWaiting(error)
     }
 
     /// `BEGIN …` or `START TRANSACTION …`, in any case, after leading blanks.
@@ -126,6 +167,7 @@ public final class PipelineClient: @unchecked Sendable {
         live.removeAll { $0 === connection }
         counters.open.store(live.count, ordering: .relaxed)
         connection.close(error)
+        if live.isEmpty { failWaiting(error) }
         if !closed.load(ordering: .acquiring) { connectInBackground(after: 0.2) }
     }
 
@@ -145,6 +187,7 @@ public final class PipelineClient: @unchecked Sendable {
                 live.append(connection)
                 counters.open.store(live.count, ordering: .relaxed)
                 connection.register()
+                hasRoom(connection)
             }
         }
     }
@@ -335,6 +378,7 @@ final class PipelinedConnection {
                 } else {
                     exchange.completion(.success(exchange.results))
                 }
+                if !closed { client.hasRoom(self) }
             }
         }
     }

@@ -57,7 +57,7 @@ struct PipelineClientTests {
     @Test func manyExchangesInFlightKeepTheirOrderAndTheirOwnErrors() throws {
         let running = RunningLoop()
         defer { running.stop() }
-        let client = PipelineClient(conninfo: url, size: 1, maxInFlight: 500, loop: running.loop)
+        let client = PipelineClient(conninfo: url, size: 1, depth: 500, loop: running.loop)
         client.start()
         #expect(eventually { client.stats.open == 1 })
         let outcomes = Outcomes()
@@ -104,23 +104,25 @@ struct PipelineClientTests {
         running.loop.execute { client.close() }
     }
 
-    @Test func aBusyConnectionDeclinesRatherThanQueueingWithoutBound() throws {
+    @Test func aFullConnectionQueuesUpToABoundThenDeclines() throws {
         let running = RunningLoop()
         defer { running.stop() }
-        let client = PipelineClient(conninfo: url, size: 1, maxInFlight: 2, loop: running.loop)
+        let client = PipelineClient(conninfo: url, size: 1, depth: 2, maxWaiting: 2, loop: running.loop)
         client.start()
         #expect(eventually { client.stats.open == 1 })
         let taken = Mutex<[Bool]>([])
         let outcomes = Outcomes()
         running.loop.execute {
-            for index in 0..<3 {
+            // Two in flight, two waiting for them, the fifth declined.
+            for index in 0..<5 {
                 let accepted = client.submit(["SELECT \(index)::int"]) { outcomes.set("\(index)", $0) }
                 taken.withLock { $0.append(accepted) }
             }
         }
-        #expect(eventually { outcomes.count == 2 })
-        #expect(taken.withLock { $0 } == [true, true, false])
-        #expect(client.stats.declined == 1)
+        #expect(eventually { outcomes.count == 4 })
+        #expect(taken.withLock { $0 } == [true, true, true, true, false])
+        for index in 0..<4 { #expect((try? outcomes["\(index)"]?.get())?[0].scalar == String(index)) }
+        #expect(client.stats.declined == 1 && client.stats.exchanges == 4)
         running.loop.execute { client.close() }
     }
 
