@@ -35,6 +35,7 @@ struct QueryFeatureTests {
             INSERT INTO public.fx_users VALUES (1, 'Angela'), (2, 'Dwight'), (3, 'Nobody');
             INSERT INTO public.fx_tasks VALUES (1, 'Design'), (2, 'Code'), (3, 'Test');
             INSERT INTO public.fx_users_tasks VALUES (1, 1), (1, 2), (2, 2), (2, 3);
+            CREATE FUNCTION public.fx_all_invoices() RETURNS SETOF public.fx_invoices LANGUAGE sql STABLE AS $$ SELECT * FROM public.fx_invoices $$;
             GRANT ALL ON public.fx_json, public.fx_clients, public.fx_projects, public.fx_invoices, public.fx_users, public.fx_tasks,
                 public.fx_users_tasks TO service_role;
             """)
@@ -142,6 +143,9 @@ struct QueryFeatureTests {
         try expect("/rest/v1/fx_json?select=s:metadata->>n::integer.sum()::text", #"[{"s":"24"}]"#)
         // Filters narrow the rows first; a count of nothing is 0, a sum of nothing null.
         try expect("/rest/v1/fx_invoices?select=count(),total.sum()&total=gt.100000", #"[{"count":0,"sum":null}]"#)
+        // On a function's rows too, grouped by the other columns.
+        try expect("/rest/v1/rpc/fx_all_invoices?select=total.sum(),project_id&project_id=lt.3&order=project_id",
+                   #"[{"sum":300,"project_id":1},{"sum":1200,"project_id":2}]"#)
     }
 
     @Test func aggregatesInsideEmbedsAndGroupedEmbeds() throws {

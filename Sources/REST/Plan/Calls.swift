@@ -126,16 +126,18 @@ extension Planner {
             }
             var query = SQLBuilder()
             query.raw("SELECT ")
+            var grouping: [Int] = []
             if request.select.allSatisfy(\.isStar) {
                 query.raw("pgrst_call.*")
             } else {
-                builder.writeSelectList(request.select.filter { !$0.isStar } , qualifier: nil, into: &query)
+                grouping = builder.writeSelectList(request.select.filter { !$0.isStar }, qualifier: nil, into: &query)
                 if request.select.contains(where: \.isStar) { query.raw(", pgrst_call.*") }
             }
             query.raw(" FROM ")
             query.append(invocation)
             query.raw(" pgrst_call")
             builder.writeWhere(conditions, denyAll: false, into: &query)
+            QueryBuilder.writeGroupBy(grouping, into: &query)
             builder.writeOrder(request.order, into: &query)
             query.append(limits)
             let source = query.sql
