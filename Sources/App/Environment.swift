@@ -105,6 +105,10 @@ extension ServerConfig {
         if let bytes = try integer("MAX_BODY_BYTES", minimum: 1) { limits.maxBodyBytes = bytes }
         if let count = try integer("MAX_CONNECTIONS", minimum: 1) { limits.maxConnections = count }
         if let threads = try integer("WORKER_THREADS", minimum: 1) { limits.workerThreads = threads }
+        if let nice = try integer("IO_THREAD_NICE", minimum: -20) {
+            guard nice <= 19 else { throw ConfigurationError("IO_THREAD_NICE must be a nice value from -20 to 19, not \"\(nice)\"") }
+            limits.ioThreadNice = Int32(nice)
+        }
         if value("CORS_ALLOWED_ORIGINS") != nil { cors = Gateway.cors(allowedOrigins: list("CORS_ALLOWED_ORIGINS")) }
         if let url = value("SITE_URL") { auth.siteURL = url }
         if let cost = try integer("BCRYPT_COST", minimum: 4) {
@@ -162,7 +166,7 @@ extension ServerConfig {
             ("DB_PIPELINE_CONNECTIONS", "\(effectivePipelineConnections)"),
             ("DATABASE_LISTEN_URL", listenDatabaseURL.map(hidePassword) ?? "(the database)"),
             ("DB_PREPARED_STATEMENTS", "\(preparedStatements)"), ("DB_MIGRATE_ON_START", "\(migrateOnStart)"),
-            ("WORKER_THREADS", "\(limits.workerThreads)"), ("MAX_CONNECTIONS", "\(limits.maxConnections)"),
+            ("WORKER_THREADS", "\(limits.workerThreads)"), ("IO_THREAD_NICE", "\(limits.ioThreadNice)"), ("MAX_CONNECTIONS", "\(limits.maxConnections)"),
             ("MAX_BODY_BYTES", "\(limits.maxBodyBytes)"), ("CORS_ALLOWED_ORIGINS", cors.allowedOrigins.joined(separator: ",")),
             ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
             ("PGRST_DB_AGGREGATES_ENABLED", "\(aggregatesEnabled)"),

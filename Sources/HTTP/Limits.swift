@@ -17,6 +17,11 @@ public struct ServerLimits: Sendable {
     public var maxConnections = 10_000
     /// Threads that run handlers (they may block on the database).
     public var workerThreads = 16
+    /// The I/O thread's nice value. That one thread serves every connection (and answers REST
+    /// inline), while the kernel shares the CPU per thread: next to busy PostgreSQL backends at
+    /// the same priority it is often preempted, and then every client waits. -10 keeps it
+    /// scheduled (it needs CAP_SYS_NICE; without it the thread stays at 0, with a warning).
+    public var ioThreadNice: Int32 = -10
     /// Seconds graceful shutdown waits for in-flight requests.
     public var shutdownGrace: Double = 10
     /// Upgraded connections (they count against `maxConnections` too).

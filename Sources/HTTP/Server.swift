@@ -126,6 +126,10 @@ public final class HTTPServer: Sendable {
     // MARK: the epoll thread
 
     private func ioLoop() {
+        if limits.ioThreadNice != 0, onboard_set_thread_nice(limits.ioThreadNice) != 0 {
+            logger.warning("could not raise the I/O thread's priority (nice \(limits.ioThreadNice)): it needs CAP_SYS_NICE; it runs at the default priority",
+                           metadata: ["errno": "\(errno)"])
+        }
         let listener = state.withLock { $0.listener }
         var lastScan = monotonicNow()
         var lastWebSocketScan = lastScan

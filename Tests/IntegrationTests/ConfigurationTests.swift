@@ -54,6 +54,7 @@ struct ConfigurationTests {
         "MAX_BODY_BYTES": ("2048", { $0.limits.maxBodyBytes == 2048 }),
         "MAX_CONNECTIONS": ("99", { $0.limits.maxConnections == 99 }),
         "WORKER_THREADS": ("40", { $0.limits.workerThreads == 40 }),
+        "IO_THREAD_NICE": ("0", { $0.limits.ioThreadNice == 0 }),
         "BCRYPT_COST": ("12", { $0.auth.bcryptCost == 12 }),
         "RATE_LIMIT_SIGN_IN_SIGN_UPS": ("7", { $0.auth.signInLimit.hits == 7 && $0.auth.signInLimit.window == 300 }),
         "RATE_LIMIT_AUTH_PER_MINUTE": ("9", { $0.auth.signInLimit.hits == 9 && $0.auth.signInLimit.window == 60 }),
@@ -104,7 +105,7 @@ struct ConfigurationTests {
         #expect(config.host == "127.0.0.1" && config.port == 54321)
         #expect(config.auth.jwtExpiry == 3600 && config.poolSize == 10 && config.preparedStatements && config.migrateOnStart)
         #expect(config.effectivePipelineConnections == 8)
-        #expect(config.limits.maxBodyBytes == 1_048_576 && config.limits.maxConnections == 10_000 && config.limits.workerThreads == 16)
+        #expect(config.limits.maxBodyBytes == 1_048_576 && config.limits.maxConnections == 10_000 && config.limits.workerThreads == 16 && config.limits.ioThreadNice == -10)
         #expect(config.cors.allowedOrigins == ["*"] && config.auth.siteURL == "http://127.0.0.1:3000" && config.auth.bcryptCost == 10)
         #expect(config.auth.signInLimit == .init(hits: 30, window: 300) && config.auth.refreshLimit == .init(hits: 150, window: 300))
         #expect(config.auth.rateLimitHeader == nil && config.transactionEnd == .commit && config.openAPIAccess == .serviceRole)
@@ -140,7 +141,7 @@ struct ConfigurationTests {
     @Test(arguments: [
         ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"), ("DB_PIPELINE_CONNECTIONS", "-1"),
         ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
-        ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_AGGREGATES_ENABLED", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"), ("REALTIME_FEED", "notify"),
+        ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_AGGREGATES_ENABLED", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"), ("IO_THREAD_NICE", "20"), ("IO_THREAD_NICE", "-21"), ("REALTIME_FEED", "notify"),
         ("MAILER_AUTOCONFIRM", "perhaps"), ("MAILER_OTP_EXP", "soon"), ("SMTP_TLS", "maybe"), ("SMTP_PORT", "70000"),
         ("SMTP_CA_FILE", "/nonexistent/ca.pem"), ("SMTP_ADMIN_EMAIL", "Ops <ops@example.com>"), ("MAILER_TEMPLATES_RECOVERY", "/nonexistent.html"),
         ("DASHBOARD_PASSWORD", "short"), ("DASHBOARD_SERVICE_KEY_SIGN_IN", "maybe"), ("DASHBOARD_SESSION_HOURS", "0"), ("DASHBOARD_SESSION_HOURS", "9999"),
