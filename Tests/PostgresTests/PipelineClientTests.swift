@@ -44,6 +44,22 @@ struct PipelineClientTests {
         try Connection(conninfo: url).execute("CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL CHECK (n < 100))")
     }
 
+    /// A client on a loop of its own with its connections open; after `body` it is closed on
+    /// the loop and the loop stopped.
+    func withClient(size: Int, depth: Int = 8, maxWaiting: Int = 1024, _ body: (PipelineClient, RunningLoop) throws -> Void) throws {
+        let running = RunningLoop()
+        defer { running.stop() }
+        let client = PipelineClient(conninfo: url, size: size, depth: depth, maxWaiting: maxWaiting, loop: running.loop)
+        client.start()
+        #expect(eventually { client.stats.open == size })
+        defer {
+            let closed = Mutex(false)
+            running.loop.execute { client.close(); closed.withLock { $0 = true } }
+            _ = eventually { closed.withLock { $0 } }
+        }
+        try body(client, running)
+    }
+
     /// Submits on the loop thread; true when the client took it.
     func submit(_ client: PipelineClient, _ running: RunningLoop, _ outcomes: Outcomes, _ label: String, _ statements: [SQL]) -> Bool {
         let taken = Mutex<Bool?>(nil)
@@ -55,25 +71,21 @@ struct PipelineClientTests {
     }
 
     @Test func manyExchangesInFlightKeepTheirOrderAndTheirOwnErrors() throws {
-        let running = RunningLoop()
-        defer { running.stop() }
-        let client = PipelineClient(conninfo: url, size: 1, depth: 500, loop: running.loop)
-        client.start()
-        #expect(eventually { client.stats.open == 1 })
-        let outcomes = Outcomes()
-        let total = 200
-        running.loop.execute {
-            // All queued in one round of the loop: in flight together on the one connection.
-            for index in 0..<total {
-                let statements: [SQL]
-                switch index % 4 {
-                case 0: statements = ["SELECT set_config('app.n', \(String(index)), true)", "SELECT current_setting('app.n')::int + \(1)"]
-                case 1: statements = ["INSERT INTO counters VALUES (\(index), \(index % 150))", "SELECT n FROM counters WHERE id = \(index)"]
-                case 2: statements = ["SELECT 1 / \(0)", "SELECT \(index)::int"]
-                default: statements = ["SELECT \(index)::int AS value"]
+        try withClient(size: 1, depth: 500) { client, running throws in
+            let outcomes = Outcomes()
+            let total = 200
+            running.loop.execute {
+                // All queued in one round of the loop: in flight together on the one connection.
+                for index in 0..<total {
+                    let statements: [SQL]
+                    switch index % 4 {
+                    case 0: statements = ["SELECT set_config('app.n', \(String(index)), true)", "SELECT current_setting('app.n')::int + \(1)"]
+                    case 1: statements = ["INSERT INTO counters VALUES (\(index), \(index % 150))", "SELECT n FROM counters WHERE id = \(index)"]
+                    case 2: statements = ["SELECT 1 / \(0)", "SELECT \(index)::int"]
+                    default: statements = ["SELECT \(index)::int AS value"]
+                    }
+                    _ = client.submit(statements) { outcomes.set("\(index)", $0) }
                 }
-                _ = client.submit(statements) { outcomes.set("\(index)", $0) }
-            }
         }
         #expect(eventually { outcomes.count == total })
         for index in 0..<total {
@@ -101,44 +113,36 @@ struct PipelineClientTests {
         let admin = try Connection(conninfo: url)
         #expect(try admin.query("SELECT count(*) FROM counters").scalar == String((0..<total).filter { $0 % 4 == 1 && $0 % 150 < 100 }.count))
         #expect(client.stats.exchanges == total)
-        running.loop.execute { client.close() }
+        }
     }
 
     @Test func aFullConnectionQueuesUpToABoundThenDeclines() throws {
-        let running = RunningLoop()
-        defer { running.stop() }
-        let client = PipelineClient(conninfo: url, size: 1, depth: 2, maxWaiting: 2, loop: running.loop)
-        client.start()
-        #expect(eventually { client.stats.open == 1 })
-        let taken = Mutex<[Bool]>([])
-        let outcomes = Outcomes()
-        running.loop.execute {
-            // Two in flight, two waiting for them, the fifth declined.
-            for index in 0..<5 {
-                let accepted = client.submit(["SELECT \(index)::int"]) { outcomes.set("\(index)", $0) }
-                taken.withLock { $0.append(accepted) }
-            }
+        try withClient(size: 1, depth: 2, maxWaiting: 2) { client, running throws in
+            let taken = Mutex<[Bool]>([])
+            let outcomes = Outcomes()
+            running.loop.execute {
+                // Two in flight, two waiting for them, the fifth declined.
+                for index in 0..<5 {
+                    let accepted = client.submit(["SELECT \(index)::int"]) { outcomes.set("\(index)", $0) }
+                    taken.withLock { $0.append(accepted) }
+                }
         }
         #expect(eventually { outcomes.count == 4 })
         #expect(taken.withLock { $0 } == [true, true, true, true, false])
         for index in 0..<4 { #expect((try? outcomes["\(index)"]?.get())?[0].scalar == String(index)) }
         #expect(client.stats.declined == 1 && client.stats.exchanges == 4)
-        running.loop.execute { client.close() }
+        }
     }
 
     @Test func aStatementThatFailsToPrepareFailsOnlyItsExchangesAndNulIsRefusedBeforeSending() throws {
-        let running = RunningLoop()
-        defer { running.stop() }
-        let client = PipelineClient(conninfo: url, size: 1, loop: running.loop)
-        client.start()
-        #expect(eventually { client.stats.open == 1 })
-        let outcomes = Outcomes()
-        running.loop.execute {
-            _ = client.submit(["SELECT \(1)::int / \(0)", "SELECT no_such_column FROM counters"]) { outcomes.set("skipped", $0) }
-            _ = client.submit(["SELECT no_such_column FROM counters"]) { outcomes.set("bad", $0) }
-            _ = client.submit(["SELECT no_such_column FROM counters"]) { outcomes.set("bad again", $0) }
-            _ = client.submit(["SELECT \("a\u{0}b")::text"]) { outcomes.set("nul", $0) }
-            _ = client.submit(["SELECT \(2)::int"]) { outcomes.set("fine", $0) }
+        try withClient(size: 1) { client, running throws in
+            let outcomes = Outcomes()
+            running.loop.execute {
+                _ = client.submit(["SELECT \(1)::int / \(0)", "SELECT no_such_column FROM counters"]) { outcomes.set("skipped", $0) }
+                _ = client.submit(["SELECT no_such_column FROM counters"]) { outcomes.set("bad", $0) }
+                _ = client.submit(["SELECT no_such_column FROM counters"]) { outcomes.set("bad again", $0) }
+                _ = client.submit(["SELECT \("a\u{0}b")::text"]) { outcomes.set("nul", $0) }
+                _ = client.submit(["SELECT \(2)::int"]) { outcomes.set("fine", $0) }
         }
         #expect(eventually { outcomes.count == 5 })
         for label in ["skipped", "nul", "bad", "bad again"] {
@@ -146,45 +150,37 @@ struct PipelineClientTests {
             #expect(error.sqlState == ["skipped": "22012", "nul": "22021", "bad": "42703", "bad again": "42703"][label])
         }
         #expect((try? outcomes["fine"]?.get())?[0].scalar == "2")
-        running.loop.execute { client.close() }
+        }
     }
 
     @Test func aLostConnectionFailsWhatWasInFlightAndIsReplaced() throws {
-        let running = RunningLoop()
-        defer { running.stop() }
-        let client = PipelineClient(conninfo: url, size: 2, loop: running.loop)
-        client.start()
-        #expect(eventually { client.stats.open == 2 })
-        let outcomes = Outcomes()
-        // A statement that waits, then the backends are killed under it.
-        #expect(submit(client, running, outcomes, "slow", ["SELECT pg_sleep(\(30))"]))
-        let admin = try Connection(conninfo: url)
-        #expect(eventually { (try? admin.query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'").scalar) == "1" })
-        _ = try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
-        #expect(eventually { outcomes["slow"] != nil })
-        guard case .failure(let error)? = outcomes["slow"] else { Issue.record("the killed exchange should fail"); return }
-        #expect(error.kind == .connection)
-        // Both connections come back; exchanges work again.
-        #expect(eventually {
-            _ = submit(client, running, outcomes, "after", ["SELECT \(5)::int"])
-            return (try? outcomes["after"]?.get())?[0].scalar == "5"
-        })
-        #expect(eventually { client.stats.open == 2 })
-        running.loop.execute { client.close() }
+        try withClient(size: 2) { client, running throws in
+            let outcomes = Outcomes()
+            // A statement that waits, then the backends are killed under it.
+            #expect(submit(client, running, outcomes, "slow", ["SELECT pg_sleep(\(30))"]))
+            let admin = try Connection(conninfo: url)
+            #expect(eventually { (try? admin.query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'").scalar) == "1" })
+            _ = try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
+            #expect(eventually { outcomes["slow"] != nil })
+            guard case .failure(let error)? = outcomes["slow"] else { Issue.record("the killed exchange should fail"); return }
+            #expect(error.kind == .connection)
+            // Both connections come back; exchanges work again.
+            #expect(eventually {
+                _ = submit(client, running, outcomes, "after", ["SELECT \(5)::int"])
+                return (try? outcomes["after"]?.get())?[0].scalar == "5"
+            })
+            #expect(eventually { client.stats.open == 2 })
+        }
     }
 
     @Test func explicitTransactionsAreDeclined() throws {
-        let running = RunningLoop()
-        defer { running.stop() }
-        let client = PipelineClient(conninfo: url, size: 1, loop: running.loop)
-        client.start()
-        #expect(eventually { client.stats.open == 1 })
-        let outcomes = Outcomes()
-        #expect(!submit(client, running, outcomes, "begin", ["  begin", "INSERT INTO counters VALUES (\(7000), \(1))"]))
-        #expect(!submit(client, running, outcomes, "start", ["START TRANSACTION ISOLATION LEVEL SERIALIZABLE"]))
-        #expect(submit(client, running, outcomes, "plain", ["SELECT \("BEGIN")::text"]))
-        #expect(eventually { (try? outcomes["plain"]?.get())?[0].scalar == "BEGIN" })
-        #expect(try Connection(conninfo: url).query("SELECT count(*) FROM counters WHERE id = 7000").scalar == "0")
-        running.loop.execute { client.close() }
+        try withClient(size: 1) { client, running throws in
+            let outcomes = Outcomes()
+            #expect(!submit(client, running, outcomes, "begin", ["  begin", "INSERT INTO counters VALUES (\(7000), \(1))"]))
+            #expect(!submit(client, running, outcomes, "start", ["START TRANSACTION ISOLATION LEVEL SERIALIZABLE"]))
+            #expect(submit(client, running, outcomes, "plain", ["SELECT \("BEGIN")::text"]))
+            #expect(eventually { (try? outcomes["plain"]?.get())?[0].scalar == "BEGIN" })
+            #expect(try Connection(conninfo: url).query("SELECT count(*) FROM counters WHERE id = 7000").scalar == "0")
+        }
     }
 }
