@@ -9,223 +9,6 @@ public enum QueryGrammar {
         index < characters.count ? "unexpected \"\(characters[index])\"" : "unexpected end of input"
     }
 
-    // MARK: select
-
-    /// `select=id,name,alias:col,col::text,"quoted col",data->a->>b,age.sum()::int,count(),
-    /// rel!hint!inner(col,…),...rel(col)` (PostgREST's pFieldSelect, pRelationSelect and
-    /// pSpreadRelationSelect; embeds nest).
-    public static func parseSelect(_ text: String) throws(RESTError) -> [SelectItem] {
-        let chars = Array(text)
-        var index = 0
-        skipSpaces(chars, &index)
-        if index == chars.count { return [SelectItem(column: "*")] }
-        let items = try selectList(chars, &index, text: text, nested: false)
-        return items
-    }
-
-    private static func selectList(_ chars: [Character], _ index: inout Int, text: String, nested: Bool) throws(RESTError) -> [SelectItem] {
-        var items: [SelectItem] = []
-        func fail(_ expecting: String) -> RESTError {
-            .parse(message: message("select parameter", text, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \(expecting)")
-        }
-        func embedParameters(_ embed: inout SelectItem.Embed) throws(RESTError) {
-            while index < chars.count, chars[index] == "!" {
-                index += 1
-                guard let word = fieldName(chars, &index) else { throw fail("hint or join type (inner, left)") }
-                switch word {
-                case "inner": embed.inner = true
-                case "left": embed.inner = false
-                default: embed.hint = word
-                }
-            }
-        }
-        func embedBody(_ embed: inout SelectItem.Embed) throws(RESTError) {
-            guard index < chars.count, chars[index] == "(" else { throw fail("\"(\"") }
-            index += 1
-            skipSpaces(chars, &index)
-            embed.select = index < chars.count && chars[index] == ")" ? [SelectItem(column: "*")]
-                : try selectList(chars, &index, text: text, nested: true)
-            guard index < chars.count, chars[index] == ")" else { throw fail("\",\" or \")\"") }
-            index += 1
-        }
-        func castName() throws(RESTError) -> String? {
-            guard index + 1 < chars.count, chars[index] == ":", chars[index + 1] == ":" else { return nil }
-            index += 2
-            let start = index
-            while index < chars.count, chars[index].isLetter || chars[index].isNumber || chars[index] == "_" || chars[index] == " " || chars[index] == "[" || chars[index] == "]" {
-                index += 1
-            }
-            let castText = String(chars[start..<index]).trimmedOWS
-            guard !castText.isEmpty else { throw fail("letter or digit") }
-            return castText
-        }
-        while true {
-            skipSpaces(chars, &index)
-            guard index < chars.count else { throw fail("field name (* or [a..z0..9_$])") }
-            if chars[index] == "*" {
-                index += 1
-                items.append(SelectItem(column: "*"))
-            } else if matches(chars, index, "...") {
-                // `...rel!hint!inner(…)`: a spread embed (no alias: its columns keep their names).
-                index += 3
-                guard let name = fieldName(chars, &index) else { throw fail("field name (* or [a..z0..9_$])") }
-                var embed = SelectItem.Embed(hint: nil, inner: false, select: [], spread: true)
-                try embedParameters(&embed)
-                try embedBody(&embed)
-                var item = SelectItem(column: name)
-                item.embed = embed
-                items.append(item)
-            } else {
-                guard var name = fieldName(chars, &index) else {
-                    if nested, chars[index] == ")", items.isEmpty { items.append(SelectItem(column: "*")); return items }  // `rel()`
-                    throw fail("field name (* or [a..z0..9_$])")
-                }
-                var alias: String? = nil
-                if index < chars.count, chars[index] == ":", index + 1 < chars.count, chars[index + 1] != ":" {
-                    index += 1
-                    alias = name
-                    skipSpaces(chars, &index)
-                    guard let real = fieldName(chars, &index) else { throw fail("field name (* or [a..z0..9_$])") }
-                    name = real
-                }
-                if name == "count", matches(chars, index, "()") {
-                    // `count()`: the rows counted (PostgREST's COUNT(*)).
-                    index += 2
-                    var item = SelectItem(column: "*", alias: alias, aggregate: .count)
-                    item.aggregateCast = try castName()
-                    items.append(item)
-                } else if index < chars.count, chars[index] == "(" || chars[index] == "!" {
-                    // PostgREST never reads `count(…)` as an embed.
-                    if name == "count", chars[index] == "(" { index += 1; throw fail("\")\"") }
-                    var embed = SelectItem.Embed(hint: nil, inner: false, select: [])
-                    try embedParameters(&embed)
-                    try embedBody(&embed)
-                    var item = SelectItem(column: name, alias: alias)
-                    item.embed = embed
-                    items.append(item)
-                } else {
-                    let path = try jsonPath(chars, &index, what: "select parameter", input: text)
-                    var item = SelectItem(column: name, alias: alias, cast: try castName(), jsonPath: path)
-                    if index < chars.count, chars[index] == "." {
-                        // `col.sum()`: an aggregate, with its own cast after.
-                        index += 1
-                        let start = index
-                        while index < chars.count, chars[index].isLetter { index += 1 }
-                        guard let aggregate = SelectItem.Aggregate(rawValue: String(chars[start..<index])), matches(chars, index, "()") else {
-                            index = start
-                            throw fail("aggregate function (count, sum, avg, min, max)")
-                        }
-                        index += 2
-                        item.aggregate = aggregate
-                        item.aggregateCast = try castName()
-                    }
-                    items.append(item)
-                }
-            }
-            skipSpaces(chars, &index)
-            if index == chars.count {
-                if nested { throw fail("\",\" or \")\"") }
-                return items
-            }
-            if nested, chars[index] == ")" { return items }
-            guard chars[index] == "," else { throw fail(nested ? "\",\" or \")\"" : "\"::\", \",\" or end of input") }
-            index += 1
-        }
-    }
-
-    // MARK: JSON paths
-
-    /// `->key`, `->>key`, `->0`, `->>-1`, `->"quoted.key"`, repeated (PostgREST's pJsonPath): a
-    /// number is an array index only when the path, a cast, a `.`, `,` or `)` follows it; a key
-    /// is any text without `(`, `)`, `-`, `:`, `.`, `,`, `>` (dashes inside are kept).
-    static func jsonPath(_ chars: [Character], _ index: inout Int, what: String, input: String) throws(RESTError) -> [JSONPathStep] {
-        var steps: [JSONPathStep] = []
-        while matches(chars, index, "->") {
-            index += 2
-            let asText = index < chars.count && chars[index] == ">"
-            if asText { index += 1 }
-            steps.append(JSONPathStep(asText: asText, try jsonOperand(chars, &index, what: what, input: input)))
-        }
-        return steps
-    }
-
-    private static func jsonOperand(_ chars: [Character], _ index: inout Int, what: String, input: String) throws(RESTError) -> JSONPathStep.Operand {
-        if index < chars.count, chars[index] == "\"" {
-            var i = index
-            if let key = quotedValue(chars, &i) {
-                index = i
-                return .key(key)
-            }
-        }
-        // An index: -?digits, then the end of the operand.
-        var i = index
-        if i < chars.count, chars[i] == "-" { i += 1 }
-        let digitsStart = i
-        while i < chars.count, chars[i].isASCII, chars[i].isNumber { i += 1 }
-        if i > digitsStart, i == chars.count || matches(chars, i, "->") || matches(chars, i, "::") || [".", ",", ")"].contains(chars[i]) {
-            let text = String(chars[index..<i])
-            index = i
-            return .index(text)
-        }
-        // A key: identifiers joined by dashes that no `>` follows.
-        let reserved: Set<Character> = ["(", ")", "-", ":", ".", ",", ">"]
-        var parts: [String] = []
-        while true {
-            let start = index
-            while index < chars.count, !reserved.contains(chars[index]) { index += 1 }
-            guard index > start else {
-                throw .parse(message: message(what, input, column: index + 1),
-                             details: "\(unexpected(chars, at: index)) expecting \"-\", digit or any non reserved character different from: .,>()")
-            }
-            parts.append(String(chars[start..<index]).trimmedOWS)
-            guard index + 1 < chars.count, chars[index] == "-", chars[index + 1] != ">" else { break }
-            index += 1
-        }
-        return .key(parts.joined(separator: "-"))
-    }
-
-    /// A filter's or order's field: a name and its JSON path (PostgREST's pField).
-    static func field(_ chars: [Character], _ index: inout Int, what: String, input: String) throws(RESTError) -> (name: String, path: [JSONPathStep])? {
-        guard let name = fieldName(chars, &index) else { return nil }
-        return (name, try jsonPath(chars, &index, what: what, input: input))
-    }
-
-    /// The query key of a filter: `column`, `"quoted"`, `data->a->>b`. A key that is no field
-    /// (odd characters) stays the column name, which the planner then finds unknown (42703).
-    static func filterKey(_ text: String) throws(RESTError) -> (name: String, path: [JSONPathStep]) {
-        guard text.contains("->") else { return (unquoteName(text), []) }
-        let chars = Array(text)
-        var index = 0
-        func fail(_ expecting: String) -> RESTError {
-            .parse(message: message("tree path", text, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \(expecting)")
-        }
-        skipSpaces(chars, &index)
-        guard let field = try field(chars, &index, what: "tree path", input: text) else { throw fail("field name (* or [a..z0..9_$])") }
-        skipSpaces(chars, &index)
-        guard index == chars.count else { throw fail("\"->>\", \"->\" or end of input") }
-        return field
-    }
-
-    /// Splits a query key at its last `.` before any JSON path and outside quotes:
-    /// `children.metadata->>a.b` → (`children`, `metadata->>a.b`); nil when there is none.
-    static func splitEmbedPath(_ key: String) -> (path: String, last: String)? {
-        let chars = Array(key)
-        var quoted = false
-        var lastDot: Int? = nil
-        var i = 0
-        while i < chars.count {
-            let c = chars[i]
-            if c == "\\", quoted { i += 2; continue }
-            if c == "\"" { quoted.toggle() } else if !quoted {
-                if c == "-", i + 1 < chars.count, chars[i + 1] == ">" { break }
-                if c == "." { lastDot = i }
-            }
-            i += 1
-        }
-        guard let dot = lastDot else { return nil }
-        return (String(chars[..<dot]), String(chars[(dot + 1)...]))
-    }
-
     // MARK: order
 
     /// `order=created_at.desc.nullslast,name` (PostgREST's pOrder).
@@ -432,7 +215,7 @@ public enum QueryGrammar {
     }
 
     /// `(a,"b, c","q\"uote")`: elements quoted with `"` and backslash escapes, else raw up to `,` or `)`.
-    private static func list(_ chars: [Character], _ index: inout Int, failAt: (Int, String) -> RESTError) throws(RESTError) -> [String] {
+    static func list(_ chars: [Character], _ index: inout Int, failAt: (Int, String) -> RESTError) throws(RESTError) -> [String] {
         skipSpaces(chars, &index)
         guard index < chars.count, chars[index] == "(" else { throw failAt(index, "\"(\"") }
         index += 1
@@ -460,7 +243,7 @@ public enum QueryGrammar {
     }
 
     /// A value inside a logic tree: quoted, a `{…}` array literal, or raw up to `,` or `)`.
-    private static func logicValue(_ chars: [Character], _ index: inout Int, failAt: (Int, String) -> RESTError) throws(RESTError) -> String {
+    static func logicValue(_ chars: [Character], _ index: inout Int, failAt: (Int, String) -> RESTError) throws(RESTError) -> String {
         let start = index
         if index < chars.count, chars[index] == "\"", let quoted = quotedValue(chars, &index),
            index == chars.count || chars[index] == "," || chars[index] == ")" {
@@ -475,14 +258,14 @@ public enum QueryGrammar {
         return rawValue(chars, &index)
     }
 
-    private static func rawValue(_ chars: [Character], _ index: inout Int) -> String {
+    static func rawValue(_ chars: [Character], _ index: inout Int) -> String {
         let start = index
         while index < chars.count, chars[index] != ",", chars[index] != ")" { index += 1 }
         return String(chars[start..<index])
     }
 
     /// `"…"` with `\x` escapes; nil if unterminated.
-    private static func quotedValue(_ chars: [Character], _ index: inout Int) -> String? {
+    static func quotedValue(_ chars: [Character], _ index: inout Int) -> String? {
         var out = ""
         var i = index + 1
         while i < chars.count {
@@ -505,7 +288,7 @@ public enum QueryGrammar {
 
     /// A field name: `"quoted"` or identifier characters (PostgREST's pFieldName: letters, digits,
     /// `_`, `$`, spaces, `-` not followed by `>`).
-    private static func fieldName(_ chars: [Character], _ index: inout Int) -> String? {
+    static func fieldName(_ chars: [Character], _ index: inout Int) -> String? {
         if index < chars.count, chars[index] == "\"" {
             var i = index
             guard let name = quotedValue(chars, &i), !name.isEmpty else { return nil }
@@ -536,11 +319,11 @@ public enum QueryGrammar {
         return text
     }
 
-    private static func skipSpaces(_ chars: [Character], _ index: inout Int) {
+    static func skipSpaces(_ chars: [Character], _ index: inout Int) {
         while index < chars.count, chars[index] == " " || chars[index] == "\t" { index += 1 }
     }
 
-    private static func matches(_ chars: [Character], _ index: Int, _ word: String) -> Bool {
+    static func matches(_ chars: [Character], _ index: Int, _ word: String) -> Bool {
         var i = index
         for c in word {
             guard i < chars.count, chars[i] == c else { return false }
