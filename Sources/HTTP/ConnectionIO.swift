@@ -1,0 +1,230 @@
+import CSystemLinux
+import Glibc
+
+/// One connection's life on the server: bytes read and parsed, the request handed to the inline
+/// responder or a worker, the response written (the rest from the epoll thread when the socket
+/// is full), the next request, timeouts, the switch to a WebSocket.
+extension HTTPServer {
+    func handleEvent(_ connection: ClientConnection, events: UInt32) {
+        if !connection.pendingOutput.isEmpty {
+            flushPending(connection)
+            return
+        }
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        var sawEOF = false
+        while true {
+            let count = recv(connection.fd, &chunk, chunk.count, 0)
+            if count > 0 {
+                if connection.buffer.isEmpty { connection.requestStarted = monotonicNow() }
+                connection.buffer.append(contentsOf: chunk[0..<count])
+                if connection.buffer.count > limits.maxHeaderBytes + limits.maxRequestLine + limits.maxBodyBytes + 65536 { break }
+                if count < chunk.count { break }
+            } else if count == 0 {
+                sawEOF = true
+                break
+            } else {
+                if errno == EINTR { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK { sawEOF = true }
+                break
+            }
+        }
+        if sawEOF && connection.buffer.isEmpty {
+            closeConnection(connection)
+            return
+        }
+        connection.peerClosed = sawEOF
+        advance(connection)
+    }
+
+    /// Parses what the connection has buffered and decides what happens next. Called by the
+    /// thread that owns the connection.
+    func advance(_ connection: ClientConnection) {
+        switch parser.parse(connection.buffer) {
+        case .needMore(let headersComplete, let expectsContinue):
+            if connection.peerClosed {
+                closeConnection(connection)
+                return
+            }
+            if headersComplete && expectsContinue && !connection.sentContinue {
+                connection.sentContinue = true
+                let interim = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                _ = interim.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            armForReading(connection)
+        case .request(var request, let consumed):
+            connection.buffer.removeFirst(consumed)
+            connection.sentContinue = false
+            request.remoteAddress = connection.remoteAddress
+            if let inline, request.method != "OPTIONS", loop.inLoop {
+                request.id = Self.requestID(from: request.headers["X-Request-Id"])
+                inFlight.add(1, ordering: .acquiringAndReleasing)
+                let started = monotonicNow()
+                let taken = inline(request) { [self] response in
+                    deliver(finished(response, for: request), for: request, on: connection, started: started)
+                }
+                if taken { return }
+                inFlight.add(-1, ordering: .acquiringAndReleasing)
+            }
+            workQueue.push(Work(connection: connection, request: request))
+        case .failed(let error):
+            let response = errorStyle.response(error.status, error.status == 501 ? "Not Implemented" : error.message)
+            logger.info("rejected request", metadata: ["status": "\(error.status)", "reason": "\(error.message)", "remote": "\(connection.remoteAddress)"])
+            connection.buffer.removeAll()
+            write(serialize(response, head: false, keepAlive: false, requestID: nil), to: connection, keepAlive: false)
+        }
+    }
+
+    func armForReading(_ connection: ClientConnection) {
+        let timeout = connection.buffer.isEmpty ? limits.idleTimeout : limits.requestTimeout
+        let startedAt = connection.buffer.isEmpty ? monotonicNow() : connection.requestStarted
+        let epoll = state.withLock { state -> Int32 in
+            state.deadlines[connection.fd] = startedAt + timeout
+            return state.epoll
+        }
+        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue, data: epoll_data_t(fd: connection.fd))
+        if epoll_ctl(epoll, EPOLL_CTL_MOD, connection.fd, &event) != 0 {
+            epoll_ctl(epoll, EPOLL_CTL_ADD, connection.fd, &event)
+        }
+    }
+
+    func armForWriting(_ connection: ClientConnection) {
+        let epoll = state.withLock { state -> Int32 in
+            state.deadlines[connection.fd] = monotonicNow() + limits.idleTimeout
+            return state.epoll
+        }
+        var event = epoll_event(events: EPOLLOUT.rawValue | EPOLLONESHOT.rawValue, data: epoll_data_t(fd: connection.fd))
+        epoll_ctl(epoll, EPOLL_CTL_MOD, connection.fd, &event)
+    }
+
+    /// Closes connections whose wait ran out: a half-received request gets 408, an idle
+    /// keep-alive connection is just closed. Runs on the epoll thread, which owns every armed
+    /// connection between its epoll_wait calls.
+    func expireConnections(now: Double) {
+        let expired = state.withLock { state -> [ClientConnection] in
+            let fds = state.deadlines.filter { $0.value <= now }.map(\.key)
+            return fds.compactMap { fd in
+                state.deadlines[fd] = nil
+                return state.connections[fd]
+            }
+        }
+        for connection in expired {
+            if !connection.pendingOutput.isEmpty || connection.buffer.isEmpty {
+                closeConnection(connection)
+            } else {
+                let response = serialize(.error(408, "Request Timeout"), head: false, keepAlive: false, requestID: nil)
+                _ = response.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                closeConnection(connection)
+            }
+        }
+    }
+
+    func closeConnection(_ connection: ClientConnection) {
+        state.withLock { state in
+            state.connections[connection.fd] = nil
+            state.deadlines[connection.fd] = nil
+        }
+        close(connection.fd)
+    }
+
+    /// Writes a request's response (from a worker, or from the loop for an inline answer) and
+    /// ends its time in flight.
+    func deliver(_ response: HTTPResponse, for request: HTTPRequest, on connection: ClientConnection, started: Double) {
+        let keepAlive = request.keepsAlive && !state.withLock({ $0.stopping })
+        if response.status == 101, let delegate = response.webSocket {
+            connection.upgrade = delegate
+        }
+        let bytes = serialize(response, head: request.method == "HEAD", keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
+        inFlight.add(-1, ordering: .acquiringAndReleasing)
+        if logger.logLevel <= .info {
+            logger.info("request", metadata: [
+                "method": "\(request.method)", "path": "\(request.path)", "status": "\(response.status)",
+                "bytes": "\(response.body.count)", "ms": "\(Int((monotonicNow() - started) * 1000))", "request.id": "\(response.headers["X-Request-Id"] ?? "")",
+            ])
+        }
+        write(bytes, to: connection, keepAlive: keepAlive)
+    }
+
+    /// Sends as much as the socket takes; the rest goes out from the epoll thread.
+    func write(_ bytes: [UInt8], to connection: ClientConnection, keepAlive: Bool) {
+        connection.closeAfterWrite = !keepAlive
+        connection.pendingOutput = bytes
+        connection.pendingOffset = 0
+        flushPending(connection)
+    }
+
+    func flushPending(_ connection: ClientConnection) {
+        while connection.pendingOffset < connection.pendingOutput.count {
+            let sent = connection.pendingOutput.withUnsafeBytes { raw in
+                send(connection.fd, raw.baseAddress! + connection.pendingOffset, raw.count - connection.pendingOffset, Int32(MSG_NOSIGNAL))
+            }
+            if sent > 0 {
+                connection.pendingOffset += sent
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                armForWriting(connection)
+                return
+            } else {
+                closeConnection(connection)
+                return
+            }
+        }
+        connection.pendingOutput = []
+        connection.pendingOffset = 0
+        if let delegate = connection.upgrade {
+            startWebSocket(connection, delegate: delegate)
+        } else if connection.closeAfterWrite {
+            // Let the client read the answer before the close (no RST on unread input).
+            Glibc.shutdown(connection.fd, Int32(SHUT_WR))
+            closeConnection(connection)
+        } else {
+            advance(connection)
+        }
+    }
+
+    /// After the 101 is written: the connection leaves HTTP for good and belongs to a WebSocket,
+    /// read level-triggered by the epoll thread; bytes read past the request are its first frames.
+    func startWebSocket(_ connection: ClientConnection, delegate: any WebSocketDelegate) {
+        connection.upgrade = nil
+        let (epoll, stopping) = state.withLock { ($0.epoll, $0.stopping) }
+        let webSocket = WebSocket(fd: connection.fd, epoll: epoll, remoteAddress: connection.remoteAddress,
+                                  limits: limits.webSocket, delegate: delegate) { [self] fd in
+            state.withLock { state in
+                state.connections[fd] = nil
+                state.deadlines[fd] = nil
+                state.webSockets[fd] = nil
+            }
+        }
+        connection.webSocket = webSocket
+        state.withLock { state in
+            state.deadlines[connection.fd] = nil
+            state.webSockets[connection.fd] = webSocket
+        }
+        let leftover = connection.buffer
+        connection.buffer = []
+        webSocket.start(leftover: leftover)
+        if stopping { webSocket.close(.goingAway, reason: "server shutting down") }
+    }
+}
+
+/// One client connection. Owned by one thread at a time (see `HTTPServer`), hence unchecked.
+final class ClientConnection: @unchecked Sendable {
+    let fd: Int32
+    let remoteAddress: String
+    var buffer: [UInt8] = []
+    var pendingOutput: [UInt8] = []
+    var pendingOffset = 0
+    var closeAfterWrite = false
+    var sentContinue = false
+    var peerClosed = false
+    var requestStarted: Double = 0
+    /// Set by the worker when the response is a 101; the switch happens once it is written.
+    var upgrade: (any WebSocketDelegate)?
+    /// Set once the connection is upgraded; from then on the WebSocket owns the descriptor.
+    var webSocket: WebSocket?
+
+    init(fd: Int32, remoteAddress: String) {
+        self.fd = fd
+        self.remoteAddress = remoteAddress
+    }
+}
