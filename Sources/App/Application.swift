@@ -97,7 +97,7 @@ public final class Application: Sendable {
                             loop: loop, inline: inline, responder: { request in
                                 let started = DispatchTime.now().uptimeNanoseconds
                                 let response = router.respond(to: request)
-                                metrics.record(request, response, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+                                metrics.record(request, response, since: started)
                                 return response
                             })
     }

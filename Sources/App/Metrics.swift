@@ -53,6 +53,12 @@ public final class Metrics: Sendable {
         self.bareTables = bareTables
     }
 
+    /// Records one answered request, timed from `started` (`DispatchTime.now().uptimeNanoseconds`
+    /// when it was parsed).
+    func record(_ request: HTTPRequest, _ response: HTTPResponse, since started: UInt64) {
+        record(request, response, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+    }
+
     /// Records one answered request.
     func record(_ request: HTTPRequest, _ response: HTTPResponse, seconds: Double) {
         let route = self.route(request.path)

@@ -99,7 +99,7 @@ enum Routes {
             guard restMethods.contains(method), let resource = restResource(request.path, config: config) else { return false }
             let started = DispatchTime.now().uptimeNanoseconds
             let recorded: (HTTPResponse) -> Void = { response in
-                metrics.record(request, response, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+                metrics.record(request, response, since: started)
                 reply(response)
             }
             let caller: Caller
