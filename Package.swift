@@ -26,18 +26,18 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CSystemLinux"], swiftSettings: swiftSettings),
         .target(name: "Postgres", dependencies: ["CPostgres", "EventLoop"], swiftSettings: swiftSettings),
         .target(name: "EmbeddedPostgres", swiftSettings: swiftSettings),
-        .target(name: "JWT", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "Identity", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // C: epoll, which Glibc's module does not export.
         .systemLibrary(name: "CSystemLinux"),
         .target(name: "HTTP", dependencies: ["CSystemLinux", "COpenSSL", "EventLoop", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
-        .target(name: "REST", dependencies: ["HTTP", "Postgres", "JWT"], swiftSettings: swiftSettings),
-        .target(name: "Auth", dependencies: ["HTTP", "Postgres", "JWT", "COpenSSL", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
-        .target(name: "Realtime", dependencies: ["HTTP", "Postgres", "JWT", "REST", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .target(name: "REST", dependencies: ["HTTP", "Postgres", "Identity"], swiftSettings: swiftSettings),
+        .target(name: "Auth", dependencies: ["HTTP", "Postgres", "Identity", "COpenSSL", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .target(name: "Realtime", dependencies: ["HTTP", "Postgres", "Identity", "REST", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .target(
             name: "App",
             dependencies: [
-                "Postgres", "Migrations", "EmbeddedPostgres", "EventLoop", "HTTP", "JWT", "REST", "Auth", "Realtime",
+                "Postgres", "Migrations", "EmbeddedPostgres", "EventLoop", "HTTP", "Identity", "REST", "Auth", "Realtime",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -45,7 +45,7 @@ let package = Package(
         .executableTarget(
             name: "onboard",
             dependencies: [
-                "App", "Auth", "Migrations", "Postgres", "JWT", "HTTP", "REST",
+                "App", "Auth", "Migrations", "Postgres", "Identity", "HTTP", "REST",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -53,20 +53,20 @@ let package = Package(
         ),
         // libFuzzer's driver over the whole request path short of I/O (fuzz/run.sh); a plain
         // build replays input files through the same path.
-        .executableTarget(name: "RequestFuzz", dependencies: ["App", "HTTP", "JWT", "REST", "Auth", "Realtime"], swiftSettings: swiftSettings),
+        .executableTarget(name: "RequestFuzz", dependencies: ["App", "HTTP", "Identity", "REST", "Auth", "Realtime"], swiftSettings: swiftSettings),
         .target(
             name: "TestSupport",
-            dependencies: ["App", "EmbeddedPostgres", "Migrations", "Postgres", "HTTP", "JWT", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["App", "COpenSSL", "EmbeddedPostgres", "Migrations", "Postgres", "HTTP", "Identity", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
 
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "RESTTests", dependencies: ["REST", "HTTP", "JWT", "Postgres", "App"], swiftSettings: swiftSettings),
-        .testTarget(name: "RESTIntegrationTests", dependencies: ["REST", "Postgres", "JWT", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "JWTTests", dependencies: ["JWT"], swiftSettings: swiftSettings),
+        .testTarget(name: "RESTTests", dependencies: ["REST", "HTTP", "Identity", "Postgres", "App"], swiftSettings: swiftSettings),
+        .testTarget(name: "RESTIntegrationTests", dependencies: ["REST", "Postgres", "Identity", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EventLoop", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "JWT", "HTTP", "App", "Realtime", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "Identity", "HTTP", "App", "Realtime", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

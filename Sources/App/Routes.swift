@@ -1,5 +1,5 @@
 import HTTP
-import JWT
+import Identity
 import Logging
 import Migrations
 import Postgres

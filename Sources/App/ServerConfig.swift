@@ -1,7 +1,7 @@
 import Auth
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Realtime
 import REST
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 
 /// An Auth request parsed into GoTrue's terms before any I/O: the endpoint and its typed body.
 /// Pure (method, route, query, body in; a value or an `AuthError` out), so it is table-tested and

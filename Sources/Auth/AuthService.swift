@@ -1,7 +1,7 @@
 import Foundation
 import HTTP
 import Logging
-import JWT
+import Identity
 import Postgres
 import Synchronization
 

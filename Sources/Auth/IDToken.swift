@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HTTP
-import JWT
+import Identity
 import Postgres
 import Synchronization
 

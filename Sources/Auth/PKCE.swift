@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// `POST /token?grant_type=pkce`: the code `GET /verify` issued, exchanged once for a session

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// Sessions as GoTrue answers them: the access token's claims and the refresh tokens (random,

@@ -1,5 +1,5 @@
 import Foundation
-import JWT
+import Identity
 
 /// What GoTrue accepts as a password and an e-mail address.
 extension AuthService {

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// `POST /verify` (a code with its address, or a link's token: a session) and `GET /verify`

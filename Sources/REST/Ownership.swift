@@ -1,5 +1,5 @@
 import Foundation
-import JWT
+import Identity
 
 /// Which tables belong to one user, and through which column: data, not code. The application
 /// supplies it (REST and Realtime name no table of their own), so a new owned table is one more

@@ -1,5 +1,5 @@
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// Every way a REST request fails, rendered in one place as PostgREST renders it

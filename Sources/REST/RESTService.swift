@@ -1,5 +1,5 @@
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// Settings of the REST layer, resolved once by the app.

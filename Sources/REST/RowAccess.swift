@@ -1,5 +1,5 @@
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// PostgREST filters and the ownership middleware's read rule for layers that check single rows

@@ -1,5 +1,5 @@
 import Foundation
-import JWT
+import Identity
 import REST
 
 /// Which row changes a `postgres_changes` binding asks for.

@@ -1,4 +1,4 @@
-import JWT
+import Identity
 import Postgres
 import Synchronization
 

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import HTTP
-import JWT
+import Identity
 import REST
 
 /// One Realtime WebSocket: the Phoenix channels protocol for `postgres_changes`. Every message,

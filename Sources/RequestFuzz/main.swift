@@ -10,7 +10,7 @@ import App
 import Auth
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Realtime
 import REST
 

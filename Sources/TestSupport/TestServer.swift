@@ -1,7 +1,7 @@
 import App
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Logging
 
 /// The real application (HTTP server, REST, Auth) on an ephemeral port over a fresh migrated

@@ -5,7 +5,7 @@ import Dispatch
 import Foundation
 import Glibc
 import HTTP
-import JWT
+import Identity
 import Logging
 import REST
 

@@ -1,6 +1,6 @@
 import Foundation
 import App
-import JWT
+import Identity
 import Logging
 import TestSupport
 import Testing

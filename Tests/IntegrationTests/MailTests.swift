@@ -1,6 +1,6 @@
 import Auth
 import Foundation
-import JWT
+import Identity
 import Logging
 import Postgres
 import TestSupport

@@ -1,5 +1,5 @@
 import Foundation
-import JWT
+import Identity
 import TestSupport
 import Testing
 

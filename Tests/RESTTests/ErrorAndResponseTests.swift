@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Postgres
 import Testing
 @testable import REST

@@ -1,7 +1,7 @@
 import App
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Postgres
 @testable import REST
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Synchronization
 
 /// Who may use the dashboard: off unless a way to sign in is configured.

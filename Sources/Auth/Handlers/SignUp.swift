@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// `POST /signup`: an e-mail user with a session, or an anonymous user when no e-mail is given.

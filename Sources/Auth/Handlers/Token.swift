@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// `POST /token`: the password, refresh-token, id_token and PKCE grants.

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// The signed-in user: `GET /user`, `PUT /user`, and the token check every user endpoint makes.

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// The endpoints that send mail: sign-up awaiting confirmation, `/recover`, `/otp`, `/resend`,

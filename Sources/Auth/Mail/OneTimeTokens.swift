@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// The kinds of mailed token, one outstanding per user and kind (`auth.one_time_tokens`).

@@ -1,5 +1,5 @@
 import HTTP
-import JWT
+import Identity
 import Postgres
 
 /// RPC: a function of the schema cache called with the request's arguments, its result shaped

@@ -1,4 +1,4 @@
-import JWT
+import Identity
 import Postgres
 
 /// Resource embedding (PostgREST's `rel(…)` in `select`): a related table reached through a

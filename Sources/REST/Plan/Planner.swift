@@ -1,4 +1,4 @@
-import JWT
+import Identity
 import Postgres
 
 /// A request checked against the schema cache and turned into SQL (PostgREST's `Plan` and

@@ -1,5 +1,5 @@
 import Foundation
-import JWT
+import Identity
 import Testing
 
 let secret = Array("test-secret-with-at-least-32-characters!!".utf8)
