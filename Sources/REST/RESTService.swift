@@ -66,7 +66,7 @@ public final class RESTService: Sendable {
     public func respond(to request: HTTPRequest, resource: String, caller: Caller) -> HTTPResponse {
         do {
             let plan = try plan(request, resource: resource, caller: caller)
-            if plan.kind == .describe {
+            if case .describe = plan.action {
                 guard caller.isServiceRole || config.openAPIAccess == .all else {
                     return .json(403, #"{"message":"You cannot consume this service"}"#)
                 }
@@ -182,7 +182,7 @@ public final class RESTService: Sendable {
             reply(failure(error, request))
             return true
         }
-        guard plan.kind != .describe, !plan.mustDecide, !plan.rollback else { return false }
+        guard !plan.action.isDescribe, !plan.mustDecide, !plan.rollback else { return false }
         guard let statement = plan.statement else {
             reply(ResponseRenderer.render(plan, MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil)))
             return true
@@ -240,14 +240,14 @@ public final class RESTService: Sendable {
     /// A function may choose the status (`set_config('response.status', '404', true)`) and
     /// headers; they are read in the same transaction, right after the call.
     static func statusQuery(_ plan: ActionPlan) -> [SQL] {
-        guard case .call = plan.kind else { return [] }
+        guard case .call = plan.action else { return [] }
         return ["SELECT current_setting('response.status', true), current_setting('response.headers', true)"]
     }
 
     /// A PUT writes exactly one row; none means the row exists and is not the caller's (the
     /// upsert's ownership condition held it back): PostgreSQL's RLS answer, 42501.
     static func checked(_ plan: ActionPlan, _ result: MainResult, caller: Caller) throws(RESTError) -> MainResult {
-        if plan.kind == .singleUpsert, result.pageTotal == 0 {
+        if plan.action == .singleUpsert, result.pageTotal == 0 {
             throw RESTError.ownership(table: plan.resource, authenticated: caller.role != "anon")
         }
         return result

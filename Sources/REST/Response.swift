@@ -27,7 +27,7 @@ enum ResponseRenderer {
         var body: [UInt8] = []
         let representation = preferences.returning == .representation
         let countRequested = preferences.wantsCount
-        switch plan.kind {
+        switch plan.action {
         case .describe:
             break
         case .read:
@@ -44,13 +44,13 @@ enum ResponseRenderer {
             if !request.isHeadOnly { body = Array((result.body ?? "").utf8) }
         case .insert, .singleUpsert:
             // PostgREST sends no Content-Range for PUT.
-            if plan.kind != .singleUpsert {
+            if plan.action != .singleUpsert {
                 headers.add("Content-Range", contentRange(lower: 1, upper: 0, total: countRequested ? result.pageTotal : nil))
             }
-            if plan.kind == .singleUpsert {
+            if plan.action == .singleUpsert {
                 status = (result.inserted ?? 0) > 0 ? 201 : 200
                 if !representation { status = 204 }
-            } else if case .insert(upsert: true) = plan.kind, preferences.resolution == .mergeDuplicates, (result.inserted ?? 0) <= 0 {
+            } else if plan.mergesDuplicates, preferences.resolution == .mergeDuplicates, (result.inserted ?? 0) <= 0 {
                 status = 200
             } else {
                 status = 201
@@ -75,7 +75,8 @@ enum ResponseRenderer {
                 headers.add("Content-Type", contentType(request.media))
                 body = Array((result.body ?? "").utf8)
             }
-        case .call(let returnsVoid):
+        case .call:
+            let returnsVoid = plan.returnsVoid
             if request.singleObject && !returnsVoid && result.pageTotal != 1 {
                 return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
             }
@@ -172,7 +173,7 @@ enum ResponseRenderer {
         let p = plan.request.preferences
         var values: [String] = []
         var isMutation = false, isCreate = false, isUpdateOrDelete = false, isCall = false
-        switch plan.kind {
+        switch plan.action {
         case .insert: isMutation = true; isCreate = true
         case .singleUpsert: isMutation = true
         case .update: isMutation = true; isUpdateOrDelete = true
@@ -181,7 +182,7 @@ enum ResponseRenderer {
         case .read, .describe: break
         }
         if isCreate, plan.hasConflictTarget, let resolution = p.resolution { values.append("resolution=\(resolution.rawValue)") }
-        if isCreate || plan.kind == .update, let missing = p.missing { values.append("missing=\(missing.rawValue)") }
+        if isCreate || plan.action == .update, let missing = p.missing { values.append("missing=\(missing.rawValue)") }
         if isMutation, let returning = p.returning { values.append("return=\(returning.rawValue)") }
         if isCall, let parameters = p.parameters { values.append("params=\(parameters.rawValue)") }
         if let count = p.count { values.append("count=\(count.rawValue)") }

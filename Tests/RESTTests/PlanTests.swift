@@ -33,7 +33,7 @@ import Testing
         #expect(sql.text == #"WITH pgrst_source AS (UPDATE "public"."user_profiles" SET "onboarding_state" = pgrst_body."onboarding_state" FROM json_to_record($1::json) AS pgrst_body("onboarding_state" text) WHERE "user_profiles"."id" = $2 RETURNING "public"."user_profiles".*) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM (SELECT \#(Self.returnedProfile) FROM pgrst_source) _postgrest_t"#)
         #expect(sql.binds == [#"{"onboarding_state":"GOALS"}"#, Self.me])
         #expect(!plan.readOnly && !plan.mustDecide)
-        #expect(plan.kind == .update)
+        #expect(plan.action == .update && !plan.mergesDuplicates)
     }
 
     static let filterSQL: [(String, String, [String?])] = [
@@ -122,7 +122,7 @@ import Testing
         #expect(sql.text.hasPrefix(#"WITH pgrst_source AS (INSERT INTO "public"."children" ("goals", "name", "user_id") SELECT pgrst_body."goals", pgrst_body."name", pgrst_body."user_id" FROM json_to_record($1::json) AS pgrst_body("goals" text[], "name" text, "user_id" uuid) RETURNING "public"."children".*)"#))
         #expect(sql.binds == [body])
         #expect(plan.mustDecide)  // object Accept on a write: committed only with exactly one row
-        #expect(plan.kind == .insert(upsert: false))
+        #expect(plan.action == .insert && !plan.mergesDuplicates)
 
         let bulk = try Fixture.plan("POST", "/rest/v1/children?columns=%22user_id%22,%22name%22,%22age%22", body: #"[{"user_id":"\#(Self.me)","name":"A"},{"user_id":"\#(Self.me)","name":"B","age":3}]"#)
         #expect(try #require(bulk.statement).text.contains(#"FROM json_to_recordset($1::json) AS pgrst_body("age" integer, "name" text, "user_id" uuid)"#))
@@ -145,14 +145,14 @@ import Testing
         let sql = try #require(plan.statement)
         #expect(sql.text.contains(#"ON CONFLICT ("id") DO UPDATE SET "id" = EXCLUDED."id", "onboarding_state" = EXCLUDED."onboarding_state" WHERE "user_profiles"."id" = $2 RETURNING "public"."user_profiles".*, (xmax::text = '0') AS pgrst_inserted"#))
         #expect(sql.text.contains("(SELECT pg_catalog.count(*) FILTER (WHERE pgrst_inserted) FROM pgrst_source) AS inserted"))
-        #expect(plan.kind == .insert(upsert: true))
+        #expect(plan.action == .insert && plan.mergesDuplicates)
         let ignore = try Fixture.plan("POST", "/rest/v1/user_profiles", headers: [("Prefer", "resolution=ignore-duplicates")], body: #"{"id":"\#(Self.me)"}"#)
         #expect(try #require(ignore.statement).text.contains(#"ON CONFLICT ("id") DO NOTHING RETURNING"#))
     }
 
     @Test func putIsASingleUpsertOnThePrimaryKey() throws {
         let plan = try Fixture.plan("PUT", "/rest/v1/user_profiles?id=eq.\(Self.me)", body: #"{"id":"\#(Self.me.uppercased())","onboarding_state":"GOALS"}"#)
-        #expect(plan.kind == .singleUpsert)
+        #expect(plan.action == .singleUpsert && !plan.mergesDuplicates)
         #expect(try #require(plan.statement).text.contains(#"ON CONFLICT ("id") DO UPDATE SET"#))
         #expect(throws: RESTError.putMatchingPK) {
             try Fixture.plan("PUT", "/rest/v1/user_profiles?id=eq.\(Self.me)", body: #"{"id":"\#(Fixture.otherID)"}"#, caller: .serviceRole)
@@ -182,7 +182,7 @@ import Testing
         let single = try #require(try Fixture.plan("POST", "/rest/v1/rpc/complete_onboarding", body: "{}").statement)
         #expect(single.text.contains("coalesce((json_agg(_postgrest_t) -> 0)::text, 'null') AS body"))
         let void = try Fixture.plan("POST", "/rest/v1/rpc/delete_account")
-        #expect(void.kind == .call(returnsVoid: true))
+        #expect(void.action == .call(readOnly: false, headOnly: false) && void.returnsVoid)
         let scalar = try #require(try Fixture.plan("GET", "/rest/v1/rpc/add_them?a=1").statement)
         #expect(scalar.text == #"WITH pgrst_source AS (SELECT "public"."add_them"("a" := $1::integer) AS pgrst_scalar) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, 'null') AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#)
     }

@@ -12,6 +12,7 @@ public struct ApiRequest: Sendable, Equatable {
         case root
     }
 
+    /// What the request does; the plan keeps it (`ActionPlan.action`) and adds what planning decides.
     public enum Action: Sendable, Equatable {
         case read(headOnly: Bool)
         case insert
@@ -22,6 +23,11 @@ public struct ApiRequest: Sendable, Equatable {
         /// RPC; GET/HEAD calls run read-only and take their arguments from the query.
         case call(readOnly: Bool, headOnly: Bool)
         case describe(headOnly: Bool)
+
+        public var isDescribe: Bool {
+            if case .describe = self { return true }
+            return false
+        }
     }
 
     public enum Media: Sendable, Equatable {

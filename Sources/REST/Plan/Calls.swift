@@ -104,7 +104,7 @@ extension Planner {
         }
         var readOnly = false
         if case .call(readOnly: true, _) = request.action { readOnly = true }
-        var plan = ActionPlan(kind: .call(returnsVoid: function.returnsVoid), request: request, statement: nil, readOnly: readOnly,
+        var plan = ActionPlan(request: request, returnsVoid: function.returnsVoid, statement: nil, readOnly: readOnly,
                               mustDecide: request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict),
                               rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: function.name)
         if readOnly { plan.mustDecide = false }

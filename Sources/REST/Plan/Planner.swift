@@ -5,18 +5,15 @@ import Postgres
 /// `Query` stages). Pure: the executor runs `statement`, the renderer reads its one result row
 /// (`total`, `page_total`, `body`, `inserted`), and Swift never decodes the rows themselves.
 struct ActionPlan: Sendable {
-    enum Kind: Sendable, Equatable {
-        case read
-        case insert(upsert: Bool)
-        case update
-        case delete
-        case singleUpsert
-        case call(returnsVoid: Bool)
-        case describe
-    }
-
-    var kind: Kind
     var request: ApiRequest
+    /// What the request does: the request's own action (one enum for both stages). Planning adds
+    /// only what it decides, in the fields below.
+    var action: ApiRequest.Action { request.action }
+    /// An insert that upserts and merges duplicates: a conflicting row is updated, and when no
+    /// row was inserted the answer is 200, not 201.
+    var mergesDuplicates = false
+    /// A call of a function returning `void`: 204, no body.
+    var returnsVoid = false
     /// The main statement; nil when nothing has to run (OpenAPI).
     var statement: SQL?
     /// GET/HEAD: the transaction is made read-only.
@@ -51,7 +48,7 @@ struct Planner {
         if !aggregatesEnabled, Self.usesAggregates(request.select) { throw .aggregatesNotAllowed }
         switch request.target {
         case .root:
-            return ActionPlan(kind: .describe, request: request, statement: nil, readOnly: true, mustDecide: false, rollback: false, resource: "")
+            return ActionPlan(request: request, statement: nil, readOnly: true, mustDecide: false, rollback: false, resource: "")
         case .function(let name):
             return try planCall(name, request)
         case .table(let name):
@@ -99,7 +96,7 @@ struct Planner {
         }
         let media = request.media
         let mutation = !request.isRead
-        var plan = ActionPlan(kind: .read, request: request, statement: nil, readOnly: !mutation,
+        var plan = ActionPlan(request: request, statement: nil, readOnly: !mutation,
                               mustDecide: mutation && (request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict)),
                               rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: table.name)
         // The statement is written front to back with binds numbered as they come: no fragment
@@ -165,7 +162,7 @@ struct Planner {
             }
             let merge = isPut || request.preferences.resolution == .mergeDuplicates
             let upsert = conflict.map { !$0.isEmpty } ?? false
-            plan.kind = isPut ? .singleUpsert : .insert(upsert: upsert && merge)
+            plan.mergesDuplicates = !isPut && upsert && merge
             plan.hasConflictTarget = !(request.onConflict ?? table.primaryKey).isEmpty
             sql.raw("INSERT INTO ")
             builder.writeQualified(into: &sql)
@@ -247,7 +244,6 @@ struct Planner {
             for key in keys where table.column(key) == nil {
                 throw .unknownBodyColumn(column: key, table: table.name)
             }
-            plan.kind = .update
             if keys.isEmpty {
                 // PostgREST: nothing to set, nothing updated (and no invalid `SET` with no columns).
                 sql.raw("SELECT ")
@@ -284,7 +280,6 @@ struct Planner {
                                 from: { builder.writeReturned(request.select, into: &$0) })
 
         case .delete:
-            plan.kind = .delete
             sql.raw("DELETE FROM ")
             builder.writeQualified(into: &sql)
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
