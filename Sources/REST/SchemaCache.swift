@@ -13,13 +13,37 @@ public struct SchemaCache: Sendable {
         /// The default expression from the catalog (`pg_get_expr`), for `Prefer: missing=default`.
         public let defaultExpression: String?
         public var hasDefault: Bool { defaultExpression != nil }
+        /// The domain representation of the column's type, if it has one.
+        public let representation: Representation
 
-        public init(name: String, type: String, nullable: Bool = true, defaultExpression: String? = nil) {
+        public init(name: String, type: String, nullable: Bool = true, defaultExpression: String? = nil,
+                    representation: Representation = Representation()) {
             self.name = name
             self.type = type
             self.nullable = nullable
             self.defaultExpression = defaultExpression
+            self.representation = representation
         }
+    }
+
+    /// PostgREST's domain representations: the functions of a domain's implicit casts to and from
+    /// json or text (PostgreSQL ignores casts on domains; PostgREST applies them). Each is a
+    /// function's qualified, quoted name, from the catalog.
+    public struct Representation: Sendable, Equatable {
+        /// domain → json: how a selected value of the column is written in a response.
+        public var toJSON: String?
+        /// text → domain: how a filter's value (query-string text) is read.
+        public var fromText: String?
+        /// json → domain: how a body's value is read on insert and update.
+        public var fromJSON: String?
+
+        public init(toJSON: String? = nil, fromText: String? = nil, fromJSON: String? = nil) {
+            self.toJSON = toJSON
+            self.fromText = fromText
+            self.fromJSON = fromJSON
+        }
+
+        public var isEmpty: Bool { toJSON == nil && fromText == nil && fromJSON == nil }
     }
 
     /// A computed field (PostgREST's computed columns): a function `f(t table) returns scalar`,
@@ -49,6 +73,8 @@ public struct SchemaCache: Sendable {
         /// `"t"."a", "t"."b", …` and `pgrst_source."a", …`: the `*` select lists.
         let starSelect: String
         let starReturned: String
+        /// `pgrst_source."a", …` as stored (no representation): a row of the table's type again.
+        let rowReturned: String
 
         public init(name: String, columns: [Column], primaryKey: [String], insertable: Bool = true, description: String? = nil,
                     computed: [String: ComputedField] = [:]) {
@@ -66,8 +92,18 @@ public struct SchemaCache: Sendable {
             for column in columns { quoted[column.name] = quoteIdentifier(column.name) }
             self.quotedName = quotedName
             self.quotedColumns = quoted
-            starSelect = columns.map { quotedName + "." + quoted[$0.name]! }.joined(separator: ", ")
-            starReturned = columns.map { "pgrst_source." + quoted[$0.name]! }.joined(separator: ", ")
+            // A column with a domain representation is written through its json function, named
+            // as the column (PostgREST expands `*` for it).
+            func star(_ qualifier: String) -> String {
+                columns.map { column in
+                    let field = qualifier + "." + quoted[column.name]!
+                    guard let output = column.representation.toJSON else { return field }
+                    return output + "(" + field + ") AS " + quoted[column.name]!
+                }.joined(separator: ", ")
+            }
+            starSelect = star(quotedName)
+            starReturned = star("pgrst_source")
+            rowReturned = columns.map { "pgrst_source." + quoted[$0.name]! }.joined(separator: ", ")
         }
 
         public func column(_ name: String) -> Column? { index[name].map { columns[$0] } }
@@ -242,12 +278,29 @@ public struct SchemaCache: Sendable {
         ORDER BY c.conname
         """
 
+    /// PostgREST's dataRepresentations: implicit casts by function between a domain and json or
+    /// text, either way, whose function the loading role may execute. The types as `format_type`
+    /// names them (what a column's type is), the function qualified and quoted.
+    static let representationsQuery: SQL = """
+        SELECT format_type(c.castsource, NULL) AS source, format_type(c.casttarget, NULL) AS target,
+               quote_ident(fn.nspname) || '.' || quote_ident(f.proname) AS function
+        FROM pg_catalog.pg_cast c
+        JOIN pg_catalog.pg_type src_t ON c.castsource = src_t.oid
+        JOIN pg_catalog.pg_type dst_t ON c.casttarget = dst_t.oid
+        JOIN pg_catalog.pg_proc f ON f.oid = c.castfunc
+        JOIN pg_catalog.pg_namespace fn ON fn.oid = f.pronamespace
+        WHERE c.castcontext = 'i' AND c.castmethod = 'f' AND has_function_privilege(c.castfunc, 'execute')
+          AND ((src_t.typtype = 'd' AND c.casttarget IN ('json'::regtype, 'text'::regtype))
+            OR (dst_t.typtype = 'd' AND c.castsource IN ('json'::regtype, 'text'::regtype)))
+        """
+
     /// Reads the `public` schema's tables, views, functions and foreign keys through `connection`.
     public static func load(_ connection: Connection) throws -> SchemaCache {
         let columns = try connection.query(columnsQuery)
         let functions = try connection.query(functionsQuery)
         let keys = try connection.query(foreignKeysQuery)
-        let built = build(columns: columns.rows, functions: functions.rows)
+        let representations = try connection.query(representationsQuery)
+        let built = build(columns: columns.rows, functions: functions.rows, representations: representations.rows)
         func names(_ text: String??) -> [String] {
             guard let text = text ?? nil, case .array(let items)? = JSONValue.parse(Array(text.utf8)) else { return [] }
             return items.compactMap { if case .string(let name) = $0 { return name } else { return nil } }
@@ -259,8 +312,19 @@ public struct SchemaCache: Sendable {
         return SchemaCache(tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys)
     }
 
-    /// Builds the cache from the two catalog queries' rows (column name → text value).
-    static func build(columns: [[String: String?]], functions: [[String: String?]]) -> SchemaCache {
+    /// Builds the cache from the catalog queries' rows (column name → text value).
+    static func build(columns: [[String: String?]], functions: [[String: String?]], representations: [[String: String?]] = []) -> SchemaCache {
+        // Each domain's representation, by the domain's type name.
+        var byType: [String: Representation] = [:]
+        for row in representations {
+            guard let source = row["source"] ?? nil, let target = row["target"] ?? nil, let function = row["function"] ?? nil else { continue }
+            switch (source, target) {
+            case (_, "json") where source != "text": byType[source, default: Representation()].toJSON = function
+            case ("text", _) where target != "json": byType[target, default: Representation()].fromText = function
+            case ("json", _) where target != "text": byType[target, default: Representation()].fromJSON = function
+            default: break
+            }
+        }
         struct Pending { var columns: [Column] = []; var pk: [String] = []; var kind = "r"; var description: String? }
         var order: [String] = []
         var pending: [String: Pending] = [:]
@@ -271,7 +335,8 @@ public struct SchemaCache: Sendable {
                 pending[table] = Pending(kind: (row["kind"] ?? nil) ?? "r", description: row["description"] ?? nil)
             }
             pending[table]!.columns.append(Column(name: name, type: type, nullable: (row["nullable"] ?? nil) == "t",
-                                                  defaultExpression: row["default_expression"] ?? nil))
+                                                  defaultExpression: row["default_expression"] ?? nil,
+                                                  representation: byType[type] ?? Representation()))
             if (row["in_pk"] ?? nil) == "t" { pending[table]!.pk.append(name) }
         }
         var parsed: [Function] = []

@@ -258,6 +258,34 @@ import Testing
         #expect(table?.computed["label"] == .init(name: "label", type: "text") && table?.hasField("label") == true)
         #expect(cache.functions["label"] == nil)
     }
+
+    @Test func domainRepresentationsApplyToOutputFiltersAndBodies() throws {
+        let column = ["table_name": "d", "kind": "r", "nullable": "t", "default_expression": nil, "description": nil] as [String: String?]
+        var id = column, color = column
+        id["column_name"] = "id"; id["type"] = "integer"; id["in_pk"] = "t"
+        color["column_name"] = "c"; color["type"] = "color"; color["in_pk"] = "f"
+        let cache = SchemaCache.build(columns: [id, color], functions: [], representations: [
+            ["source": "color", "target": "json", "function": "public.color_json"],
+            ["source": "text", "target": "color", "function": "public.color_text"],
+            ["source": "json", "target": "color", "function": "public.color_from_json"],
+            ["source": "color", "target": "text", "function": "public.unused"],
+        ])
+        #expect(cache.tables["d"]?.column("c")?.representation == .init(toJSON: "public.color_json", fromText: "public.color_text", fromJSON: "public.color_from_json"))
+        #expect(cache.tables["d"]?.column("id")?.representation.isEmpty == true)
+        func plan(_ method: String, _ target: String, body: String? = nil) throws -> SQL {
+            let api = try Fixture.request(method, target, headers: [("Prefer", "return=representation")], body: body)
+            return try #require(try Planner(cache: cache, policy: Fixture.policy, ownershipEnabled: false).plan(api, caller: .serviceRole).statement)
+        }
+        let read = try plan("GET", "/rest/v1/d?c=eq.00FF00&id=in.(1,2)")
+        #expect(read.text.hasPrefix(#"WITH pgrst_source AS (SELECT "d"."id", public.color_json("d"."c") AS "c" FROM "public"."d" WHERE "d"."c" = public.color_text($1::text) AND "d"."id" = ANY($2)"#), "\(read.text)")
+        let list = try plan("GET", "/rest/v1/d?select=id,x:c&c=in.(1,2)&or=(c.like.*1,c.gt(any).{1,2})")
+        #expect(list.text.hasPrefix(#"WITH pgrst_source AS (SELECT "d"."id", public.color_json("d"."c") AS "x" FROM "public"."d" WHERE "d"."c" = ANY(SELECT public.color_text(unnest($1::text[]))) AND ("d"."c" LIKE $2 OR "d"."c" > ANY(SELECT public.color_text(unnest($3::text[]))))"#), "\(list.text)")
+        let insert = try plan("POST", "/rest/v1/d", body: #"{"id":1,"c":"00FF00"}"#)
+        #expect(insert.text.hasPrefix(#"WITH pgrst_source AS (INSERT INTO "public"."d" ("c", "id") SELECT public.color_from_json(pgrst_body."c"), pgrst_body."id" FROM json_to_record($1::json) AS pgrst_body("c" json, "id" integer) RETURNING "public"."d".*)"#), "\(insert.text)")
+        #expect(insert.text.contains(#"FROM (SELECT pgrst_source."id", public.color_json(pgrst_source."c") AS "c" FROM pgrst_source)"#), "\(insert.text)")
+        let update = try plan("PATCH", "/rest/v1/d?id=eq.1", body: #"{"c":"00FF00"}"#)
+        #expect(update.text.hasPrefix(#"WITH pgrst_source AS (UPDATE "public"."d" SET "c" = public.color_from_json(pgrst_body."c") FROM json_to_record($1::json) AS pgrst_body("c" json)"#), "\(update.text)")
+    }
 }
 
 @Test func openAPIDescribesTheSchemaCache() throws {

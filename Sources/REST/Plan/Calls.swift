@@ -127,11 +127,14 @@ extension Planner {
             var query = SQLBuilder()
             query.raw("SELECT ")
             var grouping: [Int] = []
+            // `*` over a table's rows whose columns have domain representations: each column, as
+            // PostgREST expands it (the function's rows are the table's, representations included).
+            let star = rowTable.columns.contains { $0.representation.toJSON != nil } ? rowTable.starSelect : "pgrst_call.*"
             if request.select.allSatisfy(\.isStar) {
-                query.raw("pgrst_call.*")
+                query.raw(star)
             } else {
                 grouping = builder.writeSelectList(request.select.filter { !$0.isStar }, qualifier: nil, into: &query)
-                if request.select.contains(where: \.isStar) { query.raw(", pgrst_call.*") }
+                if request.select.contains(where: \.isStar) { query.raw(", " + star) }
             }
             query.raw(" FROM ")
             query.append(invocation)

@@ -276,7 +276,7 @@ extension Planner {
             } else if item.column == "*" && item.aggregate == nil {
                 for column in target.columns {
                     var value = SQLBuilder()
-                    builder.writeColumn(column.name, into: &value)
+                    builder.writeOutputField(column.name, path: [], into: &value)
                     values.append(SpreadColumn(value: value.sql, name: column.name))
                 }
             } else if item.column == "*" {
@@ -288,7 +288,7 @@ extension Planner {
                 plain.aggregate = nil
                 plain.aggregateCast = nil
                 var value = SQLBuilder()
-                builder.writeSelectValue(plain, into: &value) { builder.writeField(item.column, path: item.jsonPath, into: &$0) }
+                builder.writeSelectValue(plain, into: &value) { builder.writeOutputField(item.column, path: item.jsonPath, into: &$0) }
                 values.append(SpreadColumn(value: value.sql, name: item.outputName ?? item.column, aggregate: item.aggregate,
                                            aggregateCast: item.aggregateCast))
             }

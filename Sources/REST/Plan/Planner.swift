@@ -262,7 +262,12 @@ struct Planner {
                     if index > 0 { sql.raw(", ") }
                     let name = builder.quoted(key)
                     sql.raw(name)
-                    sql.raw(request.preferences.missing == .default && !present.contains(key) ? " = DEFAULT" : " = pgrst_body." + name)
+                    if request.preferences.missing == .default && !present.contains(key) {
+                        sql.raw(" = DEFAULT")
+                    } else {
+                        sql.raw(" = ")
+                        builder.writeBodyValue(key, into: &sql)
+                    }
                 }
                 sql.raw(" FROM json_to_record(")
                 sql.bind(payload.raw)

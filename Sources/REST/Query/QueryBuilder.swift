@@ -30,7 +30,7 @@ struct QueryBuilder {
     /// `pgrst_source`'s columns made a row of the table's type again (a mutation's RETURNING).
     func computedCall(_ name: String, qualifier: String?) -> String? {
         guard table.column(name) == nil, table.computed[name] != nil else { return nil }
-        let row = qualifier == nil ? table.quotedName : "ROW(" + table.starReturned + ")::\"public\"." + table.quotedName
+        let row = qualifier == nil ? table.quotedName : "ROW(" + table.rowReturned + ")::\"public\"." + table.quotedName
         return "\"public\"." + quoteIdentifier(name) + "(" + row + ")"
     }
 
@@ -41,14 +41,40 @@ struct QueryBuilder {
         }
     }
 
-    /// `"a" uuid, "b" text[]` for json_to_record(set); types from the catalog.
+    /// `"a" uuid, "b" text[]` for json_to_record(set); types from the catalog. A column whose
+    /// domain has a json → domain representation is read as json (its function parses it).
     func writeTypedColumns(_ names: [String], into sql: inout SQLBuilder) {
         for (index, name) in names.enumerated() {
             if index > 0 { sql.raw(", ") }
             sql.raw(quoted(name))
             sql.raw(" ")
-            sql.raw(table.column(name)!.type)
+            let column = table.column(name)!
+            sql.raw(column.representation.fromJSON == nil ? column.type : "json")
         }
+    }
+
+    /// `pgrst_body."a"`: a body's value for a column, through its json → domain function if the
+    /// column's domain has one (PostgREST's domain representations).
+    func writeBodyValue(_ name: String, into sql: inout SQLBuilder) {
+        let parser = table.column(name)?.representation.fromJSON
+        if let parser { sql.raw(parser); sql.raw("(") }
+        sql.raw("pgrst_body.")
+        sql.raw(quoted(name))
+        if parser != nil { sql.raw(")") }
+    }
+
+    /// A selected field, through its domain → json function when the column's domain has one
+    /// (not along a JSON path, where the value is json already).
+    func writeOutputField(_ name: String, path: [JSONPathStep], qualifier: String? = nil, into sql: inout SQLBuilder) {
+        let formatter = path.isEmpty ? outputFormatter(name) : nil
+        if let formatter { sql.raw(formatter); sql.raw("(") }
+        writeField(name, path: path, qualifier: qualifier, into: &sql)
+        if formatter != nil { sql.raw(")") }
+    }
+
+    /// The domain → json function of a column (not of a computed field).
+    func outputFormatter(_ name: String) -> String? {
+        table.column(name)?.representation.toJSON
     }
 
     /// `"children"."metadata"`, or into it along a JSON path: `"t"."data"->$1::text->>$2::int`
@@ -103,10 +129,11 @@ struct QueryBuilder {
             return table.columns.count
         }
         writeSelectValue(item, into: &sql) { sql in
-            writeField(item.column, path: item.jsonPath, qualifier: qualifier, into: &sql)
+            writeOutputField(item.column, path: item.jsonPath, qualifier: qualifier, into: &sql)
         }
         let computed = table.column(item.column) == nil && table.computed[item.column] != nil
-        if item.alias != nil || item.cast != nil || !item.jsonPath.isEmpty || item.aggregate != nil || computed, let name = item.outputName {
+        let formatted = item.jsonPath.isEmpty && outputFormatter(item.column) != nil
+        if item.alias != nil || item.cast != nil || !item.jsonPath.isEmpty || item.aggregate != nil || computed || formatted, let name = item.outputName {
             sql.raw(" AS ")
             sql.raw(quoteIdentifier(name))
         }
@@ -162,10 +189,11 @@ struct QueryBuilder {
                     // The default expression comes from the catalog (pg_get_expr), not from the request.
                     sql.raw("CASE WHEN pgrst_elem.value -> ")
                     sql.bind(key)
-                    sql.raw(" IS NULL THEN \(expression) ELSE pgrst_body.\(quoted(key)) END")
+                    sql.raw(" IS NULL THEN \(expression) ELSE ")
+                    writeBodyValue(key, into: &sql)
+                    sql.raw(" END")
                 } else {
-                    sql.raw("pgrst_body.")
-                    sql.raw(quoted(key))
+                    writeBodyValue(key, into: &sql)
                 }
             }
             sql.raw(" FROM json_array_elements(")
@@ -178,8 +206,7 @@ struct QueryBuilder {
         sql.raw("SELECT ")
         for (index, key) in keys.enumerated() {
             if index > 0 { sql.raw(", ") }
-            sql.raw("pgrst_body.")
-            sql.raw(quoted(key))
+            writeBodyValue(key, into: &sql)
         }
         sql.raw(payload.isArray ? " FROM json_to_recordset(" : " FROM json_to_record(")
         sql.bind(payload.raw)
@@ -295,18 +322,38 @@ struct QueryBuilder {
         case .list(let items):
             // = ANY($1), not IN ($1, $2, …): one bind, one statement text per shape, and an empty list works.
             sql.raw(" = ANY(")
-            sql.bind(SQL.arrayLiteral(items))
+            if let parser = textParser(filter) {
+                // Each element through the domain's text parser (PostgREST's unnest of the list).
+                sql.raw("SELECT \(parser)(unnest(")
+                sql.bind(SQL.arrayLiteral(items))
+                sql.raw("::text[]))")
+            } else {
+                sql.bind(SQL.arrayLiteral(items))
+            }
             sql.raw(")")
         case .value(let value) where filter.quantifier != nil:
             // `col LIKE ANY($1)` with the `{…}` list as one array bind (`*` is `%` in patterns).
             sql.raw(Self.symbol(filter.op) ?? " = ")
             sql.raw(filter.quantifier == .all ? "ALL(" : "ANY(")
-            sql.bind(Self.operandText(filter.op, value))
+            if let parser = textParser(filter) {
+                sql.raw("SELECT \(parser)(unnest(")
+                sql.bind(Self.operandText(filter.op, value))
+                sql.raw("::text[]))")
+            } else {
+                sql.bind(Self.operandText(filter.op, value))
+            }
             sql.raw(")")
         case .value(let value):
             if let symbol = Self.symbol(filter.op) {
                 sql.raw(symbol)
-                sql.bind(Self.operandText(filter.op, value))
+                if let parser = textParser(filter) {
+                    sql.raw(parser)
+                    sql.raw("(")
+                    sql.bind(value)
+                    sql.raw("::text)")
+                } else {
+                    sql.bind(Self.operandText(filter.op, value))
+                }
                 return
             }
             // The full-text operators: `@@ to_tsquery([language,] value)`.
@@ -324,6 +371,17 @@ struct QueryBuilder {
             }
             sql.bind(value)
             sql.raw(")")
+        }
+    }
+
+    /// The text → domain function a filter's value goes through (PostgREST's domain
+    /// representations): on a column (no JSON path) whose domain has one, for every operator but
+    /// `like`/`ilike` (patterns), `isdistinct`, `is` and full-text search, as PostgREST.
+    func textParser(_ filter: Filter) -> String? {
+        guard filter.jsonPath.isEmpty, let parser = table.column(filter.column)?.representation.fromText else { return nil }
+        switch filter.op {
+        case .like, .ilike, .isdistinct, .is, .fts, .plfts, .phfts, .wfts: return nil
+        default: return parser
         }
     }
 
