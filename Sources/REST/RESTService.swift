@@ -240,7 +240,7 @@ public final class RESTService: Sendable {
     /// A function may choose the status (`set_config('response.status', '404', true)`) and
     /// headers; they are read in the same transaction, right after the call.
     static func statusQuery(_ plan: ActionPlan) -> [SQL] {
-        guard case .call = plan.action else { return [] }
+        guard plan.readsResponseSettings else { return [] }
         return ["SELECT current_setting('response.status', true), current_setting('response.headers', true)"]
     }
 

@@ -41,7 +41,12 @@ enum ResponseRenderer {
             status = rangeStatus
             headers.add("Content-Range", contentRange)
             headers.add("Content-Type", contentType(request.media))
-            if !request.isHeadOnly { body = Array((result.body ?? "").utf8) }
+            if !request.isHeadOnly { body = bodyBytes(result.body ?? "", request.media) }
+            if case .custom = request.media {
+                // A handler's functions may set the status and headers, as a called function does.
+                if let chosen = result.status { status = chosen }
+                for (name, value) in result.headers { headers.replace(name, value) }
+            }
         case .insert, .singleUpsert:
             // PostgREST sends no Content-Range for PUT.
             if plan.action != .singleUpsert {
@@ -87,7 +92,11 @@ enum ResponseRenderer {
             } else {
                 status = rangeStatus
                 headers.add("Content-Type", contentType(request.media))
-                if !request.isHeadOnly { body = Array((result.body ?? "null").utf8) }
+                if case .custom = request.media {
+                    if !request.isHeadOnly { body = bodyBytes(result.body ?? "", request.media) }
+                } else if !request.isHeadOnly {
+                    body = Array((result.body ?? "null").utf8)
+                }
             }
             if let chosen = result.status { status = chosen }
             for (name, value) in result.headers { headers.replace(name, value) }
@@ -148,7 +157,30 @@ enum ResponseRenderer {
             return strip ? "application/vnd.pgrst.object+json; nulls=stripped; charset=utf-8" : "application/vnd.pgrst.object+json; charset=utf-8"
         case .csv: return "text/csv; charset=utf-8"
         case .openAPI: return "application/openapi+json; charset=utf-8"
+        case .custom(let custom): return custom.contentType
         }
+    }
+
+    /// The body's bytes: its text, or the bytes a custom handler's hex stands for.
+    static func bodyBytes(_ body: String, _ media: ApiRequest.Media) -> [UInt8] {
+        guard case .custom(let custom) = media, custom.binary else { return Array(body.utf8) }
+        func nibble(_ c: UInt8) -> UInt8 {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+            default: return 0
+            }
+        }
+        let hex = Array(body.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(hex.count / 2)
+        var index = 0
+        while index + 1 < hex.count {
+            bytes.append(nibble(hex[index]) << 4 | nibble(hex[index + 1]))
+            index += 2
+        }
+        return bytes
     }
 
     /// RangeQuery.hs `rangeStatusHeader`.

@@ -186,18 +186,50 @@ public struct SchemaCache: Sendable {
         }
     }
 
+    /// A custom media type handler (PostgREST's media type handlers): a domain named like a media
+    /// type (`"text/plain"`, `"image/png"`, `"*/*"`) that an aggregate over a table's rows (or over
+    /// `anyelement`) returns, or that a function returns.
+    public struct MediaHandler: Sendable, Equatable {
+        /// The aggregate, qualified and quoted; nil for a function returning the domain (its value
+        /// is the body).
+        public let aggregate: String?
+        /// The media type the domain is named for, lower-cased (`"*/*"` included).
+        public let mediaType: String
+        /// What the response says it is: the domain's name, `application/octet-stream` for `"*/*"`.
+        public let resolvedType: String
+        /// The domain is over bytea: the body is its bytes.
+        public let binary: Bool
+
+        public init(aggregate: String?, mediaType: String, resolvedType: String, binary: Bool) {
+            self.aggregate = aggregate
+            self.mediaType = mediaType
+            self.resolvedType = resolvedType
+            self.binary = binary
+        }
+    }
+
     public let tables: [String: Table]
     /// Every overload of each function name, in creation order (PostgREST chooses among them
     /// by the arguments' names).
     public let functions: [String: [Function]]
     public let foreignKeys: [ForeignKey]
+    /// Media handlers by relation (a table's or a function's name; "" for `anyelement`) and
+    /// media type: `mediaHandlers["lines"]?["image/png"]`.
+    public let mediaHandlers: [String: [String: MediaHandler]]
 
-    public init(tables: [Table], functions: [Function], foreignKeys: [ForeignKey] = []) {
+    public init(tables: [Table], functions: [Function], foreignKeys: [ForeignKey] = [],
+                mediaHandlers: [String: [String: MediaHandler]] = [:]) {
         self.tables = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var grouped: [String: [Function]] = [:]
         for function in functions { grouped[function.name, default: []].append(function) }
         self.functions = grouped
         self.foreignKeys = foreignKeys
+        self.mediaHandlers = mediaHandlers
+    }
+
+    /// The handler of `mediaType` for `relation` (nil: the one over `anyelement`).
+    public func mediaHandler(_ relation: String?, _ mediaType: String) -> MediaHandler? {
+        mediaHandlers[relation ?? ""]?[mediaType]
     }
 
     /// The closest exposed table name, for PGRST205's hint (PostgREST uses a fuzzy set).
@@ -294,12 +326,42 @@ public struct SchemaCache: Sendable {
             OR (dst_t.typtype = 'd' AND c.castsource IN ('json'::regtype, 'text'::regtype)))
         """
 
+    /// PostgREST's mediaHandlers: domains named like a media type, with the aggregates of
+    /// `public` over a relation's rows (or `anyelement`) that return one, and the functions of
+    /// `public` (not set-returning) that return one.
+    static let mediaHandlersQuery: SQL = #"""
+        WITH media_types AS (
+          SELECT t.oid, lower(t.typname) AS media_type,
+                 CASE t.typname WHEN '*/*' THEN 'application/octet-stream' ELSE lower(t.typname) END AS resolved,
+                 t.typbasetype = 'bytea'::regtype AS binary
+          FROM pg_catalog.pg_type t
+          WHERE t.typtype = 'd' AND (t.typname ~* '^[A-Za-z0-9.-]+/[A-Za-z0-9.\+-]+$' OR t.typname = '*/*')
+        )
+        SELECT quote_ident(ns.nspname) || '.' || quote_ident(p.proname) AS aggregate,
+               CASE WHEN a.oid = 'anyelement'::regtype THEN '' ELSE c.relname::text END AS relation,
+               m.media_type, m.resolved, m.binary
+        FROM media_types m
+        JOIN pg_catalog.pg_proc p ON p.prorettype = m.oid
+        JOIN pg_catalog.pg_namespace ns ON ns.oid = p.pronamespace
+        JOIN pg_catalog.pg_aggregate ag ON ag.aggfnoid = p.oid
+        JOIN pg_catalog.pg_type a ON a.oid = p.proargtypes[0]
+        LEFT JOIN pg_catalog.pg_class c ON c.reltype = a.oid AND c.relkind IN ('v', 'r', 'm', 'f', 'p')
+                                         AND c.relnamespace = 'public'::regnamespace
+        WHERE ns.nspname = 'public' AND p.pronargs = 1 AND (a.oid = 'anyelement'::regtype OR c.oid IS NOT NULL)
+        UNION ALL
+        SELECT NULL, p.proname::text, m.media_type, m.resolved, m.binary
+        FROM pg_catalog.pg_proc p
+        JOIN media_types m ON p.prorettype = m.oid
+        WHERE p.pronamespace = 'public'::regnamespace AND NOT p.proretset AND p.prokind = 'f'
+        """#
+
     /// Reads the `public` schema's tables, views, functions and foreign keys through `connection`.
     public static func load(_ connection: Connection) throws -> SchemaCache {
         let columns = try connection.query(columnsQuery)
         let functions = try connection.query(functionsQuery)
         let keys = try connection.query(foreignKeysQuery)
         let representations = try connection.query(representationsQuery)
+        let handlers = try connection.query(mediaHandlersQuery)
         let built = build(columns: columns.rows, functions: functions.rows, representations: representations.rows)
         func names(_ text: String??) -> [String] {
             guard let text = text ?? nil, case .array(let items)? = JSONValue.parse(Array(text.utf8)) else { return [] }
@@ -309,7 +371,19 @@ public struct SchemaCache: Sendable {
             guard let name = row["name"] ?? nil, let table = row["table_name"] ?? nil, let target = row["foreign_table"] ?? nil else { return nil }
             return ForeignKey(name: name, table: table, columns: names(row["columns"]), referencedTable: target, referencedColumns: names(row["foreign_columns"]))
         }
-        return SchemaCache(tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys)
+        return SchemaCache(tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys,
+                           mediaHandlers: mediaHandlers(handlers.rows))
+    }
+
+    /// The media handlers from their catalog rows, by relation and media type.
+    static func mediaHandlers(_ rows: [[String: String?]]) -> [String: [String: MediaHandler]] {
+        var handlers: [String: [String: MediaHandler]] = [:]
+        for row in rows {
+            guard let relation = row["relation"] ?? nil, let mediaType = row["media_type"] ?? nil, let resolved = row["resolved"] ?? nil else { continue }
+            let handler = MediaHandler(aggregate: row["aggregate"] ?? nil, mediaType: mediaType, resolvedType: resolved, binary: (row["binary"] ?? nil) == "t")
+            if handlers[relation]?[mediaType] == nil { handlers[relation, default: [:]][mediaType] = handler }
+        }
+        return handlers
     }
 
     /// Builds the cache from the catalog queries' rows (column name → text value).

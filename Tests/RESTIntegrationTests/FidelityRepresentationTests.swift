@@ -46,6 +46,73 @@ struct FidelityRepresentationTests {
               SELECT * FROM public.fx_todos WHERE id < before ORDER BY id $$;
             GRANT ALL ON public.fx_todos, public.fx_todo_pairs TO service_role;
             """)
+        // Media type handlers (PostgREST's CustomMediaSpec fixtures): domains named for media
+        // types, functions returning them, aggregates over a table's rows or any rows.
+        try admin.execute(#"""
+            CREATE DOMAIN public."text/plain" AS text;
+            CREATE DOMAIN public."text/xml" AS xml;
+            CREATE DOMAIN public."application/octet-stream" AS bytea;
+            CREATE DOMAIN public."*/*" AS bytea;
+            CREATE DOMAIN public."text/tab-separated-values" AS text;
+            CREATE DOMAIN public."text/x-count" AS text;
+            CREATE FUNCTION public.fx_welcome() RETURNS "text/plain" LANGUAGE sql AS $$ SELECT 'Welcome to PostgREST'::"text/plain" $$;
+            CREATE FUNCTION public.fx_welcome_twice() RETURNS SETOF "text/plain" LANGUAGE sql AS $$ SELECT 'Welcome' UNION ALL SELECT 'twice' $$;
+            CREATE FUNCTION public.fx_xml() RETURNS "text/xml" LANGUAGE sql AS $$ SELECT '<my-xml-tag/>'::"text/xml" $$;
+            CREATE FUNCTION public.fx_bytes() RETURNS "application/octet-stream" LANGUAGE sql AS $$ SELECT '\x00ff410a'::bytea::"application/octet-stream" $$;
+            CREATE FUNCTION public.fx_any() RETURNS "*/*" LANGUAGE sql AS $$ SELECT 'any'::bytea::"*/*" $$;
+            CREATE FUNCTION public.fx_some_mt() RETURNS "*/*" LANGUAGE plpgsql AS $$
+            DECLARE accept text := current_setting('request.headers', true)::json->>'accept';
+            BEGIN
+              CASE accept
+                WHEN 'app/chico' THEN
+                  PERFORM set_config('response.headers', json_build_array(json_build_object('Content-Type', accept))::text, true);
+                  RETURN 'chico'::bytea;
+                WHEN '*/*' THEN
+                  PERFORM set_config('response.headers', json_build_array(json_build_object('Content-Type', 'app/groucho'))::text, true);
+                  RETURN 'groucho'::bytea;
+                ELSE RAISE SQLSTATE 'PT406' USING MESSAGE = 'Not Acceptable';
+              END CASE;
+            END $$;
+
+            CREATE TABLE public.fx_projects (id int PRIMARY KEY, name text, client_id int);
+            INSERT INTO public.fx_projects VALUES (1, 'Windows 7', 1), (2, 'Windows 10', 1), (3, 'IOS', 2);
+            CREATE FUNCTION public.fx_tsv_trans(state text, next public.fx_projects) RETURNS "text/tab-separated-values" LANGUAGE sql AS $$
+              SELECT (state || next.id::text || E'\t' || next.name || E'\t' || coalesce(next.client_id::text, '') || E'\n')::"text/tab-separated-values" $$;
+            CREATE FUNCTION public.fx_tsv_final(data "text/tab-separated-values") RETURNS "text/tab-separated-values" LANGUAGE sql AS $$
+              SELECT (E'id\tname\tclient_id\n' || data)::"text/tab-separated-values" $$;
+            CREATE AGGREGATE public.fx_tsv_agg(public.fx_projects) (initcond = '', stype = "text/tab-separated-values", sfunc = public.fx_tsv_trans, finalfunc = public.fx_tsv_final);
+
+            CREATE TABLE public.fx_notes (id int PRIMARY KEY, line text);
+            INSERT INTO public.fx_notes VALUES (1, 'first'), (2, 'second'), (3, 'third');
+            CREATE FUNCTION public.fx_lines_trans(state "text/plain", next public.fx_notes) RETURNS "text/plain" LANGUAGE sql AS $$
+              SELECT (state || next.line || E'\n')::"text/plain" $$;
+            CREATE AGGREGATE public.fx_lines_agg(public.fx_notes) (initcond = '', stype = "text/plain", sfunc = public.fx_lines_trans);
+            CREATE FUNCTION public.fx_notes_from(first int) RETURNS SETOF public.fx_notes LANGUAGE sql STABLE AS $$ SELECT * FROM public.fx_notes WHERE id >= first ORDER BY id $$;
+
+            CREATE TABLE public.fx_numbers AS SELECT x::int AS val FROM generate_series(1, 10) x;
+            CREATE FUNCTION public.fx_some_trans(state "*/*", next public.fx_numbers) RETURNS "*/*" LANGUAGE sql AS $$
+              SELECT (state || E'\n'::bytea || next.val::text::bytea)::"*/*" $$;
+            CREATE FUNCTION public.fx_some_final(data "*/*") RETURNS "*/*" LANGUAGE plpgsql AS $$
+            DECLARE accept text := current_setting('request.headers', true)::json->>'accept';
+            BEGIN
+              IF accept = 'magic/number' THEN
+                PERFORM set_config('response.headers', json_build_array(json_build_object('Content-Type', accept))::text, true);
+                RETURN ('magic'::bytea || data)::"*/*";
+              END IF;
+              RETURN ('anything'::bytea || data)::"*/*";
+            END $$;
+            CREATE AGGREGATE public.fx_some_agg(public.fx_numbers) (initcond = '', stype = "*/*", sfunc = public.fx_some_trans, finalfunc = public.fx_some_final);
+
+            CREATE FUNCTION public.fx_count_trans(state "text/x-count", next anyelement) RETURNS "text/x-count" LANGUAGE sql AS $$
+              SELECT ((coalesce(nullif(state, ''), '0')::int + 1)::text)::"text/x-count" $$;
+            CREATE AGGREGATE public.fx_count_agg(anyelement) (initcond = '', stype = "text/x-count", sfunc = public.fx_count_trans);
+            CREATE DOMAIN public."application/json" AS json;
+            CREATE TABLE public.fx_overridden (id int);
+            INSERT INTO public.fx_overridden VALUES (1);
+            CREATE FUNCTION public.fx_ov_trans(state "application/json", next public.fx_overridden) RETURNS "application/json" LANGUAGE sql AS $$ SELECT state $$;
+            CREATE AGGREGATE public.fx_ov_agg(public.fx_overridden) (initcond = '{"overridden": "true"}', stype = "application/json", sfunc = public.fx_ov_trans);
+            GRANT ALL ON public.fx_projects, public.fx_notes, public.fx_numbers, public.fx_overridden TO service_role;
+            """#)
         // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
         // listening just after it serves): ask again until the schema cache has the fixtures.
         let http = server.client()
@@ -53,6 +120,7 @@ struct FidelityRepresentationTests {
         #expect(eventually {
             try? admin.execute("NOTIFY pgrst, 'reload schema'")
             return (try? http.request("GET", "/rest/v1/fx_todos?select=id&limit=1", headers: headers).status) == 200
+                && (try? http.request("GET", "/rest/v1/rpc/fx_welcome", headers: headers + [("Accept", "text/plain")]).status) == 200
         })
     }
 
@@ -149,5 +217,84 @@ struct FidelityRepresentationTests {
         let invalid = try send("POST", "/rest/v1/fx_todos", ##"{"id":9,"label_color":"#GGGGGG"}"##)
         #expect(invalid.status == 400, "\(invalid.status) \(invalid.text)")
         _ = try send("DELETE", "/rest/v1/fx_todos?id=gte.5", "")
+    }
+
+    // MARK: media type handlers
+
+    @Test func functionsReturningAMediaTypesDomainAnswerItRaw() throws {
+        let plain = try get("/rest/v1/rpc/fx_welcome", [("Accept", "text/plain")])
+        #expect(plain.status == 200 && plain.text == "Welcome to PostgREST", "\(plain.status) \(plain.text)")
+        #expect(plain.header("Content-Type") == "text/plain; charset=utf-8")
+        // POST too; and JSON when JSON is asked for (the domain is only for its own media type).
+        let posted = try send("POST", "/rest/v1/rpc/fx_welcome", "{}", [("Accept", "text/plain")])
+        #expect(posted.text == "Welcome to PostgREST" && posted.header("Content-Type") == "text/plain; charset=utf-8")
+        let json = try get("/rest/v1/rpc/fx_welcome")
+        #expect(json.text == ##""Welcome to PostgREST""## && json.header("Content-Type") == "application/json; charset=utf-8", "\(json.text)")
+        let xml = try get("/rest/v1/rpc/fx_xml", [("Accept", "text/xml")])
+        #expect(xml.text == "<my-xml-tag/>" && xml.header("Content-Type") == "text/xml; charset=utf-8", "\(xml.text)")
+        let bytes = try get("/rest/v1/rpc/fx_bytes", [("Accept", "application/octet-stream")])
+        #expect(bytes.body == [0x00, 0xFF, 0x41, 0x0A] && bytes.header("Content-Type") == "application/octet-stream", "\(bytes.body)")
+        // `"*/*"`: any Accept, answered as application/octet-stream.
+        for accept in ["*/*", "app/bingo", "application/json"] {
+            let any = try get("/rest/v1/rpc/fx_any", [("Accept", accept)])
+            #expect(any.text == "any" && any.header("Content-Type") == "application/octet-stream", "\(accept): \(any.text)")
+        }
+        // The function may name the type itself (response.headers), or refuse (PT406).
+        let chosen = try get("/rest/v1/rpc/fx_some_mt", [("Accept", "app/chico")])
+        #expect(chosen.text == "chico" && chosen.header("Content-Type") == "app/chico", "\(chosen.text)")
+        let groucho = try get("/rest/v1/rpc/fx_some_mt", [("Accept", "*/*")])
+        #expect(groucho.text == "groucho" && groucho.header("Content-Type") == "app/groucho")
+        #expect(try get("/rest/v1/rpc/fx_some_mt", [("Accept", "text/csv")]).status == 406)
+    }
+
+    @Test func withoutAHandlerTheMediaTypeIs406PGRST107() throws {
+        let other = try get("/rest/v1/rpc/fx_welcome", [("Accept", "text/xml")])
+        #expect(other.status == 406)
+        #expect(other.text == ##"{"code":"PGRST107","details":null,"hint":null,"message":"None of these media types are available: text/xml"}"##)
+        // A set of the domain's values has no handler (PostgREST's: only single values).
+        #expect(try get("/rest/v1/rpc/fx_welcome_twice", [("Accept", "text/plain")]).status == 406)
+        #expect(try get("/rest/v1/fx_projects", [("Accept", "text/plain")]).status == 406)
+        let undefined = try get("/rest/v1/fx_notes", [("Accept", "undefined")])
+        #expect(undefined.status == 406 && undefined.jsonObject?["message"] as? String == "None of these media types are available: undefined")
+        // A table's own handler takes its whole rows: any other select is 406.
+        #expect(try get("/rest/v1/fx_projects?select=id", [("Accept", "text/tab-separated-values")]).status == 406)
+        // Writes answer in the built-in media types only.
+        #expect(try send("PATCH", "/rest/v1/fx_notes?id=eq.0", #"{"line":"x"}"#, [("Accept", "text/plain")]).status == 406)
+    }
+
+    @Test func aggregatesAnswerATablesRowsInTheirMediaType() throws {
+        let tsv = try get("/rest/v1/fx_projects?id=in.(1,2)&order=id", [("Accept", "text/tab-separated-values")])
+        #expect(tsv.status == 200 && tsv.text == "id\tname\tclient_id\n1\tWindows 7\t1\n2\tWindows 10\t1\n", "\(tsv.status) \(tsv.text)")
+        #expect(tsv.header("Content-Type") == "text/tab-separated-values" && tsv.header("Content-Range") == "0-1/*")
+        let plain = try get("/rest/v1/fx_notes?order=id", [("Accept", "text/plain")])
+        #expect(plain.text == "first\nsecond\nthird\n" && plain.header("Content-Type") == "text/plain; charset=utf-8", "\(plain.text)")
+        let limited = try get("/rest/v1/fx_notes?order=id.desc&limit=2&select=*", [("Accept", "text/plain")])
+        #expect(limited.text == "third\nsecond\n", "\(limited.text)")
+        // A function's rows of the table's type, through the table's handler.
+        let rows = try get("/rest/v1/rpc/fx_notes_from?first=2", [("Accept", "text/plain")])
+        #expect(rows.text == "second\nthird\n" && rows.header("Content-Type") == "text/plain; charset=utf-8", "\(rows.text)")
+        // Preferred in Accept's order, JSON when it comes first.
+        #expect(try get("/rest/v1/fx_notes?id=eq.1", [("Accept", "application/json, text/plain")]).text == ##"[{"id":1,"line":"first"}]"##)
+        #expect(try get("/rest/v1/fx_notes?id=eq.1", [("Accept", "text/html, text/plain, application/json")]).text == "first\n")
+        // By `q`, then the more specific (http-types' order, as PostgREST).
+        #expect(try get("/rest/v1/fx_notes?id=eq.1", [("Accept", "text/plain;q=0.5, application/json")]).text == ##"[{"id":1,"line":"first"}]"##)
+        #expect(try get("/rest/v1/fx_notes?id=eq.1", [("Accept", "*/*, text/plain")]).text == "first\n")
+        // A table's own `application/json` handler overrides the built-in one, for it only.
+        let overridden = try get("/rest/v1/fx_overridden", [("Accept", "application/json")])
+        #expect(overridden.text == ##"{"overridden": "true"}"## && overridden.header("Content-Type") == "application/json; charset=utf-8", "\(overridden.text)")
+        #expect(try get("/rest/v1/fx_overridden?select=id", [("Accept", "application/json")]).text == ##"[{"id":1}]"##)
+        // The vendored types are never overridden.
+        let object = try get("/rest/v1/fx_notes?id=eq.1", [("Accept", "application/vnd.pgrst.object+json")])
+        #expect(object.text == ##"{"id":1,"line":"first"}"##)
+        // A `"*/*"` handler answers every Accept; its final function chooses the type.
+        let any = try get("/rest/v1/fx_numbers?val=eq.1", [("Accept", "*/*")])
+        #expect(any.text == "anything\n1" && any.header("Content-Type") == "application/octet-stream", "\(any.text)")
+        let magic = try get("/rest/v1/fx_numbers?val=eq.2", [("Accept", "magic/number")])
+        #expect(magic.text == "magic\n2" && magic.header("Content-Type") == "magic/number", "\(magic.text)")
+        // An aggregate over anyelement serves any table's rows.
+        let counted = try get("/rest/v1/fx_projects?client_id=eq.1", [("Accept", "text/x-count")])
+        #expect(counted.text == "2" && counted.header("Content-Type") == "text/x-count", "\(counted.text)")
+        let countedRows = try get("/rest/v1/fx_todos?select=id", [("Accept", "text/x-count")])
+        #expect(countedRows.text == "4", "\(countedRows.text)")
     }
 }

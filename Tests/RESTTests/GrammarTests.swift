@@ -267,6 +267,9 @@ import Testing
         ("application/vnd.pgrst.object+json", .singleObject(stripNulls: false)),
         ("application/vnd.pgrst.object+json;nulls=stripped", .singleObject(stripNulls: true)),
         ("text/csv", .csv), ("text/html, application/json", .json), ("text/html", nil), ("application/xml", nil),
+        // By q, then by specificity (http-types' parseHttpAccept, as PostgREST orders them).
+        ("*/*, text/csv", .csv), ("text/csv;q=0.5, application/json", .json), ("text/csv; q=0.9, application/json;q=0.8", .csv),
+        ("application/json;q=nan, text/csv", .json),
     ]
 
     @Test(arguments: accepts)
@@ -275,7 +278,9 @@ import Testing
         if let media {
             #expect(try Fixture.request("GET", "/rest/v1/children", headers: headers).media == media)
         } else {
-            #expect(throws: RESTError.notAcceptable(accept!)) { try Fixture.request("GET", "/rest/v1/children", headers: headers) }
+            // Refused by the planner (no media handler takes it), as PostgREST negotiates in its plan.
+            #expect(try Fixture.request("GET", "/rest/v1/children", headers: headers).acceptUnmatched)
+            #expect(throws: RESTError.notAcceptable(accept!)) { try Fixture.plan("GET", "/rest/v1/children", headers: headers) }
         }
     }
 

@@ -259,6 +259,34 @@ import Testing
         #expect(cache.functions["label"] == nil)
     }
 
+    @Test func mediaHandlersAreLoadedAndNegotiated() throws {
+        let handlers = SchemaCache.mediaHandlers([
+            ["aggregate": #"public."tsv_agg""#, "relation": "t", "media_type": "text/tab-separated-values", "resolved": "text/tab-separated-values", "binary": "f"],
+            ["aggregate": "public.count_agg", "relation": "", "media_type": "text/x-count", "resolved": "text/x-count", "binary": "f"],
+            ["aggregate": nil, "relation": "logo", "media_type": "*/*", "resolved": "application/octet-stream", "binary": "t"],
+        ])
+        let table = SchemaCache.Table(name: "t", columns: [.init(name: "id", type: "integer")], primaryKey: ["id"])
+        let cache = SchemaCache(tables: [table], functions: [.init(name: "logo", arguments: [], returnType: #""*/*""#, returnsSet: false, returnsComposite: false)],
+                                mediaHandlers: handlers)
+        func plan(_ target: String, _ accept: String?) throws(RESTError) -> ActionPlan {
+            let api = try Fixture.request("GET", target, headers: accept.map { [("Accept", $0)] } ?? [])
+            return try Planner(cache: cache, policy: Fixture.policy, ownershipEnabled: false).plan(api, caller: .serviceRole)
+        }
+        let tsv = try plan("/rest/v1/t", "text/tab-separated-values")
+        #expect(tsv.request.media == .custom(.init(aggregate: #"public."tsv_agg""#, rowType: #""public"."t""#, contentType: "text/tab-separated-values", binary: false, scalar: false)))
+        #expect(try #require(tsv.statement).text.contains(#"(public."tsv_agg"(_postgrest_t::"public"."t"))::text AS body"#))
+        #expect(tsv.readsResponseSettings)
+        // Any rows; JSON first when it comes first; the table's own handler needs `*`.
+        #expect(try #require(try plan("/rest/v1/t?select=id", "text/x-count").statement).text.contains("(public.count_agg(_postgrest_t))::text AS body"))
+        #expect(try plan("/rest/v1/t", "application/json, text/x-count").request.media == .json)
+        #expect(throws: RESTError.notAcceptable("text/tab-separated-values")) { try plan("/rest/v1/t?select=id", "text/tab-separated-values") }
+        // A function returning `"*/*"`: any Accept, its value as the body (bytes as hex).
+        let logo = try plan("/rest/v1/rpc/logo", "image/png")
+        #expect(ResponseRenderer.contentType(logo.request.media) == "application/octet-stream")
+        #expect(try #require(logo.statement).text.contains("pg_catalog.encode((pg_catalog.array_agg(_postgrest_t.pgrst_scalar))[1], 'hex') AS body"))
+        #expect(ResponseRenderer.bodyBytes("00ff41", logo.request.media) == [0x00, 0xFF, 0x41])
+    }
+
     @Test func domainRepresentationsApplyToOutputFiltersAndBodies() throws {
         let column = ["table_name": "d", "kind": "r", "nullable": "t", "default_expression": nil, "description": nil] as [String: String?]
         var id = column, color = column

@@ -38,6 +38,23 @@ public struct ApiRequest: Sendable, Equatable {
         case strippedArray
         case csv
         case openAPI
+        /// A media type handler of the schema cache (a domain named for the media type).
+        case custom(CustomMedia)
+    }
+
+    /// What a custom media handler makes the body of, as the planner chose it.
+    public struct CustomMedia: Sendable, Equatable {
+        /// The aggregate over the rows, qualified and quoted; nil when the function's value is
+        /// the body (it returns the media type's domain).
+        public var aggregate: String?
+        /// The table type the rows are cast to for a table's own aggregate (nil: `anyelement`).
+        public var rowType: String?
+        /// `Content-Type`, as PostgREST writes it (with `; charset=utf-8` for the types it knows).
+        public var contentType: String
+        /// The body is bytes (a bytea domain), read as hex.
+        public var binary: Bool
+        /// The rows are a function's values (`pgrst_scalar`), not records.
+        public var scalar: Bool
     }
 
     /// The body's media type (`Content-Type`), as PostgREST reads it for RPC: JSON and forms are
@@ -86,6 +103,11 @@ public struct ApiRequest: Sendable, Equatable {
     public var columns: [String]?
     public var preferences = Preferences()
     public var media: Media = .json
+    /// `Accept`, as sent (the planner looks it up among the schema cache's media handlers).
+    public var accept: String?
+    /// Whether none of `Accept`'s media types is one this server produces by itself: the planner
+    /// answers 406 unless a media handler takes it.
+    public var acceptUnmatched = false
     /// The parsed body of a write or POST call.
     var payload: Payload?
     public var contentMedia: ContentMedia = .json
@@ -109,7 +131,8 @@ public struct ApiRequest: Sendable, Equatable {
             && lhs.order == rhs.order && lhs.limit == rhs.limit && lhs.offset == rhs.offset && lhs.onConflict == rhs.onConflict
             && lhs.columns == rhs.columns && lhs.preferences == rhs.preferences && lhs.media == rhs.media
             && lhs.payload == rhs.payload && lhs.functionArguments == rhs.functionArguments && lhs.embedded == rhs.embedded
-            && lhs.contentMedia == rhs.contentMedia && lhs.rawBody == rhs.rawBody
+            && lhs.contentMedia == rhs.contentMedia && lhs.rawBody == rhs.rawBody && lhs.accept == rhs.accept
+            && lhs.acceptUnmatched == rhs.acceptUnmatched
     }
 
     public var isRead: Bool {
@@ -180,7 +203,15 @@ extension ApiRequest {
         if request.preferences.handling == .strict, !request.preferences.invalid.isEmpty {
             throw .invalidPreferences(request.preferences.invalid)
         }
-        request.media = try negotiate(accept: header("accept"), action: action)
+        // A media type none of the built-in ones matches may still be a media handler's (the
+        // planner decides, with the schema cache, as PostgREST negotiates in its plan).
+        request.accept = header("accept")
+        do {
+            request.media = try negotiate(accept: request.accept, action: action)
+        } catch {
+            if action.isDescribe { throw error }
+            request.acceptUnmatched = true
+        }
 
         var isRPCRead = false
         if case .call(readOnly: true, _) = action { isRPCRead = true }

@@ -89,6 +89,18 @@ extension Planner {
     func planCall(_ name: String, _ request: ApiRequest) throws(RESTError) -> ActionPlan {
         let resolved = try resolveCall(name, request)
         let function = resolved.function
+        var request = request
+        if !function.returnsVoid {
+            // Handlers of the table whose rows the function returns, else of the function itself
+            // (one returning a media type's domain), else of any rows.
+            let rowTable = cache.tables[function.returnType]
+            request.media = try negotiateMedia(request, relation: rowTable?.name ?? function.name,
+                                               rowType: rowTable.map { "\"public\"." + $0.quotedName },
+                                               defaultSelect: request.select.count == 1 && request.select[0].isStar,
+                                               scalar: !function.returnsComposite)
+        } else if request.acceptUnmatched {
+            throw .notAcceptable(request.accept ?? "")
+        }
         var conditions = request.conditions
         let invocation: SQL
         if request.isReadOnlyCall {
@@ -153,7 +165,9 @@ extension Planner {
         } else {
             let source: SQL = "SELECT \(invocation) AS pgrst_scalar\(limits)"
             let body: SQL
-            if function.returnsSet {
+            if case .custom(let custom) = request.media {
+                body = SQL(unsafeSQL: Self.customBody(custom), binds: [])  // names from the catalog
+            } else if function.returnsSet {
                 body = request.singleObject
                     ? "coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, '')"
                     : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text"

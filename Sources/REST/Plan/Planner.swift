@@ -33,6 +33,14 @@ struct ActionPlan: Sendable {
     /// `Prefer: return=headers-only` on POST: the primary key's columns, whose values (the body
     /// holds them, `[[v1, v2]]`) make the `Location` of the one row inserted.
     var locationKeys: [String] = []
+
+    /// Whether what the statement ran may have set `response.status` and `response.headers`: a
+    /// function called, or a custom media handler's functions.
+    var readsResponseSettings: Bool {
+        if case .call = action { return true }
+        if case .custom = request.media { return true }
+        return false
+    }
 }
 
 struct Planner {
@@ -62,6 +70,14 @@ struct Planner {
 
     func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision, caller: Caller) throws(RESTError) -> ActionPlan {
         var request = request
+        if request.isRead {
+            // A media handler of the table (for its whole rows) or of any rows may answer `Accept`
+            // (negotiated before the request's names are checked, as PostgREST).
+            request.media = try negotiateMedia(request, relation: table.name, rowType: "\"public\"." + table.quotedName,
+                                               defaultSelect: request.select.count == 1 && request.select[0].isStar, scalar: false)
+        } else if request.acceptUnmatched {
+            throw .notAcceptable(request.accept ?? "")
+        }
         request.select = Self.legacyCounts(request.select, of: table)
         let builder = QueryBuilder(table: table)
         var conditions = request.conditions
@@ -359,6 +375,8 @@ struct Planner {
         case .singleObject(let strip):
             let object = strip ? "json_strip_nulls(json_agg(_postgrest_t) -> 0)" : "(json_agg(_postgrest_t) -> 0)"
             sql.raw("coalesce(\(object)::text, \(nullForEmptyObject ? "'null'" : "''"))")
+        case .custom(let custom):
+            sql.raw(customBody(custom))
         case .csv:
             // Header from the first row's keys, then each row's record text without its
             // parentheses (PostgREST's asCsvF).
