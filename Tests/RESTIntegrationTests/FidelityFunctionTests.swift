@@ -140,6 +140,31 @@ struct FidelityFunctionTests {
         #expect(missing.text == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with a single unnamed text parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.fx_over in the schema cache"}"#)
     }
 
+    // MARK: an array of objects
+
+    @Test func anArrayOfObjectsCallsTheFunctionWithTheFirstObject() throws {
+        // PostgREST (since 11, without `params=multiple-objects`): the overload the objects' keys
+        // choose, called once, with the first object.
+        let first = try post("/rest/v1/rpc/fx_over", #"[{"a":1,"b":2},{"a":4,"b":6},{"a":100,"b":200}]"#)
+        #expect(first.status == 200 && first.text == #""two 3""#, "\(first.status) \(first.text)")
+        #expect(try post("/rest/v1/rpc/fx_raw", #"[{"x":1,"y":2},{"x":3,"y":4}]"#).text == #"{"sum" : 3}"#)
+        let rows = try post("/rest/v1/rpc/fx_doe?select=first&order=first", #"[{}, {}]"#)
+        #expect(compact(rows) == #"[{"first":"Jane"},{"first":"John"}]"#, "\(rows.text)")
+        // The objects' keys must be the same (PGRST102).
+        let mixed = try post("/rest/v1/rpc/fx_over", #"[{"a":1},{"b":2}]"#)
+        #expect(mixed.status == 400 && mixed.jsonObject?["code"] as? String == "PGRST102" && mixed.jsonObject?["message"] as? String == "All object keys must match", "\(mixed.text)")
+        // An empty array: a function without parameters is called; one with parameters is not
+        // (there is no first object), so it answers no value.
+        #expect(try post("/rest/v1/rpc/fx_over", "[]").text == #""none""#)
+        let notCalled = try post("/rest/v1/rpc/fx_variadic", "[]")
+        #expect(notCalled.status == 200 && notCalled.text == "null", "\(notCalled.status) \(notCalled.text)")
+        // `params=multiple-objects` is no preference any more: ignored, or refused when strict.
+        let ignored = try post("/rest/v1/rpc/fx_over", #"[{"a":1},{"a":2}]"#, [("Prefer", "params=multiple-objects")])
+        #expect(ignored.text == #""one 1""# && ignored.header("Preference-Applied") == nil, "\(ignored.text)")
+        let strict = try post("/rest/v1/rpc/fx_over", #"[{"a":1},{"a":2}]"#, [("Prefer", "handling=strict, params=multiple-objects")])
+        #expect(strict.status == 400 && strict.jsonObject?["code"] as? String == "PGRST122", "\(strict.text)")
+    }
+
     // MARK: variadic
 
     @Test func variadicParametersTakeAnArrayOrRepeatedParameters() throws {

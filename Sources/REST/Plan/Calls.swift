@@ -120,11 +120,15 @@ extension Planner {
                               mustDecide: request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict),
                               rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: function.name)
         if readOnly { plan.mustDecide = false }
+        // An empty array's first object is none: PostgREST calls a function that has parameters
+        // on no row at all (its json_to_recordset is empty), so nothing runs and no row returns.
+        let noCall = request.payload.map { $0.isArray && $0.rows.isEmpty } == true && !function.arguments.isEmpty && !resolved.positional
+        let never: SQL = noCall ? " WHERE false" : ""
         var limits: SQL = ""
         if let limit = request.limit { limits.append(" LIMIT \(limit)") }
         if request.offset > 0 { limits.append(" OFFSET \(request.offset)") }
         if function.returnsVoid {
-            plan.statement = "SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT \(invocation)) pgrst_call"
+            plan.statement = "SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT \(invocation)\(never)) pgrst_call"
         } else if function.returnsComposite {
             // Rows of a table type or of OUT columns: `select`, filters and `order` apply to them
             // as to a table's. Columns are checked when the type is a known table; otherwise
@@ -151,7 +155,7 @@ extension Planner {
             query.raw(" FROM ")
             query.append(invocation)
             query.raw(" pgrst_call")
-            builder.writeWhere(conditions, denyAll: false, into: &query)
+            builder.writeWhere(conditions, denyAll: noCall, into: &query)
             QueryBuilder.writeGroupBy(grouping, into: &query)
             builder.writeOrder(request.order, into: &query)
             query.append(limits)
@@ -163,7 +167,7 @@ extension Planner {
             statement.append(Self.aggregate(media: media, total: "NULL::bigint", inserted: "NULL::bigint", from: "pgrst_source", nullForEmptyObject: !function.returnsSet))
             plan.statement = statement
         } else {
-            let source: SQL = "SELECT \(invocation) AS pgrst_scalar\(limits)"
+            let source: SQL = "SELECT \(invocation) AS pgrst_scalar\(never)\(limits)"
             let body: SQL
             if case .custom(let custom) = request.media {
                 body = SQL(unsafeSQL: Self.customBody(custom), binds: [])  // names from the catalog
@@ -185,10 +189,12 @@ extension Planner {
         // Each argument's values in the order given (GET: the query's; POST: the body's members).
         var given: [String: [JSONValue]] = [:]
         if let payload = request.payload {
-            guard case .object(let members) = payload.json else {
-                throw .invalidBody("An array body is only the argument of a function with a single json or jsonb parameter")
+            // An array of objects (all with the same keys): the first object's members, as
+            // PostgREST (since 11, which dropped `Prefer: params=multiple-objects`) calls the
+            // function once, with the first object.
+            if case .object(let members)? = payload.isArray ? payload.rows.first : payload.json {
+                for member in members { given[member.key, default: []].append(member.value) }
             }
-            for member in members { given[member.key, default: []].append(member.value) }
         } else {
             for pair in request.functionArguments where keys.contains(pair.name) { given[pair.name, default: []].append(.string(pair.value)) }
         }
