@@ -83,11 +83,17 @@ enum Routes {
     }
 
     static func restCaller(_ request: HTTPRequest, config: ServerConfig) throws(RESTError) -> Caller {
+        let authorization = request.headers["Authorization"]
+        let bearer = Credentials.bearerToken(authorization)
+        let caller: Caller
         do {
-            return try Credentials.resolve(apikey: apiKey(request), bearer: Credentials.bearerToken(request.headers["Authorization"]), keys: config.keys)
+            caller = try Credentials.resolve(apikey: apiKey(request), bearer: bearer, keys: config.keys)
         } catch {
             throw restError(error)
         }
+        // `Bearer` with no token: PostgREST's PGRST301 (after the apikey, which the gateway checks first).
+        if bearer == nil, RESTError.isEmptyBearer(authorization) { throw .emptyToken }
+        return caller
     }
 
     /// The REST routes answered on the I/O thread over the pipelined connections (the same

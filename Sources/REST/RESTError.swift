@@ -86,6 +86,8 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case invalidAPIKey
     /// PGRST301/PGRST303: a bad or expired bearer token.
     case jwt(JWTError)
+    /// PGRST301: `Authorization: Bearer` with no token after it (PostgREST's EmptyAuthHeader).
+    case emptyToken
     /// 42501 raised by the ownership middleware before any SQL runs.
     case ownership(table: String, authenticated: Bool)
     /// A PostgreSQL error, mapped by SQLSTATE (`authenticated`: the role isn't anon).
@@ -102,7 +104,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .noRelationship: return 400
         case .ambiguousRelationship, .ambiguousFunction: return 300
         case .invalidRange: return 416
-        case .noAPIKey, .invalidAPIKey, .jwt: return 401
+        case .noAPIKey, .invalidAPIKey, .jwt, .emptyToken: return 401
         case .ownership(_, let authenticated): return authenticated ? 403 : 401
         case .database(let error, let authenticated):
             if let raised = Self.raisedByFunction(error) { return raised.status }
@@ -233,6 +235,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .noAPIKey: return (nil, "No API key found in request", nil, "No `apikey` request header or url param was found.")
         case .invalidAPIKey: return (nil, "Invalid API key", nil, "Double check your Supabase `anon` or `service_role` API key.")
         case .jwt(let error): let (code, message, details) = Self.jwtFields(error); return (code, message, details, nil)
+        case .emptyToken: return ("PGRST301", Self.emptyTokenMessage, nil, nil)
         case .ownership(let table, _):
             return ("42501", "new row violates row-level security policy for table \"\(table)\"", nil, nil)
         case .database(let error, _):
@@ -245,6 +248,22 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             }
             return (state, error.message, error.detail, error.hint)
         }
+    }
+
+    static let emptyTokenMessage = "Empty JWT is sent in Authorization header"
+
+    /// Whether an `Authorization` value is the Bearer scheme with no token after it (`Bearer`,
+    /// `Bearer `, any case): what PostgREST (wai's extractBearerAuth: the scheme up to the first
+    /// space, the rest without leading spaces) reads as an empty token and refuses (PGRST301).
+    /// Another scheme, or no header, is no token at all.
+    public static func isEmptyBearer(_ authorization: String?) -> Bool {
+        guard let authorization else { return false }
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C }
+        let bytes = Array(authorization.utf8)
+        guard let start = bytes.firstIndex(where: { !isBlank($0) }) else { return false }
+        let rest = bytes[start...]
+        guard rest.count >= 6, zip(rest.prefix(6), "bearer".utf8).allSatisfy({ ($0 | 0x20) == $1 }) else { return false }
+        return rest.dropFirst(6).allSatisfy(isBlank)
     }
 
     /// A refused bearer token as PostgREST words it (Error.hs's JwtDecodeErr, PGRST301, and
@@ -287,6 +306,8 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         switch self {
         case .jwt(let error):
             headers.add("WWW-Authenticate", #"Bearer error="invalid_token", error_description=\#(jsonString(Self.jwtFields(error).message))"#)
+        case .emptyToken:
+            headers.add("WWW-Authenticate", #"Bearer error="invalid_token", error_description=\#(jsonString(Self.emptyTokenMessage))"#)
         case .noAPIKey, .invalidAPIKey:
             break
         case .invalidRange(.outOfBounds(_, let total)):

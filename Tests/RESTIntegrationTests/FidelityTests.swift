@@ -250,4 +250,22 @@ struct FidelityTests {
         let future = try refused(signed(#"{"alg":"HS256","typ":"JWT"}"#, #"{"nbf":\#(Int(Date().timeIntervalSince1970) + 35),"role":"authenticated"}"#))
         #expect(future.status == 401 && future.text == #"{"code":"PGRST303","details":null,"hint":null,"message":"JWT not yet valid"}"#)
     }
+
+    @Test func anEmptyBearerIsRefusedAsPostgRESTDoes() throws {
+        func request(_ authorization: String, apikey: Bool = true) throws -> TestResponse {
+            var headers = [("Authorization", authorization)]
+            if apikey { headers.append(("apikey", server.anonKey)) }
+            return try server.client().request("GET", "/rest/v1/fx_items?select=id&limit=1", headers: headers)
+        }
+        for authorization in ["Bearer ", "bearer", "Bearer \t "] {
+            let empty = try request(authorization)
+            #expect(empty.status == 401, "\(authorization): \(empty.status)")
+            #expect(empty.text == #"{"code":"PGRST301","details":null,"hint":null,"message":"Empty JWT is sent in Authorization header"}"#)
+            #expect(empty.header("WWW-Authenticate") == #"Bearer error="invalid_token", error_description="Empty JWT is sent in Authorization header""#)
+        }
+        // The apikey is checked first (the gateway's answer); another scheme is no token at all.
+        #expect(try request("Bearer ", apikey: false).jsonObject?["message"] as? String == "No API key found in request")
+        #expect(try request("Basic YTpi").status == 200)
+        #expect(try request("Bearer \(server.anonKey)").status == 200)
+    }
 }

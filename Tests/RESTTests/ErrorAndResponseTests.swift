@@ -269,3 +269,10 @@ import Testing
         #expect(lowercaseUUIDString(UUID(uuidString: text)!) == text.lowercased())
     }
 }
+
+@Test func anEmptyBearerIsTheBearerSchemeWithNothingAfterIt() {
+    for header in ["Bearer", "Bearer ", "bEaReR\t", "  Bearer  "] { #expect(RESTError.isEmptyBearer(header), "\(header)") }
+    for header in [nil, "", "Bearer x", "Bearerx", "Basic ", "Bear"] as [String?] { #expect(!RESTError.isEmptyBearer(header), "\(header ?? "nil")") }
+    #expect(RESTError.emptyToken.status == 401)
+    #expect(RESTError.emptyToken.body == #"{"code":"PGRST301","details":null,"hint":null,"message":"Empty JWT is sent in Authorization header"}"#)
+}
