@@ -55,7 +55,7 @@ extension HTTPServer {
             connection.buffer.removeFirst(consumed)
             connection.sentContinue = false
             request.remoteAddress = connection.remoteAddress
-            if let inline, request.method != "OPTIONS", loop.inLoop {
+            if let inline, request.method != .options, loop.inLoop {
                 request.id = Self.requestID(from: request.headers["X-Request-Id"])
                 inFlight.add(1, ordering: .acquiringAndReleasing)
                 let started = monotonicNow()
@@ -67,7 +67,7 @@ extension HTTPServer {
             }
             workQueue.push(Work(connection: connection, request: request))
         case .failed(let error):
-            let response = errorStyle.response(error.status, error.status == 501 ? "Not Implemented" : error.message)
+            let response = errorStyle.response(error.status, error.status == .notImplemented ? "Not Implemented" : error.message)
             logger.info("rejected request", metadata: ["status": "\(error.status)", "reason": "\(error.message)", "remote": "\(connection.remoteAddress)"])
             connection.buffer.removeAll()
             write(serialize(response, head: false, keepAlive: false, requestID: nil), to: connection, keepAlive: false)
@@ -111,7 +111,7 @@ extension HTTPServer {
             if !connection.pendingOutput.isEmpty || connection.buffer.isEmpty {
                 closeConnection(connection)
             } else {
-                let response = serialize(.error(408, "Request Timeout"), head: false, keepAlive: false, requestID: nil)
+                let response = serialize(.error(.requestTimeout, "Request Timeout"), head: false, keepAlive: false, requestID: nil)
                 _ = response.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 closeConnection(connection)
             }
@@ -130,10 +130,10 @@ extension HTTPServer {
     /// ends its time in flight.
     func deliver(_ response: HTTPResponse, for request: HTTPRequest, on connection: ClientConnection, started: Double) {
         let keepAlive = request.keepsAlive && !state.withLock({ $0.stopping })
-        if response.status == 101, let delegate = response.webSocket {
+        if response.status == .switchingProtocols, let delegate = response.webSocket {
             connection.upgrade = delegate
         }
-        let bytes = serialize(response, head: request.method == "HEAD", keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
+        let bytes = serialize(response, head: request.method == .head, keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
         inFlight.add(-1, ordering: .acquiringAndReleasing)
         if logger.logLevel <= .info {
             logger.info("request", metadata: [

@@ -183,7 +183,7 @@ public final class HTTPServer: Sendable {
             }
             guard admitted else {
                 // Over the limit (or shutting down): a fast, honest answer instead of a hang.
-                let response = serialize(errorStyle.response(503, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
+                let response = serialize(errorStyle.response(.serviceUnavailable, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
                 _ = response.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(fd)
                 continue
@@ -210,8 +210,8 @@ public final class HTTPServer: Sendable {
         request.id = Self.requestID(from: request.headers["X-Request-Id"])
         let origin = request.headers["Origin"]
         var response: HTTPResponse
-        if request.method == "OPTIONS" {
-            response = HTTPResponse(status: 204)
+        if request.method == .options {
+            response = HTTPResponse(status: .noContent)
             response.headers.add("Allow", CORSConfig.allowedMethods)
             if let origin, cors.allows(origin) {
                 response.headers.add("Access-Control-Allow-Methods", CORSConfig.allowedMethods)

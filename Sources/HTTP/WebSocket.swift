@@ -20,7 +20,7 @@ public enum WebSocketHandshake {
     /// 426 for a version we do not speak).
     public static func accept(_ request: HTTPRequest, delegate: any WebSocketDelegate, style: ErrorStyle = .plain) -> HTTPResponse {
         if let refusal = check(request, style: style) { return refusal }
-        var response = HTTPResponse(status: 101)
+        var response = HTTPResponse(status: .switchingProtocols)
         response.headers.add("Upgrade", "websocket")
         response.headers.add("Sec-WebSocket-Accept", acceptValue(for: request.headers["Sec-WebSocket-Key"]!.trimmedOWS))
         response.webSocket = delegate
@@ -29,21 +29,21 @@ public enum WebSocketHandshake {
 
     /// Nil when `request` is a valid upgrade; else the response refusing it.
     public static func check(_ request: HTTPRequest, style: ErrorStyle = .plain) -> HTTPResponse? {
-        guard request.method == "GET", request.versionMinor >= 1 else { return style.response(400, "WebSocket upgrade needs GET over HTTP/1.1") }
+        guard request.method == .get, request.versionMinor >= 1 else { return style.response(.badRequest, "WebSocket upgrade needs GET over HTTP/1.1") }
         guard request.headers.values("Upgrade").contains(where: { $0.trimmedOWS.equalsIgnoringASCIICase("websocket") }) else {
-            return style.response(400, "Expected Upgrade: websocket")
+            return style.response(.badRequest, "Expected Upgrade: websocket")
         }
         let connectionTokens = request.headers.values("Connection").flatMap { $0.split(separator: ",").map(\.trimmedOWS) }
         guard connectionTokens.contains(where: { $0.equalsIgnoringASCIICase("upgrade") }) else {
-            return style.response(400, "Expected Connection: Upgrade")
+            return style.response(.badRequest, "Expected Connection: Upgrade")
         }
         guard request.headers["Sec-WebSocket-Version"]?.trimmedOWS == "13" else {
             var headers = HTTPHeaders()
             headers.add("Sec-WebSocket-Version", "13")
-            return style.response(426, "Unsupported WebSocket version (13 is supported)", headers: headers)
+            return style.response(.upgradeRequired, "Unsupported WebSocket version (13 is supported)", headers: headers)
         }
         guard let key = request.headers["Sec-WebSocket-Key"]?.trimmedOWS, decodedBase64Length(key) == 16 else {
-            return style.response(400, "Sec-WebSocket-Key must be base64 of 16 bytes")
+            return style.response(.badRequest, "Sec-WebSocket-Key must be base64 of 16 bytes")
         }
         return nil
     }

@@ -62,11 +62,11 @@ final class ServerTests {
         limits.workerThreads = 4
         limits.maxConnections = 50
         var router = Router()
-        router.add("GET", "/hello", { _ in .json(200, #"{"hello":"world"}"#) })
-        router.add("POST", "/echo", { request in HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: request.body) })
+        router.add(.get, "/hello", { _ in .json(.ok, #"{"hello":"world"}"#) })
+        router.add(.post, "/echo", { request in HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], body: request.body) })
         // Held until the test opens the gate (a handler that is still running, whatever the clock).
         let gate = slowGate
-        router.add("GET", "/slow", { _ in gate.wait(); return .json(200, "{}") })
+        router.add(.get, "/slow", { _ in gate.wait(); return .json(.ok, "{}") })
         server = HTTPServer(host: "127.0.0.1", port: 0, limits: limits, cors: CORSConfig(allowedOrigins: ["https://app.example"], exposedHeaders: "Content-Range, X-Request-Id"), responder: { [router] in router.respond(to: $0) })
         try server.start()
     }
