@@ -112,7 +112,7 @@ public final class HTTPServer: Sendable {
         for thread in threads { pthread_join(thread, nil) }
         let (remaining, webSockets) = state.withLock { state -> ([ClientConnection], [WebSocket]) in
             defer { state.connections.removeAll(); state.deadlines.removeAll(); state.webSockets.removeAll() }
-            return (state.connections.values.filter { $0.webSocket == nil }, Array(state.webSockets.values))
+            return (state.connections.values.filter { $0.state.webSocket == nil }, Array(state.webSockets.values))
         }
         for connection in remaining { close(connection.fd) }
         // Clients reconnect on 1001 (to another replica, or to us after the restart).
@@ -141,7 +141,7 @@ public final class HTTPServer: Sendable {
                 if fd == listener {
                     acceptConnections(listener)
                 } else if let connection = state.withLock({ $0.connections[fd] }) {
-                    if let webSocket = connection.webSocket {
+                    if let webSocket = connection.state.webSocket {
                         webSocket.handle(events: event.events)
                     } else {
                         handleEvent(connection, events: event.events)

@@ -201,6 +201,19 @@ final class ServerTests {
         _ = slow.read { $0.hasSuffix("{}") }
     }
 
+    @Test func aHandlerRunningPastTheConnectionsTimeoutsStillAnswersOnIt() throws {
+        let slow = try RawClient(port: server.port)
+        slow.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        // A connection accepted after the slow one is closed for idling by an expiry scan made
+        // after every deadline the slow connection was given: once it is, that scan has seen it.
+        let idle = try RawClient(port: server.port)
+        #expect(idle.read().closed)
+        slowGate.signal()
+        // The connection belongs to the handler while it runs: its answer arrives, on it.
+        let reply = slow.read { $0.hasSuffix("{}") }
+        #expect(reply.text.hasPrefix("HTTP/1.1 200") && reply.text.hasSuffix("{}"))
+    }
+
     @Test func connectionsBeyondTheLimitGet503() throws {
         var clients: [RawClient] = []
         for _ in 0..<50 { clients.append(try RawClient(port: server.port)) }
