@@ -136,24 +136,24 @@ public enum AuthRequest: Sendable, Equatable {
     }
 
     /// Parses the path after `/auth/v1`, the query and the body.
-    public static func parse(method: String, route: String, query: [(name: String, value: String)], body: [UInt8]) throws(AuthError) -> AuthRequest {
+    public static func parse(method: HTTPMethod, route: String, query: [(name: String, value: String)], body: [UInt8]) throws(AuthError) -> AuthRequest {
         func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
         let segments = route.split(separator: "/").map(String.init)
         switch (method, segments) {
-        case ("GET", ["health"]), ("HEAD", ["health"]):
+        case (.get, ["health"]), (.head, ["health"]):
             return .health
-        case ("GET", ["settings"]):
+        case (.get, ["settings"]):
             return .settings
-        case ("POST", ["signup"]):
+        case (.post, ["signup"]):
             let object = try JSONBody(body)
             return .signUp(SignUp(email: try object.email("email"), phone: try object.string("phone").flatMap { $0.isEmpty ? nil : $0 },
                                   password: try object.string("password"), metadataJSON: try object.objectText("data") ?? "{}",
                                   pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
-        case ("POST", ["recover"]):
+        case (.post, ["recover"]):
             let object = try JSONBody(body)
             guard let email = try object.email("email") else { throw .validationFailed("Password recovery requires an email") }
             return .recover(Recover(email: email, pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
-        case ("POST", ["otp"]), ("POST", ["magiclink"]):
+        case (.post, ["otp"]), (.post, ["magiclink"]):
             let object = try JSONBody(body)
             let email = try object.email("email")
             let phone = try object.string("phone").flatMap { $0.isEmpty ? nil : $0 }
@@ -165,7 +165,7 @@ public enum AuthRequest: Sendable, Equatable {
             }
             return .otp(OTP(email: email, createUser: try object.bool("create_user") ?? true, metadataJSON: try object.objectText("data") ?? "{}",
                             pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
-        case ("POST", ["resend"]):
+        case (.post, ["resend"]):
             let object = try JSONBody(body)
             let type = try object.string("type") ?? ""
             if type == "sms" || type == "phone_change" { throw .phoneProviderDisabled }
@@ -174,7 +174,7 @@ public enum AuthRequest: Sendable, Equatable {
             }
             guard let email = try object.email("email") else { throw .validationFailed("Missing email address") }
             return .resend(Resend(kind: kind, email: email, pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
-        case ("POST", ["verify"]):
+        case (.post, ["verify"]):
             let object = try JSONBody(body)
             let type = try verifyType(try object.string("type"))
             let token = try object.string("token") ?? ""
@@ -191,14 +191,14 @@ public enum AuthRequest: Sendable, Equatable {
             }
             guard let email, phone == nil else { throw .validationFailed("Only an email address or phone number should be provided on verify") }
             return .verify(Verify(type: type, credential: .otp(email: email, token: token.trimmingCharacters(in: .whitespaces)), redirectTo: redirectTo))
-        case ("GET", ["verify"]):
+        case (.get, ["verify"]):
             let type = try verifyType(queryValue("type"))
             guard let token = queryValue("token"), !token.isEmpty else { throw .validationFailed("Verify requires a token or a token hash") }
             guard !token.utf8.contains(0) else { throw .validationFailed("Verify requires a token or a token hash") }
             return .verifyLink(VerifyLink(token: token, type: type, redirectTo: queryValue("redirect_to")))
-        case ("GET", ["reauthenticate"]):
+        case (.get, ["reauthenticate"]):
             return .reauthenticate
-        case ("POST", ["token"]):
+        case (.post, ["token"]):
             let object = try JSONBody(body)
             switch queryValue("grant_type") ?? "" {
             case "password":
@@ -217,16 +217,16 @@ public enum AuthRequest: Sendable, Equatable {
             case let grant:
                 return .token(.unsupported(grant))
             }
-        case ("GET", ["user"]):
+        case (.get, ["user"]):
             return .getUser
-        case ("PUT", ["user"]):
+        case (.put, ["user"]):
             let object = try JSONBody(body)
             var changes = try userChanges(object, metadataKeys: ["data"])
             changes.nonce = try object.string("nonce").flatMap { $0.isEmpty ? nil : $0 }
             changes.pkce = try object.pkce()
             changes.redirectTo = queryValue("redirect_to")
             return .updateUser(changes)
-        case ("POST", ["logout"]):
+        case (.post, ["logout"]):
             let scope = queryValue("scope") ?? "global"
             guard let value = LogoutScope(rawValue: scope) else { throw .validationFailed("Unsupported logout scope \"\(scope)\"") }
             return .logout(value)
@@ -237,23 +237,23 @@ public enum AuthRequest: Sendable, Equatable {
         }
     }
 
-    private static func admin(method: String, path: [String], queryValue: (String) -> String?, body: [UInt8]) throws(AuthError) -> Admin {
+    private static func admin(method: HTTPMethod, path: [String], queryValue: (String) -> String?, body: [UInt8]) throws(AuthError) -> Admin {
         func userID(_ text: String) -> String? { UUID(uuidString: text)?.uuidString.lowercased() }
         switch (method, path) {
-        case ("GET", ["users"]):
+        case (.get, ["users"]):
             // Client numbers: clamped, so the offset `(page - 1) * perPage` cannot overflow.
             let page = min(max(1, queryValue("page").flatMap { Int($0) } ?? 1), 1_000_000_000)
             let perPage = min(1000, max(1, queryValue("per_page").flatMap { Int($0) } ?? 50))
             return .listUsers(page: page, perPage: perPage)
-        case ("POST", ["users"]):
+        case (.post, ["users"]):
             let object = try JSONBody(body)
             return .createUser(email: try object.email("email"), password: try object.string("password"),
                                metadataJSON: try object.objectText("user_metadata") ?? "{}", emailConfirmed: try object.bool("email_confirm") ?? false)
-        case ("GET", let parts) where parts.count == 2 && parts[0] == "users":
+        case (.get, let parts) where parts.count == 2 && parts[0] == "users":
             return .getUser(userID(parts[1]))
-        case ("PUT", let parts) where parts.count == 2 && parts[0] == "users":
+        case (.put, let parts) where parts.count == 2 && parts[0] == "users":
             return .updateUser(userID(parts[1]), try userChanges(JSONBody(body), metadataKeys: ["data", "user_metadata"]))
-        case ("DELETE", let parts) where parts.count == 2 && parts[0] == "users":
+        case (.delete, let parts) where parts.count == 2 && parts[0] == "users":
             return .deleteUser(userID(parts[1]))
         default:
             throw .notFound

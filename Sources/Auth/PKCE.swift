@@ -18,7 +18,7 @@ extension AuthService {
                     """)
                 guard found.count == 1, let id = found[0, 0], let userID = found[0, 1], let method = found[0, 2],
                       let challenge = found[0, 3], let authenticationMethod = found[0, 4] else {
-                    throw AuthError.flowStateNotFound("invalid flow state, no valid flow state found", status: 404)
+                    throw AuthError.flowStateNotFound("invalid flow state, no valid flow state found", status: .notFound)
                 }
                 guard (Double(found[0, 5] ?? "") ?? .infinity) <= config.mail.flowStateExpiry else {
                     _ = try connection.query("DELETE FROM auth.flow_state WHERE id = \(id)::uuid")
@@ -30,7 +30,7 @@ extension AuthService {
             }
         }
         switch outcome {
-        case .session(let json): return .json(200, json)
+        case .session(let json): return .json(.ok, json)
         case .expired: throw AuthError.flowStateExpired
         }
     }

@@ -24,7 +24,7 @@ extension AuthService {
                     FROM (SELECT * FROM auth.users ORDER BY created_at LIMIT \(perPage) OFFSET \((page - 1) * perPage)) u
                     """).scalar ?? "[]"
             }
-            return .json(200, #"{"aud":"authenticated","users":\#(users)}"#)
+            return .json(.ok, #"{"aud":"authenticated","users":\#(users)}"#)
         case .createUser(let email, let password, let metadata, let confirmed):
             guard let email, Self.isValidEmail(email) else {
                 throw AuthError.validationFailed("Unable to validate email address: invalid format")
@@ -48,18 +48,18 @@ extension AuthService {
                 guard let json = results[1].scalar else { throw AuthError.emailExists }
                 return json
             }
-            return .json(200, json)
+            return .json(.ok, json)
         case .getUser(let id):
             guard let id else { throw AuthError.userNotFound }
-            return .json(200, try userJSON(id))
+            return .json(.ok, try userJSON(id))
         case .updateUser(let id, let changes):
             guard let id else { throw AuthError.userNotFound }
-            return .json(200, try applyUserChanges(userID: id, changes))
+            return .json(.ok, try applyUserChanges(userID: id, changes))
         case .deleteUser(let id):
             guard let id else { throw AuthError.userNotFound }
             let json = try userJSON(id)
             _ = try pool.withConnection { try $0.query("DELETE FROM auth.users WHERE id = \(id)::uuid") }
-            return .json(200, json)
+            return .json(.ok, json)
         }
     }
 }

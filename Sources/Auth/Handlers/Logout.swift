@@ -17,6 +17,6 @@ extension AuthService {
                 return try connection.query("DELETE FROM auth.sessions WHERE user_id = \(userID)::uuid")
             }
         }
-        return HTTPResponse(status: 204)
+        return HTTPResponse(status: .noContent)
     }
 }

@@ -36,7 +36,7 @@ extension AuthService {
                 "SELECT auth.user_json(u)::text FROM auth.users u WHERE u.id = \(userID)::uuid",
             ])
             guard let user = results[1].scalar else { throw AuthError.userAlreadyExists }
-            return .json(200, try sessionJSON(userJSON: user, sessionID: sessionID, refreshToken: refreshToken, method: "password"))
+            return .json(.ok, try sessionJSON(userJSON: user, sessionID: sessionID, refreshToken: refreshToken, method: "password"))
         }
     }
 
@@ -58,7 +58,7 @@ extension AuthService {
                 """,
                 "SELECT auth.user_json(u)::text FROM auth.users u WHERE u.id = \(userID)::uuid",
             ])
-            return .json(200, try sessionJSON(userJSON: results[1].scalar ?? "{}", sessionID: sessionID, refreshToken: refreshToken, method: "anonymous"))
+            return .json(.ok, try sessionJSON(userJSON: results[1].scalar ?? "{}", sessionID: sessionID, refreshToken: refreshToken, method: "anonymous"))
         }
     }
 }

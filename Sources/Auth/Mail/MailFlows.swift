@@ -112,7 +112,7 @@ extension AuthService {
             }
         }
         send(mail.map { [$0] } ?? [])
-        return .json(200, json)
+        return .json(.ok, json)
     }
 
     /// `POST /recover`: a recovery mail to a known address; `{}` either way.
@@ -127,7 +127,7 @@ extension AuthService {
             }
         }
         send(mail.map { [$0] } ?? [])
-        return .json(200, "{}")
+        return .json(.ok, "{}")
     }
 
     /// `POST /otp`: a magic link (with its code) to a confirmed user; a new or unconfirmed
@@ -166,7 +166,7 @@ extension AuthService {
             }
         }
         send([mail])
-        return .json(200, "{}")
+        return .json(.ok, "{}")
     }
 
     /// `POST /resend`: the confirmation mail again (unconfirmed users only), or the e-mail change
@@ -189,7 +189,7 @@ extension AuthService {
             }
         }
         send(mails)
-        return .json(200, "{}")
+        return .json(.ok, "{}")
     }
 
     /// `GET /reauthenticate`: a code (no link) to the signed-in user's confirmed address, spent
@@ -212,7 +212,7 @@ extension AuthService {
             }
         }
         send([mail])
-        return .json(200, "{}")
+        return .json(.ok, "{}")
     }
 
     /// `PUT /user`: a new e-mail waits for its confirmation mails (an anonymous user with
@@ -244,7 +244,7 @@ extension AuthService {
                 changes.email = nil
             }
         }
-        return .json(200, try applyUserChanges(userID: userID, changes, missing: .userFromTokenNotFound))
+        return .json(.ok, try applyUserChanges(userID: userID, changes, missing: .userFromTokenNotFound))
     }
 
     /// With `SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`: a session older than 24 hours
