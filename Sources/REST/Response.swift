@@ -62,7 +62,7 @@ enum ResponseRenderer {
             }
             if representation {
                 headers.add("Content-Type", contentType(request.media))
-                body = Array((result.body ?? "").utf8)
+                body = bodyBytes(result.body ?? "", request.media)
             } else if !plan.locationKeys.isEmpty, result.pageTotal == 1, let location = location(plan, result.body) {
                 headers.add("Location", location)
             }
@@ -71,14 +71,14 @@ enum ResponseRenderer {
             status = representation ? .ok : .noContent
             if representation {
                 headers.add("Content-Type", contentType(request.media))
-                body = Array((result.body ?? "").utf8)
+                body = bodyBytes(result.body ?? "", request.media)
             }
         case .delete:
             headers.add("Content-Range", contentRange(lower: 1, upper: 0, total: countRequested ? result.pageTotal : nil))
             status = representation ? .ok : .noContent
             if representation {
                 headers.add("Content-Type", contentType(request.media))
-                body = Array((result.body ?? "").utf8)
+                body = bodyBytes(result.body ?? "", request.media)
             }
         case .call:
             let returnsVoid = plan.returnsVoid
@@ -100,6 +100,13 @@ enum ResponseRenderer {
             }
             if let chosen = result.status { status = HTTPStatus(code: chosen) }
             for (name, value) in result.headers { headers.replace(name, value) }
+        }
+        switch (plan.action, request.media) {
+        case (.insert, .custom), (.update, .custom), (.delete, .custom), (.singleUpsert, .custom):
+            // A write's representation through a handler: its functions may set headers too.
+            for (name, value) in result.headers { headers.replace(name, value) }
+        default:
+            break
         }
         if let applied = preferenceApplied(plan) { headers.add("Preference-Applied", applied) }
         return HTTPResponse(status: status, headers: headers, body: body)

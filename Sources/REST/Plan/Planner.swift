@@ -70,13 +70,14 @@ struct Planner {
 
     func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision, caller: Caller) throws(RESTError) -> ActionPlan {
         var request = request
-        if request.isRead {
-            // A media handler of the table (for its whole rows) or of any rows may answer `Accept`
-            // (negotiated before the request's names are checked, as PostgREST).
-            request.media = try negotiateMedia(request, relation: table.name, rowType: "\"public\"." + table.quotedName,
-                                               defaultSelect: request.select.count == 1 && request.select[0].isStar, scalar: false)
-        } else if request.acceptUnmatched {
-            throw .notAcceptable(request.accept ?? "")
+        // A media handler of the table (for its whole rows) or of any rows may answer `Accept`
+        // (negotiated before the request's names are checked, as PostgREST).
+        let negotiated = try negotiateMedia(request, relation: table.name, rowType: "\"public\"." + table.quotedName,
+                                            defaultSelect: request.select.count == 1 && request.select[0].isStar, scalar: false)
+        if case .custom = negotiated, !request.isRead, request.preferences.returning != .representation {
+            // A write without a representation has no body to hand a handler (PostgREST's NoAgg).
+        } else {
+            request.media = negotiated
         }
         request.select = Self.legacyCounts(request.select, of: table)
         let builder = QueryBuilder(table: table)
