@@ -9,21 +9,19 @@ extension AuthService {
     func exchangePKCE(authCode: String, codeVerifier: String, client: String) throws -> HTTPResponse {
         try checkRate(config.refreshLimit, "refresh", keys: ["ip:\(client)"])
         enum Outcome { case session(String), expired }
-        let outcome = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> Outcome in
-                guard let flow = try FlowStates.lock(connection, authCodeDigest: Self.digest(authCode)) else {
-                    throw AuthError.flowStateNotFound("invalid flow state, no valid flow state found", status: 404)
-                }
-                guard flow.codeAge ?? .infinity <= config.mail.flowStateExpiry else {
-                    try FlowStates.delete(connection, id: flow.id)
-                    return .expired
-                }
-                guard Self.pkceMatches(verifier: codeVerifier, challenge: flow.codeChallenge, method: flow.codeChallengeMethod) else {
-                    throw AuthError.badCodeVerifier
-                }
-                try FlowStates.delete(connection, id: flow.id)
-                return .session(try startSession(connection, userID: flow.userID, method: flow.authenticationMethod))
+        let outcome = try pool.withTransaction { connection -> Outcome in
+            guard let flow = try FlowStates.lock(connection, authCodeDigest: Self.digest(authCode)) else {
+                throw AuthError.flowStateNotFound("invalid flow state, no valid flow state found", status: 404)
             }
+            guard flow.codeAge ?? .infinity <= config.mail.flowStateExpiry else {
+                try FlowStates.delete(connection, id: flow.id)
+                return .expired
+            }
+            guard Self.pkceMatches(verifier: codeVerifier, challenge: flow.codeChallenge, method: flow.codeChallengeMethod) else {
+                throw AuthError.badCodeVerifier
+            }
+            try FlowStates.delete(connection, id: flow.id)
+            return .session(try startSession(connection, userID: flow.userID, method: flow.authenticationMethod))
         }
         switch outcome {
         case .session(let json): return .json(200, json)

@@ -29,14 +29,12 @@ extension AuthService {
             if reached { throw AuthError.rateLimited }
         }
         do {
-            return try pool.withConnection { connection in
-                try inTransaction(connection) {
-                    switch try consumeToken(connection, type: body.type, credential: body.credential) {
-                    case .halfway:
-                        return .json(200, #"{"msg":\#(jsonString(Self.halfwayMessage)),"code":"200"}"#)
-                    case .done(let userID, _):
-                        return .json(200, try startSession(connection, userID: userID, method: "otp"))
-                    }
+            return try pool.withTransaction { connection in
+                switch try consumeToken(connection, type: body.type, credential: body.credential) {
+                case .halfway:
+                    return .json(200, #"{"msg":\#(jsonString(Self.halfwayMessage)),"code":"200"}"#)
+                case .done(let userID, _):
+                    return .json(200, try startSession(connection, userID: userID, method: "otp"))
                 }
             }
         } catch let error as AuthError where error == .otpExpired(link: false) {
@@ -56,19 +54,17 @@ extension AuthService {
         enum Outcome { case session(String), code(String), halfway }
         let location: String
         do {
-            let outcome = try pool.withConnection { connection in
-                try inTransaction(connection) { () -> Outcome in
-                    switch try consumeToken(connection, type: link.type, credential: .tokenHash(link.token)) {
-                    case .halfway:
-                        return .halfway
-                    case .done(let userID, let flowStateID):
-                        guard pkce else { return .session(try startSession(connection, userID: userID, method: "otp")) }
-                        let code = UUID().uuidString.lowercased()
-                        guard try FlowStates.issueAuthCode(connection, id: flowStateID, userID: userID, codeDigest: Self.digest(code)) else {
-                            throw AuthError.flowStateNotFound("No associated flow state found. This link was not requested with a PKCE code challenge", status: 400)
-                        }
-                        return .code(code)
+            let outcome = try pool.withTransaction { connection -> Outcome in
+                switch try consumeToken(connection, type: link.type, credential: .tokenHash(link.token)) {
+                case .halfway:
+                    return .halfway
+                case .done(let userID, let flowStateID):
+                    guard pkce else { return .session(try startSession(connection, userID: userID, method: "otp")) }
+                    let code = UUID().uuidString.lowercased()
+                    guard try FlowStates.issueAuthCode(connection, id: flowStateID, userID: userID, codeDigest: Self.digest(code)) else {
+                        throw AuthError.flowStateNotFound("No associated flow state found. This link was not requested with a PKCE code challenge", status: 400)
                     }
+                    return .code(code)
                 }
             }
             switch outcome {

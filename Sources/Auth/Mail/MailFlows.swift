@@ -56,19 +56,17 @@ extension AuthService {
         guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let hash = try Password.hash(try checkedPassword(body.password), cost: config.bcryptCost)
         let redirectTo = redirectTarget(request, given: body.redirectTo)
-        let (json, mail) = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> (String, OutgoingMail?) in
-                if let existing = try Users.lockForMail(connection, email: email) {
-                    if existing.confirmed { return (Self.obfuscatedUserJSON(email: email, metadataJSON: body.metadataJSON), nil) }
-                    let mail = try confirmationMail(connection, existing, pkce: body.pkce, redirectTo: redirectTo)
-                    return (try userJSON(connection, existing.user.id), mail)
-                }
-                let userID = UUID().uuidString.lowercased()
-                try Users.createUnconfirmed(connection, id: userID, email: email, passwordHash: hash, metadataJSON: body.metadataJSON)
-                let row = try Users.lockForMail(connection, id: userID)!
-                let mail = try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
-                return (try userJSON(connection, userID), mail)
+        let (json, mail) = try pool.withTransaction { connection -> (String, OutgoingMail?) in
+            if let existing = try Users.lockForMail(connection, email: email) {
+                if existing.confirmed { return (Self.obfuscatedUserJSON(email: email, metadataJSON: body.metadataJSON), nil) }
+                let mail = try confirmationMail(connection, existing, pkce: body.pkce, redirectTo: redirectTo)
+                return (try userJSON(connection, existing.user.id), mail)
             }
+            let userID = UUID().uuidString.lowercased()
+            try Users.createUnconfirmed(connection, id: userID, email: email, passwordHash: hash, metadataJSON: body.metadataJSON)
+            let row = try Users.lockForMail(connection, id: userID)!
+            let mail = try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
+            return (try userJSON(connection, userID), mail)
         }
         send(mail.map { [$0] } ?? [])
         return .json(200, json)
@@ -79,11 +77,9 @@ extension AuthService {
         try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
         guard Self.isValidEmail(body.email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let redirectTo = redirectTarget(request, given: body.redirectTo)
-        let mail = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> OutgoingMail? in
-                guard let row = try Users.lockForMail(connection, email: body.email) else { return nil }
-                return try recoveryMail(connection, row, kind: .recovery, pkce: body.pkce, redirectTo: redirectTo)
-            }
+        let mail = try pool.withTransaction { connection -> OutgoingMail? in
+            guard let row = try Users.lockForMail(connection, email: body.email) else { return nil }
+            return try recoveryMail(connection, row, kind: .recovery, pkce: body.pkce, redirectTo: redirectTo)
         }
         send(mail.map { [$0] } ?? [])
         return .json(200, "{}")
@@ -96,22 +92,20 @@ extension AuthService {
         try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
         guard Self.isValidEmail(body.email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let redirectTo = redirectTarget(request, given: body.redirectTo)
-        let mail = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> OutgoingMail in
-                var row = try Users.lockForMail(connection, email: body.email)
-                if row == nil {
-                    guard body.createUser else { throw AuthError.otpDisabled }
-                    let userID = UUID().uuidString.lowercased()
-                    try Users.createPasswordless(connection, id: userID, email: body.email, confirmed: config.mail.autoconfirm,
-                                                 metadataJSON: body.metadataJSON)
-                    row = try Users.lockForMail(connection, id: userID)
-                }
-                guard let row else { throw AuthError.unexpected("user vanished") }
-                if !row.confirmed {
-                    return try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
-                }
-                return try recoveryMail(connection, row, kind: .magicLink, pkce: body.pkce, redirectTo: redirectTo)
+        let mail = try pool.withTransaction { connection -> OutgoingMail in
+            var row = try Users.lockForMail(connection, email: body.email)
+            if row == nil {
+                guard body.createUser else { throw AuthError.otpDisabled }
+                let userID = UUID().uuidString.lowercased()
+                try Users.createPasswordless(connection, id: userID, email: body.email, confirmed: config.mail.autoconfirm,
+                                             metadataJSON: body.metadataJSON)
+                row = try Users.lockForMail(connection, id: userID)
             }
+            guard let row else { throw AuthError.unexpected("user vanished") }
+            if !row.confirmed {
+                return try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
+            }
+            return try recoveryMail(connection, row, kind: .magicLink, pkce: body.pkce, redirectTo: redirectTo)
         }
         send([mail])
         return .json(200, "{}")
@@ -123,17 +117,15 @@ extension AuthService {
         try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
         guard Self.isValidEmail(body.email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let redirectTo = redirectTarget(request, given: body.redirectTo)
-        let mails = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> [OutgoingMail] in
-                guard let row = try Users.lockForMail(connection, email: body.email) else { return [] }
-                switch body.kind {
-                case .signup:
-                    guard !row.confirmed else { return [] }
-                    return [try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)]
-                case .emailChange:
-                    guard let pending = row.pendingEmail else { return [] }
-                    return try emailChangeMails(connection, row, newEmail: pending, pkce: body.pkce, redirectTo: redirectTo)
-                }
+        let mails = try pool.withTransaction { connection -> [OutgoingMail] in
+            guard let row = try Users.lockForMail(connection, email: body.email) else { return [] }
+            switch body.kind {
+            case .signup:
+                guard !row.confirmed else { return [] }
+                return [try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)]
+            case .emailChange:
+                guard let pending = row.pendingEmail else { return [] }
+                return try emailChangeMails(connection, row, newEmail: pending, pkce: body.pkce, redirectTo: redirectTo)
             }
         }
         send(mails)
@@ -144,20 +136,18 @@ extension AuthService {
     /// as `nonce` with a password change.
     func reauthenticate(_ request: HTTPRequest) throws -> HTTPResponse {
         let (userID, _) = try authenticatedUser(request)
-        let mail = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> OutgoingMail in
-                guard let row = try Users.lockForMail(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
-                guard !row.user.email.isEmpty else {
-                    throw AuthError.validationFailed("Reauthentication requires the user to have an email or a phone number")
-                }
-                guard row.confirmed else { throw AuthError.reauthenticationEmailNotConfirmed }
-                try checkFrequency(secondsAgo: row.reauthenticationAgo)
-                try countMailBudget(connection)
-                let mail = try issueMail(connection, kind: .reauthentication, type: .reauthentication, user: row.user, to: row.user.email,
-                                         flowStateID: nil, redirectTo: config.siteURL)
-                try Users.stampSent(connection, id: userID, .reauthentication)
-                return mail
+        let mail = try pool.withTransaction { connection -> OutgoingMail in
+            guard let row = try Users.lockForMail(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
+            guard !row.user.email.isEmpty else {
+                throw AuthError.validationFailed("Reauthentication requires the user to have an email or a phone number")
             }
+            guard row.confirmed else { throw AuthError.reauthenticationEmailNotConfirmed }
+            try checkFrequency(secondsAgo: row.reauthenticationAgo)
+            try countMailBudget(connection)
+            let mail = try issueMail(connection, kind: .reauthentication, type: .reauthentication, user: row.user, to: row.user.email,
+                                     flowStateID: nil, redirectTo: config.siteURL)
+            try Users.stampSent(connection, id: userID, .reauthentication)
+            return mail
         }
         send([mail])
         return .json(200, "{}")
@@ -177,14 +167,12 @@ extension AuthService {
             guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
             let redirectTo = redirectTarget(request, given: changes.redirectTo)
             try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
-            let mails = try pool.withConnection { connection in
-                try inTransaction(connection) { () -> [OutgoingMail]? in
-                    guard let row = try Users.lockForMail(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
-                    if email == row.user.email.lowercased() { return [] }
-                    if row.isAnonymous && config.mail.autoconfirm { return nil }
-                    guard try !Users.emailTaken(connection, email: email, byOtherThan: userID) else { throw AuthError.emailExists }
-                    return try emailChangeMails(connection, row, newEmail: email, pkce: changes.pkce, redirectTo: redirectTo)
-                }
+            let mails = try pool.withTransaction { connection -> [OutgoingMail]? in
+                guard let row = try Users.lockForMail(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
+                if email == row.user.email.lowercased() { return [] }
+                if row.isAnonymous && config.mail.autoconfirm { return nil }
+                guard try !Users.emailTaken(connection, email: email, byOtherThan: userID) else { throw AuthError.emailExists }
+                return try emailChangeMails(connection, row, newEmail: email, pkce: changes.pkce, redirectTo: redirectTo)
             }
             if let mails {
                 send(mails)
@@ -197,18 +185,16 @@ extension AuthService {
     /// With `SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`: a session older than 24 hours
     /// changes the password only with the mailed code, which is spent.
     func checkReauthentication(userID: String, sessionID: String?, nonce: String?) throws {
-        try pool.withConnection { connection in
-            try inTransaction(connection) {
-                if let age = try Sessions.age(connection, id: sessionID), age <= 24 * 3600 { return }
-                guard let nonce else { throw AuthError.reauthenticationNeeded }
-                guard let token = try OneTimeTokens.lock(connection, userID: userID, type: .reauthentication), let stored = token.otpHash,
-                      let address = token.relatesTo,
-                      Crypto.constantTimeEquals(Array(otpHash(nonce, type: .reauthentication, userID: userID, address: address).utf8), Array(stored.utf8)),
-                      token.age ?? .infinity <= config.mail.otpExpiry else {
-                    throw AuthError.reauthenticationNotValid
-                }
-                try OneTimeTokens.delete(connection, id: token.id)
+        try pool.withTransaction { connection in
+            if let age = try Sessions.age(connection, id: sessionID), age <= 24 * 3600 { return }
+            guard let nonce else { throw AuthError.reauthenticationNeeded }
+            guard let token = try OneTimeTokens.lock(connection, userID: userID, type: .reauthentication), let stored = token.otpHash,
+                  let address = token.relatesTo,
+                  Crypto.constantTimeEquals(Array(otpHash(nonce, type: .reauthentication, userID: userID, address: address).utf8), Array(stored.utf8)),
+                  token.age ?? .infinity <= config.mail.otpExpiry else {
+                throw AuthError.reauthenticationNotValid
             }
+            try OneTimeTokens.delete(connection, id: token.id)
         }
     }
 

@@ -23,19 +23,6 @@ enum TokenType: String, Sendable {
 }
 
 extension AuthService {
-    /// Runs `body` in a transaction on `connection` (rolled back when it throws).
-    func inTransaction<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
-        try connection.execute("BEGIN")
-        do {
-            let result = try body()
-            try connection.execute("COMMIT")
-            return result
-        } catch {
-            if !connection.isIdle { try? connection.execute("ROLLBACK") }
-            throw error
-        }
-    }
-
     /// Issues a new token of `type` for `user` (replacing the previous one, so only the latest
     /// mail works) and renders its mail to `address`. A PKCE flow's link token starts with
     /// `pkce_` (clients and `GET /verify` tell the flows apart by it).
