@@ -62,7 +62,7 @@ public final class Metrics: Sendable {
     /// Records one answered request.
     func record(_ request: HTTPRequest, _ response: HTTPResponse, seconds: Double) {
         let route = self.route(request.path)
-        let key = route + "\u{0}" + request.method + "\u{0}" + String(response.status)
+        let key = route + "\u{0}" + request.method.rawValue + "\u{0}" + String(response.status.code)
         let failure = Self.authFailure(route: route, response)
         let bucket = Self.buckets.firstIndex { seconds <= $0 }
         let shard = Int(truncatingIfNeeded: (UInt64(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 60)
@@ -79,13 +79,13 @@ public final class Metrics: Sendable {
 
     /// Why an authentication failed, from GoTrue's error code or PostgREST's 401s.
     static func authFailure(route: String, _ response: HTTPResponse) -> String? {
-        guard response.status == 400 || response.status == 401 || response.status == 403 || response.status == 422 || response.status == 429 else {
+        guard [.badRequest, .unauthorized, .forbidden, .unprocessableContent, .tooManyRequests].contains(response.status) else {
             return nil
         }
         if route.hasPrefix("/auth/v1/") {
             return response.headers["x-sb-error-code"]
         }
-        if response.status == 401 {
+        if response.status == .unauthorized {
             // PostgREST: a missing/invalid key or a bad/expired token.
             let body = String(decoding: response.body.prefix(200), as: UTF8.self)
             if body.contains("PGRST303") { return "jwt_expired" }

@@ -13,23 +13,23 @@ enum Routes {
                      migrator: Migrator, readiness: @escaping @Sendable () -> Readiness, logger: Logger) -> Router {
         var router = Router(logger: logger, errorStyle: Gateway.errorStyle)
         // Liveness: 200 while the process serves, saying honestly whether the database answers.
-        router.add("GET", "/health") { _ in
+        router.add(.get, "/health") { _ in
             do {
                 _ = try pool.withConnection { try $0.query("SELECT 1") }
-                return .json(200, #"{"status":"ok","database":"ok"}"#)
+                return .json(.ok, #"{"status":"ok","database":"ok"}"#)
             } catch {
-                return .json(200, #"{"status":"ok","database":\#(jsonString("unavailable: \(error)"))}"#)
+                return .json(.ok, #"{"status":"ok","database":\#(jsonString("unavailable: \(error)"))}"#)
             }
         }
         // Readiness: the database answers and every migration on disk is applied unchanged.
-        router.add("GET", "/ready") { _ in
+        router.add(.get, "/ready") { _ in
             let state = readiness()
-            return .json(state.ready ? 200 : 503, state.json)
+            return .json(state.ready ? .ok : .serviceUnavailable, state.json)
         }
-        router.add("GET", "/metrics") { _ in
+        router.add(.get, "/metrics") { _ in
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-            return HTTPResponse(status: 200, headers: headers, body: Array(metrics.render().utf8))
+            return HTTPResponse(status: .ok, headers: headers, body: Array(metrics.render().utf8))
         }
 
         // PostgREST: /rest/v1/…, and the owned tables' bare paths (`/children`), which the apps
@@ -51,28 +51,28 @@ enum Routes {
             let route = String(request.path.dropFirst("/auth/v1".count))
             if !AuthRequest.isOpenRoute(route) {
                 guard let key = apiKey(request), !key.isEmpty else {
-                    return .json(401, #"{"message":"No API key found in request","hint":"No `apikey` request header or url param was found."}"#)
+                    return .json(.unauthorized, #"{"message":"No API key found in request","hint":"No `apikey` request header or url param was found."}"#)
                 }
                 guard Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.anonKey.utf8))
                         || Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.serviceRoleKey.utf8)) else {
-                    return .json(401, #"{"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}"#)
+                    return .json(.unauthorized, #"{"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}"#)
                 }
             }
             return auth.respond(to: request, route: route)
         }
-        for method in ["GET", "POST", "PUT", "DELETE"] {
+        for method in [HTTPMethod.get, .post, .put, .delete] {
             router.add(method, "/auth/v1/*", authHandler)
         }
 
         // Supabase Realtime (postgres_changes): Kong maps /realtime/v1/* to Realtime's /socket/*.
-        router.add("GET", "/realtime/v1/websocket") { request in realtime.upgrade(request) }
+        router.add(.get, "/realtime/v1/websocket") { request in realtime.upgrade(request) }
 
         // The operators' dashboard (404 unless configured); its own sessions, never API keys.
         Dashboard.register(&router, config: config, pool: pool, metrics: metrics, migrator: migrator, logger: logger)
         return router
     }
 
-    static let restMethods = ["GET", "POST", "PATCH", "PUT", "DELETE"]
+    static let restMethods: [HTTPMethod] = [.get, .post, .patch, .put, .delete]
 
     /// The PostgREST resource a path names (`/rest/v1/children` → `/children`; an owned table's
     /// bare path is its own resource), or nil when the path is not PostgREST's.
@@ -95,7 +95,7 @@ enum Routes {
     /// a worker, is declined.
     static func inlineREST(config: ServerConfig, rest: RESTService, pipeline: PipelineClient, metrics: Metrics) -> InlineResponder {
         { request, reply in
-            let method = request.method == "HEAD" ? "GET" : request.method
+            let method = request.method == .head ? .get : request.method
             guard restMethods.contains(method), let resource = restResource(request.path, config: config) else { return false }
             let started = DispatchTime.now().uptimeNanoseconds
             let recorded: (HTTPResponse) -> Void = { response in

@@ -40,7 +40,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case overEmailSendRateLimit(String)
     /// A PKCE code nobody issued, or one already exchanged (404); at `GET /verify`, a `pkce_`
     /// token without its flow (400).
-    case flowStateNotFound(String, status: Int)
+    case flowStateNotFound(String, status: HTTPStatus)
     case flowStateExpired
     case badCodeVerifier
     case reauthenticationNeeded
@@ -48,20 +48,20 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case phoneProviderDisabled
     case unexpected(String)
 
-    var status: Int {
+    var status: HTTPStatus {
         switch self {
-        case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken, .idToken, .idTokenNonce: return 400
+        case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken, .idToken, .idTokenNonce: return .badRequest
         case .weakPassword, .userAlreadyExists, .emailExists, .otpDisabled, .reauthenticationEmailNotConfirmed, .flowStateExpired,
-             .reauthenticationNotValid: return 422
-        case .emailNotConfirmed, .badCodeVerifier, .reauthenticationNeeded, .phoneProviderDisabled: return 400
-        case .otpExpired: return 403
-        case .overEmailSendRateLimit: return 429
+             .reauthenticationNotValid: return .unprocessableContent
+        case .emailNotConfirmed, .badCodeVerifier, .reauthenticationNeeded, .phoneProviderDisabled: return .badRequest
+        case .otpExpired: return .forbidden
+        case .overEmailSendRateLimit: return .tooManyRequests
         case .flowStateNotFound(_, let status): return status
-        case .noAuthorization: return 401
-        case .badJWT, .sessionNotFound, .userFromTokenNotFound, .notAdmin: return 403
-        case .userNotFound, .notFound: return 404
-        case .rateLimited: return 429
-        case .unexpected: return 500
+        case .noAuthorization: return .unauthorized
+        case .badJWT, .sessionNotFound, .userFromTokenNotFound, .notAdmin: return .forbidden
+        case .userNotFound, .notFound: return .notFound
+        case .rateLimited: return .tooManyRequests
+        case .unexpected: return .internalServerError
         }
     }
 
@@ -137,9 +137,9 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         var headers = HTTPHeaders()
         switch self {
         case .badIDToken, .idToken:
-            return .json(400, #"{"error":"invalid request","error_description":\#(jsonString(message))}"#, headers: ["x-sb-error-code": code])
+            return .json(.badRequest, #"{"error":"invalid request","error_description":\#(jsonString(message))}"#, headers: ["x-sb-error-code": code])
         case .idTokenNonce:
-            return .json(400, #"{"error":"invalid nonce","error_description":"Nonces mismatch"}"#, headers: ["x-sb-error-code": code])
+            return .json(.badRequest, #"{"error":"invalid nonce","error_description":"Nonces mismatch"}"#, headers: ["x-sb-error-code": code])
         default:
             break
         }
@@ -148,7 +148,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             headers.add("X-Supabase-Api-Version", "2024-01-01")
             body = #"{"code":\#(jsonString(code)),"message":\#(jsonString(message))"#
         } else {
-            body = #"{"code":\#(status),"error_code":\#(jsonString(code)),"msg":\#(jsonString(message))"#
+            body = #"{"code":\#(status.code),"error_code":\#(jsonString(code)),"msg":\#(jsonString(message))"#
         }
         if case .weakPassword(_, let reasons) = self {
             body += #","weak_password":{"reasons":[\#(reasons.map(jsonString).joined(separator: ","))]}"#

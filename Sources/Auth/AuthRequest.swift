@@ -136,23 +136,23 @@ public enum AuthRequest: Sendable, Equatable {
     }
 
     /// Parses the path after `/auth/v1`, the query and the body.
-    public static func parse(method: String, route: String, query: [(name: String, value: String)], body: [UInt8]) throws(AuthError) -> AuthRequest {
+    public static func parse(method: HTTPMethod, route: String, query: [(name: String, value: String)], body: [UInt8]) throws(AuthError) -> AuthRequest {
         func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
         let segments = route.split(separator: "/").map(String.init)
         switch (method, segments) {
-        case ("GET", ["health"]), ("HEAD", ["health"]):
+        case (.get, ["health"]), (.head, ["health"]):
             return .health
-        case ("GET", ["settings"]):
+        case (.get, ["settings"]):
             return .settings
-        case ("POST", ["signup"]):
+        case (.post, ["signup"]):
             let body = try RequestBody.decode(RequestBody.SignUp.self, body)
             return .signUp(SignUp(email: try body.email.email(), phone: try body.phone.nonEmpty(), password: try body.password.read(),
                                   metadataJSON: try body.data.read()?.text ?? "{}", pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
-        case ("POST", ["recover"]):
+        case (.post, ["recover"]):
             let body = try RequestBody.decode(RequestBody.Recover.self, body)
             guard let email = try body.email.email() else { throw .validationFailed("Password recovery requires an email") }
             return .recover(Recover(email: email, pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
-        case ("POST", ["otp"]), ("POST", ["magiclink"]):
+        case (.post, ["otp"]), (.post, ["magiclink"]):
             let body = try RequestBody.decode(RequestBody.OTP.self, body)
             let email = try body.email.email()
             let phone = try body.phone.nonEmpty()
@@ -164,7 +164,7 @@ public enum AuthRequest: Sendable, Equatable {
             }
             return .otp(OTP(email: email, createUser: try body.createUser.read() ?? true, metadataJSON: try body.data.read()?.text ?? "{}",
                             pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
-        case ("POST", ["resend"]):
+        case (.post, ["resend"]):
             let body = try RequestBody.decode(RequestBody.Resend.self, body)
             let type = try body.type.read() ?? ""
             if type == "sms" || type == "phone_change" { throw .phoneProviderDisabled }
@@ -173,7 +173,7 @@ public enum AuthRequest: Sendable, Equatable {
             }
             guard let email = try body.email.email() else { throw .validationFailed("Missing email address") }
             return .resend(Resend(kind: kind, email: email, pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
-        case ("POST", ["verify"]):
+        case (.post, ["verify"]):
             let body = try RequestBody.decode(RequestBody.Verify.self, body)
             let type = try verifyType(try body.type.read())
             let token = try body.token.read() ?? ""
@@ -190,14 +190,14 @@ public enum AuthRequest: Sendable, Equatable {
             }
             guard let email, phone == nil else { throw .validationFailed("Only an email address or phone number should be provided on verify") }
             return .verify(Verify(type: type, credential: .otp(email: email, token: token.trimmingCharacters(in: .whitespaces)), redirectTo: redirectTo))
-        case ("GET", ["verify"]):
+        case (.get, ["verify"]):
             let type = try verifyType(queryValue("type"))
             guard let token = queryValue("token"), !token.isEmpty else { throw .validationFailed("Verify requires a token or a token hash") }
             guard !token.utf8.contains(0) else { throw .validationFailed("Verify requires a token or a token hash") }
             return .verifyLink(VerifyLink(token: token, type: type, redirectTo: queryValue("redirect_to")))
-        case ("GET", ["reauthenticate"]):
+        case (.get, ["reauthenticate"]):
             return .reauthenticate
-        case ("POST", ["token"]):
+        case (.post, ["token"]):
             switch queryValue("grant_type") ?? "" {
             case "password":
                 let grant = try RequestBody.decode(RequestBody.PasswordGrant.self, body)
@@ -219,9 +219,9 @@ public enum AuthRequest: Sendable, Equatable {
                 _ = try RequestBody.decode(RequestBody.Unchecked.self, body)
                 return .token(.unsupported(grant))
             }
-        case ("GET", ["user"]):
+        case (.get, ["user"]):
             return .getUser
-        case ("PUT", ["user"]):
+        case (.put, ["user"]):
             let body = try RequestBody.decode(RequestBody.UserUpdate.self, body)
             let metadata = try body.data.read()?.text
             var changes = UserChanges(email: try body.email.email(), password: try body.password.read(), metadataJSON: metadata)
@@ -229,7 +229,7 @@ public enum AuthRequest: Sendable, Equatable {
             changes.pkce = try body.pkce()
             changes.redirectTo = queryValue("redirect_to")
             return .updateUser(changes)
-        case ("POST", ["logout"]):
+        case (.post, ["logout"]):
             let scope = queryValue("scope") ?? "global"
             guard let value = LogoutScope(rawValue: scope) else { throw .validationFailed("Unsupported logout scope \"\(scope)\"") }
             return .logout(value)
@@ -240,26 +240,26 @@ public enum AuthRequest: Sendable, Equatable {
         }
     }
 
-    private static func admin(method: String, path: [String], queryValue: (String) -> String?, body: [UInt8]) throws(AuthError) -> Admin {
+    private static func admin(method: HTTPMethod, path: [String], queryValue: (String) -> String?, body: [UInt8]) throws(AuthError) -> Admin {
         func userID(_ text: String) -> String? { UUID(uuidString: text)?.uuidString.lowercased() }
         switch (method, path) {
-        case ("GET", ["users"]):
+        case (.get, ["users"]):
             // Client numbers: clamped, so the offset `(page - 1) * perPage` cannot overflow.
             let page = min(max(1, queryValue("page").flatMap { Int($0) } ?? 1), 1_000_000_000)
             let perPage = min(1000, max(1, queryValue("per_page").flatMap { Int($0) } ?? 50))
             return .listUsers(page: page, perPage: perPage)
-        case ("POST", ["users"]):
+        case (.post, ["users"]):
             let user = try RequestBody.decode(RequestBody.AdminCreateUser.self, body)
             return .createUser(email: try user.email.email(), password: try user.password.read(),
                                metadataJSON: try user.userMetadata.read()?.text ?? "{}", emailConfirmed: try user.emailConfirm.read() ?? false)
-        case ("GET", let parts) where parts.count == 2 && parts[0] == "users":
+        case (.get, let parts) where parts.count == 2 && parts[0] == "users":
             return .getUser(userID(parts[1]))
-        case ("PUT", let parts) where parts.count == 2 && parts[0] == "users":
+        case (.put, let parts) where parts.count == 2 && parts[0] == "users":
             let user = try RequestBody.decode(RequestBody.AdminUpdateUser.self, body)
             var metadata = try user.data.read()?.text
             if metadata == nil { metadata = try user.userMetadata.read()?.text }
             return .updateUser(userID(parts[1]), UserChanges(email: try user.email.email(), password: try user.password.read(), metadataJSON: metadata))
-        case ("DELETE", let parts) where parts.count == 2 && parts[0] == "users":
+        case (.delete, let parts) where parts.count == 2 && parts[0] == "users":
             return .deleteUser(userID(parts[1]))
         default:
             throw .notFound

@@ -69,9 +69,9 @@ public final class AuthService: Sendable {
     func dispatch(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
         switch try AuthRequest.parse(method: request.method, route: route, query: request.query, body: request.body) {
         case .health:
-            return .json(200, #"{"version":"onboard","name":"GoTrue","description":"GoTrue-compatible auth of onboard"}"#)
+            return .json(.ok, #"{"version":"onboard","name":"GoTrue","description":"GoTrue-compatible auth of onboard"}"#)
         case .settings:
-            return .json(200, settingsJSON())
+            return .json(.ok, settingsJSON())
         case .signUp(let signUp) where !config.mail.autoconfirm && signUp.email != nil:
             try checkRate(config.signInLimit, "signin", keys: ["ip:\(clientAddress(request))", "email:\(signUp.email!)"])
             return try signUpAwaitingConfirmation(signUp, email: signUp.email!, request: request)
@@ -81,7 +81,7 @@ public final class AuthService: Sendable {
             return try token(grant, client: clientAddress(request))
         case .getUser:
             let (user, _) = try authenticatedUser(request)
-            return .json(200, try userJSON(user, missing: .userFromTokenNotFound))
+            return .json(.ok, try userJSON(user, missing: .userFromTokenNotFound))
         case .updateUser(let changes):
             return try updateSignedInUser(request, changes)
         case .logout(let scope):

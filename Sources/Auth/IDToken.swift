@@ -110,7 +110,7 @@ extension AuthService {
         if !tokenNonce.isEmpty && Crypto.hex(Crypto.sha256(Array(givenNonce.utf8))) != tokenNonce {
             throw AuthError.idTokenNonce
         }
-        return .json(200, try signInExternal(provider: name, subject: subject, claims: claims))
+        return .json(.ok, try signInExternal(provider: name, subject: subject, claims: claims))
     }
 
     /// The claims of a token whose signature, issuer and times hold; everything else is "Bad ID token".

@@ -11,7 +11,7 @@ extension AuthService {
         enum Outcome { case session(String), expired }
         let outcome = try pool.withTransaction { connection -> Outcome in
             guard let flow = try FlowStates.lock(connection, authCodeDigest: Self.digest(authCode)) else {
-                throw AuthError.flowStateNotFound("invalid flow state, no valid flow state found", status: 404)
+                throw AuthError.flowStateNotFound("invalid flow state, no valid flow state found", status: .notFound)
             }
             guard flow.codeAge ?? .infinity <= config.mail.flowStateExpiry else {
                 try FlowStates.delete(connection, id: flow.id)
@@ -24,7 +24,7 @@ extension AuthService {
             return .session(try startSession(connection, userID: flow.userID, method: flow.authenticationMethod))
         }
         switch outcome {
-        case .session(let json): return .json(200, json)
+        case .session(let json): return .json(.ok, json)
         case .expired: throw AuthError.flowStateExpired
         }
     }

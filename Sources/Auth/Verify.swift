@@ -32,9 +32,9 @@ extension AuthService {
             return try pool.withTransaction { connection in
                 switch try consumeToken(connection, type: body.type, credential: body.credential) {
                 case .halfway:
-                    return .json(200, #"{"msg":\#(jsonString(Self.halfwayMessage)),"code":"200"}"#)
+                    return .json(.ok, #"{"msg":\#(jsonString(Self.halfwayMessage)),"code":"200"}"#)
                 case .done(let userID, _):
-                    return .json(200, try startSession(connection, userID: userID, method: "otp"))
+                    return .json(.ok, try startSession(connection, userID: userID, method: "otp"))
                 }
             }
         } catch let error as AuthError where error == .otpExpired(link: false) {
@@ -62,7 +62,7 @@ extension AuthService {
                     guard pkce else { return .session(try startSession(connection, userID: userID, method: "otp")) }
                     let code = UUID().uuidString.lowercased()
                     guard try FlowStates.issueAuthCode(connection, id: flowStateID, userID: userID, codeDigest: Self.digest(code)) else {
-                        throw AuthError.flowStateNotFound("No associated flow state found. This link was not requested with a PKCE code challenge", status: 400)
+                        throw AuthError.flowStateNotFound("No associated flow state found. This link was not requested with a PKCE code challenge", status: .badRequest)
                     }
                     return .code(code)
                 }
@@ -78,7 +78,7 @@ extension AuthService {
             }
         } catch let error as AuthError {
             var fields: [(String, String)] = []
-            if let oauth = [400: "invalid_request", 401: "unauthorized_client", 403: "access_denied", 500: "server_error", 503: "temporarily_unavailable"][error.status] {
+            if let oauth = [HTTPStatus.badRequest: "invalid_request", .unauthorized: "unauthorized_client", .forbidden: "access_denied", .internalServerError: "server_error", .serviceUnavailable: "temporarily_unavailable"][error.status] {
                 fields.append(("error", oauth))
             }
             fields += [("error_code", error.code), ("error_description", error.message)]
@@ -86,7 +86,7 @@ extension AuthService {
         }
         var headers = HTTPHeaders()
         headers.add("Location", location)
-        return HTTPResponse(status: 303, headers: headers)
+        return HTTPResponse(status: .seeOther, headers: headers)
     }
 
     /// Finds the token a verification names, checks it, applies its effect and deletes it, in

@@ -6,7 +6,7 @@ import Glibc
 /// is full), the next request, timeouts, the switch to a WebSocket.
 extension HTTPServer {
     func handleEvent(_ connection: ClientConnection, events: UInt32) {
-        if !connection.pendingOutput.isEmpty {
+        if connection.state.isWriting {
             flushPending(connection)
             return
         }
@@ -32,30 +32,26 @@ extension HTTPServer {
             closeConnection(connection)
             return
         }
-        connection.peerClosed = sawEOF
+        if sawEOF { connection.state.peerDidClose() }
         advance(connection)
     }
 
-    /// Parses what the connection has buffered and decides what happens next. Called by the
-    /// thread that owns the connection.
+    /// Parses what the connection has buffered and does what its state says comes next. Called
+    /// by the thread that owns the connection.
     func advance(_ connection: ClientConnection) {
-        switch parser.parse(connection.buffer) {
-        case .needMore(let headersComplete, let expectsContinue):
-            if connection.peerClosed {
-                closeConnection(connection)
-                return
-            }
-            if headersComplete && expectsContinue && !connection.sentContinue {
-                connection.sentContinue = true
-                let interim = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-                _ = interim.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            }
+        switch connection.state.parsed(parser.parse(connection.buffer)) {
+        case .read:
             armForReading(connection)
-        case .request(var request, let consumed):
+        case .sendContinueAndRead:
+            let interim = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            _ = interim.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            armForReading(connection)
+        case .respond(var request, let consumed):
             connection.buffer.removeFirst(consumed)
-            connection.sentContinue = false
+            // The responder owns the connection until it answers, however long that takes.
+            state.withLock { _ = $0.deadlines.removeValue(forKey: connection.fd) }
             request.remoteAddress = connection.remoteAddress
-            if let inline, request.method != "OPTIONS", loop.inLoop {
+            if let inline, request.method != .options, loop.inLoop {
                 request.id = Self.requestID(from: request.headers["X-Request-Id"])
                 inFlight.add(1, ordering: .acquiringAndReleasing)
                 let started = monotonicNow()
@@ -66,11 +62,15 @@ extension HTTPServer {
                 inFlight.add(-1, ordering: .acquiringAndReleasing)
             }
             workQueue.push(Work(connection: connection, request: request))
-        case .failed(let error):
-            let response = errorStyle.response(error.status, error.status == 501 ? "Not Implemented" : error.message)
+        case .reject(let error):
+            let response = errorStyle.response(error.status, error.status == .notImplemented ? "Not Implemented" : error.message)
             logger.info("rejected request", metadata: ["status": "\(error.status)", "reason": "\(error.message)", "remote": "\(connection.remoteAddress)"])
             connection.buffer.removeAll()
-            write(serialize(response, head: false, keepAlive: false, requestID: nil), to: connection, keepAlive: false)
+            write(serialize(response, head: false, keepAlive: false, requestID: nil), to: connection)
+        case .close:
+            closeConnection(connection)
+        case .rejectTimeout, .parseBuffered, .finish, .startWebSocket, .nothing:
+            break
         }
     }
 
@@ -108,17 +108,21 @@ extension HTTPServer {
             }
         }
         for connection in expired {
-            if !connection.pendingOutput.isEmpty || connection.buffer.isEmpty {
-                closeConnection(connection)
-            } else {
-                let response = serialize(.error(408, "Request Timeout"), head: false, keepAlive: false, requestID: nil)
+            switch connection.state.deadlinePassed(partialRequest: !connection.buffer.isEmpty) {
+            case .rejectTimeout:
+                let response = serialize(.error(.requestTimeout, "Request Timeout"), head: false, keepAlive: false, requestID: nil)
                 _ = response.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 closeConnection(connection)
+            case .close:
+                closeConnection(connection)
+            default:
+                break
             }
         }
     }
 
     func closeConnection(_ connection: ClientConnection) {
+        connection.state.closed()
         state.withLock { state in
             state.connections[connection.fd] = nil
             state.deadlines[connection.fd] = nil
@@ -130,10 +134,8 @@ extension HTTPServer {
     /// ends its time in flight.
     func deliver(_ response: HTTPResponse, for request: HTTPRequest, on connection: ClientConnection, started: Double) {
         let keepAlive = request.keepsAlive && !state.withLock({ $0.stopping })
-        if response.status == 101, let delegate = response.webSocket {
-            connection.upgrade = delegate
-        }
-        let bytes = serialize(response, head: request.method == "HEAD", keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
+        connection.state.responseReady(keepAlive: keepAlive, upgrade: response.status == .switchingProtocols ? response.webSocket : nil)
+        let bytes = serialize(response, head: request.method == .head, keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
         inFlight.add(-1, ordering: .acquiringAndReleasing)
         if logger.logLevel <= .info {
             logger.info("request", metadata: [
@@ -141,12 +143,11 @@ extension HTTPServer {
                 "bytes": "\(response.body.count)", "ms": "\(Int((monotonicNow() - started) * 1000))", "request.id": "\(response.headers["X-Request-Id"] ?? "")",
             ])
         }
-        write(bytes, to: connection, keepAlive: keepAlive)
+        write(bytes, to: connection)
     }
 
     /// Sends as much as the socket takes; the rest goes out from the epoll thread.
-    func write(_ bytes: [UInt8], to connection: ClientConnection, keepAlive: Bool) {
-        connection.closeAfterWrite = !keepAlive
+    func write(_ bytes: [UInt8], to connection: ClientConnection) {
         connection.pendingOutput = bytes
         connection.pendingOffset = 0
         flushPending(connection)
@@ -171,21 +172,23 @@ extension HTTPServer {
         }
         connection.pendingOutput = []
         connection.pendingOffset = 0
-        if let delegate = connection.upgrade {
-            startWebSocket(connection, delegate: delegate)
-        } else if connection.closeAfterWrite {
+        switch connection.state.drained() {
+        case .parseBuffered:
+            advance(connection)
+        case .finish:
             // Let the client read the answer before the close (no RST on unread input).
             Glibc.shutdown(connection.fd, Int32(SHUT_WR))
             closeConnection(connection)
-        } else {
-            advance(connection)
+        case .startWebSocket(let delegate):
+            startWebSocket(connection, delegate: delegate)
+        default:
+            break
         }
     }
 
     /// After the 101 is written: the connection leaves HTTP for good and belongs to a WebSocket,
     /// read level-triggered by the epoll thread; bytes read past the request are its first frames.
     func startWebSocket(_ connection: ClientConnection, delegate: any WebSocketDelegate) {
-        connection.upgrade = nil
         let (epoll, stopping) = state.withLock { ($0.epoll, $0.stopping) }
         let webSocket = WebSocket(fd: connection.fd, epoll: epoll, remoteAddress: connection.remoteAddress,
                                   limits: limits.webSocket, delegate: delegate) { [self] fd in
@@ -195,7 +198,7 @@ extension HTTPServer {
                 state.webSockets[fd] = nil
             }
         }
-        connection.webSocket = webSocket
+        connection.state.upgraded(to: webSocket)
         state.withLock { state in
             state.deadlines[connection.fd] = nil
             state.webSockets[connection.fd] = webSocket
@@ -211,17 +214,14 @@ extension HTTPServer {
 final class ClientConnection: @unchecked Sendable {
     let fd: Int32
     let remoteAddress: String
+    var state = ConnectionState()
+    /// Bytes read and not yet parsed into a request.
     var buffer: [UInt8] = []
+    /// The response being written, and how much of it is out.
     var pendingOutput: [UInt8] = []
     var pendingOffset = 0
-    var closeAfterWrite = false
-    var sentContinue = false
-    var peerClosed = false
+    /// When the first byte of the request being read arrived (its deadline counts from there).
     var requestStarted: Double = 0
-    /// Set by the worker when the response is a 101; the switch happens once it is written.
-    var upgrade: (any WebSocketDelegate)?
-    /// Set once the connection is upgraded; from then on the WebSocket owns the descriptor.
-    var webSocket: WebSocket?
 
     init(fd: Int32, remoteAddress: String) {
         self.fd = fd

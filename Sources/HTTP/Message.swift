@@ -58,7 +58,7 @@ extension String {
 
 /// One parsed request.
 public struct HTTPRequest: Sendable {
-    public var method: String
+    public var method: HTTPMethod
     /// The raw request-target, e.g. `/rest/v1/children?select=%2A`.
     public var target: String
     /// The percent-decoded path, without the query.
@@ -77,7 +77,7 @@ public struct HTTPRequest: Sendable {
     public var id: String = ""
     public var remoteAddress: String = ""
 
-    public init(method: String, target: String, versionMinor: Int = 1, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(method: HTTPMethod, target: String, versionMinor: Int = 1, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.method = method
         self.target = target
         self.versionMinor = versionMinor
@@ -104,27 +104,27 @@ public struct HTTPRequest: Sendable {
 
 /// One response. `Content-Length`, `Date`, `Server` and `X-Request-Id` are added when it is written.
 public struct HTTPResponse: Sendable {
-    public var status: Int
+    public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: [UInt8]
     /// With status 101: the handler the connection is handed to once the response is written.
     public var webSocket: (any WebSocketDelegate)?
 
-    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// A JSON response (`Content-Type: application/json; charset=utf-8`).
-    public static func json(_ status: Int, _ json: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+    public static func json(_ status: HTTPStatus, _ json: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var headers = headers
         if !headers.contains("Content-Type") { headers.add("Content-Type", "application/json; charset=utf-8") }
         return HTTPResponse(status: status, headers: headers, body: Array(json.utf8))
     }
 
     /// A JSON error in the plain `{"message": …}` shape (see `ErrorStyle` for the layer's own).
-    public static func error(_ status: Int, _ message: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+    public static func error(_ status: HTTPStatus, _ message: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         ErrorStyle.plain.response(status, message, headers: headers)
     }
 }
@@ -142,7 +142,7 @@ public struct ErrorStyle: Sendable {
     /// `{"message": …}`.
     public static let plain = ErrorStyle { #"{"message":\#(jsonString($0))}"# }
 
-    public func response(_ status: Int, _ message: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+    public func response(_ status: HTTPStatus, _ message: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         .json(status, body(message), headers: headers)
     }
 }

@@ -1,6 +1,6 @@
 /// A framing or syntax error, with the status the client gets before the connection closes.
 public struct HTTPParseError: Error, Equatable, Sendable {
-    public let status: Int
+    public let status: HTTPStatus
     public let message: String
 }
 
@@ -24,7 +24,7 @@ public struct HTTPParser: Sendable {
         self.limits = limits
     }
 
-    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"]
+    static let knownMethods: Set<HTTPMethod> = [.get, .head, .post, .put, .patch, .delete, .options, HTTPMethod(rawValue: "TRACE"), HTTPMethod(rawValue: "CONNECT")]
 
     public func parse(_ buffer: [UInt8]) -> Outcome {
         buffer.withUnsafeBufferPointer { parse($0) }
@@ -36,20 +36,20 @@ public struct HTTPParser: Sendable {
         while start + 1 < bytes.count, bytes[start] == 0x0d, bytes[start + 1] == 0x0a { start += 2 }
         // Request line (the limit counts it with its CRLF, whole or in pieces alike).
         guard let lineEnd = findCRLF(bytes, from: start, limit: limits.maxRequestLine) else {
-            if bytes.count - start > limits.maxRequestLine { return .failed(HTTPParseError(status: 414, message: "URI Too Long")) }
+            if bytes.count - start > limits.maxRequestLine { return .failed(HTTPParseError(status: .uriTooLong, message: "URI Too Long")) }
             if let bare = bytes[start...].firstIndex(of: 0x0a), bare - start <= limits.maxRequestLine {
-                return .failed(HTTPParseError(status: 400, message: "Bad Request: line not terminated by CRLF"))
+                return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: line not terminated by CRLF"))
             }
             return .needMore(headersComplete: false, expectsContinue: false)
         }
-        guard lineEnd + 2 - start <= limits.maxRequestLine else { return .failed(HTTPParseError(status: 414, message: "URI Too Long")) }
+        guard lineEnd + 2 - start <= limits.maxRequestLine else { return .failed(HTTPParseError(status: .uriTooLong, message: "URI Too Long")) }
         let line = bytes[start..<lineEnd]
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
-            return .failed(HTTPParseError(status: 400, message: "Bad Request: malformed request line"))
+            return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: malformed request line"))
         }
-        guard parts[0].allSatisfy(isTokenChar) else { return .failed(HTTPParseError(status: 400, message: "Bad Request: malformed method")) }
-        let method = String(decoding: parts[0], as: UTF8.self)
+        guard parts[0].allSatisfy(isTokenChar) else { return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: malformed method")) }
+        let method = HTTPMethod(rawValue: String(decoding: parts[0], as: UTF8.self))
         let versionText = String(decoding: parts[2], as: UTF8.self)
         let versionMinor: Int
         switch versionText {
@@ -57,16 +57,16 @@ public struct HTTPParser: Sendable {
         case "HTTP/1.0": versionMinor = 0
         default:
             if versionText.hasPrefix("HTTP/") && versionText.count == 8 {
-                return .failed(HTTPParseError(status: 505, message: "HTTP Version Not Supported"))
+                return .failed(HTTPParseError(status: .httpVersionNotSupported, message: "HTTP Version Not Supported"))
             }
-            return .failed(HTTPParseError(status: 400, message: "Bad Request: malformed HTTP version"))
+            return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: malformed HTTP version"))
         }
         guard parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
-            return .failed(HTTPParseError(status: 400, message: "Bad Request: malformed request target"))
+            return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: malformed request target"))
         }
         let target = String(decoding: parts[1], as: UTF8.self)
-        guard target.hasPrefix("/") || (method == "OPTIONS" && target == "*") else {
-            return .failed(HTTPParseError(status: 400, message: "Bad Request: request target must be an absolute path"))
+        guard target.hasPrefix("/") || (method == .options && target == "*") else {
+            return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: request target must be an absolute path"))
         }
 
         // Header fields.
@@ -76,52 +76,52 @@ public struct HTTPParser: Sendable {
         while true {
             guard let end = findCRLF(bytes, from: position, limit: limits.maxHeaderBytes) else {
                 if bytes.count - headerStart > limits.maxHeaderBytes {
-                    return .failed(HTTPParseError(status: 431, message: "Request Header Fields Too Large"))
+                    return .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large"))
                 }
                 if bytes[position...].contains(0x0a) && !bytes[position...].contains(0x0d) {
-                    return .failed(HTTPParseError(status: 400, message: "Bad Request: line not terminated by CRLF"))
+                    return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: line not terminated by CRLF"))
                 }
                 return .needMore(headersComplete: false, expectsContinue: false)
             }
             if end + 2 - headerStart > limits.maxHeaderBytes {  // the section counted with its CRLFs, as while incomplete
-                return .failed(HTTPParseError(status: 431, message: "Request Header Fields Too Large"))
+                return .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large"))
             }
             if end == position { position += 2; break }
             let field = bytes[position..<end]
             // RFC 9112 §5.2: obs-fold is rejected.
             if field.first == 0x20 || field.first == 0x09 {
-                return .failed(HTTPParseError(status: 400, message: "Bad Request: obsolete line folding"))
+                return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: obsolete line folding"))
             }
             guard let colon = field.firstIndex(of: 0x3a), colon > field.startIndex else {
-                return .failed(HTTPParseError(status: 400, message: "Bad Request: malformed header field"))
+                return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: malformed header field"))
             }
             // RFC 9112 §5.1: no whitespace between the name and the colon.
             guard bytes[field.startIndex..<colon].allSatisfy(isTokenChar) else {
-                return .failed(HTTPParseError(status: 400, message: "Bad Request: malformed header name"))
+                return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: malformed header name"))
             }
             var valueStart = colon + 1
             var valueEnd = field.endIndex
             while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
             while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
             guard bytes[valueStart..<valueEnd].allSatisfy({ $0 >= 0x20 || $0 == 0x09 }), !bytes[valueStart..<valueEnd].contains(0x7f) else {
-                return .failed(HTTPParseError(status: 400, message: "Bad Request: invalid character in header value"))
+                return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: invalid character in header value"))
             }
             headers.add(String(decoding: bytes[field.startIndex..<colon], as: UTF8.self),
                         String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self))
             if headers.count > limits.maxHeaderCount {
-                return .failed(HTTPParseError(status: 431, message: "Request Header Fields Too Large"))
+                return .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large"))
             }
             position = end + 2
         }
         if versionMinor == 1 && !headers.contains("Host") {
-            return .failed(HTTPParseError(status: 400, message: "Bad Request: missing Host header"))
+            return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: missing Host header"))
         }
         // RFC 9112 §3.2: more than one Host field is a 400 (proxies may disagree on which wins).
         if headers.values("Host").count > 1 {
-            return .failed(HTTPParseError(status: 400, message: "Bad Request: more than one Host header"))
+            return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: more than one Host header"))
         }
         guard Self.knownMethods.contains(method) else {
-            return .failed(HTTPParseError(status: 501, message: "Not Implemented"))
+            return .failed(HTTPParseError(status: .notImplemented, message: "Not Implemented"))
         }
 
         // Body framing (RFC 9112 §6).
@@ -132,11 +132,11 @@ public struct HTTPParser: Sendable {
         if !transferEncodings.isEmpty {
             // RFC 9112 §6.1: a message with both is an attack (request smuggling).
             guard contentLengths.isEmpty else {
-                return .failed(HTTPParseError(status: 400, message: "Bad Request: both Content-Length and Transfer-Encoding"))
+                return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: both Content-Length and Transfer-Encoding"))
             }
             let codings = transferEncodings.flatMap { $0.split(separator: ",") }.map { $0.trimmedOWS.lowercased() }
             guard codings == ["chunked"], versionMinor == 1 else {
-                return .failed(HTTPParseError(status: codings.last == "chunked" ? 501 : 400, message: "Bad Request: unsupported Transfer-Encoding"))
+                return .failed(HTTPParseError(status: codings.last == "chunked" ? .notImplemented : .badRequest, message: "Bad Request: unsupported Transfer-Encoding"))
             }
             switch parseChunked(bytes, from: position) {
             case .needMore:
@@ -153,12 +153,12 @@ public struct HTTPParser: Sendable {
             let values = Set(contentLengths.flatMap { $0.split(separator: ",") }.map { $0.trimmedOWS })
             guard values.count == 1, let text = values.first, !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
                   text.utf8.count <= 18, let value = Int(text) else {
-                return .failed(HTTPParseError(status: 400, message: "Bad Request: invalid Content-Length"))
+                return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: invalid Content-Length"))
             }
             length = value
         }
         guard length <= limits.maxBodyBytes else {
-            return .failed(HTTPParseError(status: 413, message: "Payload Too Large"))
+            return .failed(HTTPParseError(status: .contentTooLarge, message: "Payload Too Large"))
         }
         guard bytes.count - position >= length else {
             return .needMore(headersComplete: true, expectsContinue: expectsContinue)
@@ -179,13 +179,13 @@ public struct HTTPParser: Sendable {
         var body: [UInt8] = []
         while true {
             guard let lineEnd = findCRLF(bytes, from: position, limit: 1024) else {
-                return bytes.count - position > 1024 ? .failed(HTTPParseError(status: 400, message: "Bad Request: invalid chunk size")) : .needMore
+                return bytes.count - position > 1024 ? .failed(HTTPParseError(status: .badRequest, message: "Bad Request: invalid chunk size")) : .needMore
             }
             let line = bytes[position..<lineEnd]
             let sizeText = line.prefix { $0 != 0x3b && $0 != 0x20 && $0 != 0x09 }
             guard !sizeText.isEmpty, sizeText.count <= 8, sizeText.allSatisfy(isHexDigit),
                   let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16) else {
-                return .failed(HTTPParseError(status: 400, message: "Bad Request: invalid chunk size"))
+                return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: invalid chunk size"))
             }
             position = lineEnd + 2
             if size == 0 {
@@ -193,22 +193,22 @@ public struct HTTPParser: Sendable {
                 var trailerBytes = 0
                 while true {
                     guard let end = findCRLF(bytes, from: position, limit: limits.maxHeaderBytes) else {
-                        return bytes.count - position > limits.maxHeaderBytes ? .failed(HTTPParseError(status: 431, message: "Request Header Fields Too Large")) : .needMore
+                        return bytes.count - position > limits.maxHeaderBytes ? .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large")) : .needMore
                     }
                     if end == position { return .done(body: body, end: end + 2) }
                     trailerBytes += end - position
-                    if trailerBytes > limits.maxHeaderBytes { return .failed(HTTPParseError(status: 431, message: "Request Header Fields Too Large")) }
+                    if trailerBytes > limits.maxHeaderBytes { return .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large")) }
                     position = end + 2
                 }
             }
             guard body.count + size <= limits.maxBodyBytes else {
-                return .failed(HTTPParseError(status: 413, message: "Payload Too Large"))
+                return .failed(HTTPParseError(status: .contentTooLarge, message: "Payload Too Large"))
             }
             guard bytes.count - position >= size + 2 else { return .needMore }
             body.append(contentsOf: bytes[position..<(position + size)])
             position += size
             guard bytes[position] == 0x0d, bytes[position + 1] == 0x0a else {
-                return .failed(HTTPParseError(status: 400, message: "Bad Request: chunk data not followed by CRLF"))
+                return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: chunk data not followed by CRLF"))
             }
             position += 2
         }

@@ -15,17 +15,17 @@ extension HTTPServer {
     }
 
     func serialize(_ response: HTTPResponse, head: Bool, keepAlive: Bool, requestID: String?) -> [UInt8] {
-        var out = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
+        var out = "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n"
         for field in response.headers where !field.name.equalsIgnoringASCIICase("Content-Length") && !field.name.equalsIgnoringASCIICase("Connection") {
             out += field.name
             out += ": "
             out += field.value
             out += "\r\n"
         }
-        let bodiless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
+        let bodiless = response.status.isBodiless
         if !bodiless { out += "Content-Length: \(response.body.count)\r\n" }
         out += "Date: \(HTTPDate.now())\r\nServer: onboard\r\n"
-        if response.status == 101 {
+        if response.status == .switchingProtocols {
             out += "Connection: Upgrade\r\n\r\n"
         } else {
             out += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
@@ -51,38 +51,5 @@ enum HTTPDate {
             cache = (seconds, cText(buffer))
             return cache.text
         }
-    }
-}
-
-func reasonPhrase(_ status: Int) -> String {
-    switch status {
-    case 100: return "Continue"
-    case 101: return "Switching Protocols"
-    case 200: return "OK"
-    case 201: return "Created"
-    case 204: return "No Content"
-    case 206: return "Partial Content"
-    case 301: return "Moved Permanently"
-    case 304: return "Not Modified"
-    case 400: return "Bad Request"
-    case 401: return "Unauthorized"
-    case 403: return "Forbidden"
-    case 404: return "Not Found"
-    case 405: return "Method Not Allowed"
-    case 406: return "Not Acceptable"
-    case 408: return "Request Timeout"
-    case 409: return "Conflict"
-    case 413: return "Content Too Large"
-    case 414: return "URI Too Long"
-    case 415: return "Unsupported Media Type"
-    case 416: return "Range Not Satisfiable"
-    case 422: return "Unprocessable Content"
-    case 429: return "Too Many Requests"
-    case 431: return "Request Header Fields Too Large"
-    case 500: return "Internal Server Error"
-    case 501: return "Not Implemented"
-    case 503: return "Service Unavailable"
-    case 505: return "HTTP Version Not Supported"
-    default: return "Status \(status)"
     }
 }

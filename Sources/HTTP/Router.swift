@@ -13,7 +13,7 @@ public typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
 /// trailing `*` that matches the rest.
 public struct Router: Sendable {
     struct Route: Sendable {
-        let method: String
+        let method: HTTPMethod
         let segments: [Substring]
         let handler: Handler
     }
@@ -28,17 +28,17 @@ public struct Router: Sendable {
         self.errorStyle = errorStyle
     }
 
-    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
         routes.append(Route(method: method, segments: pattern.split(separator: "/"), handler: handler))
     }
 
     /// Finds the route, runs its handler, and renders errors.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
-        var allowed: [String] = []
+        var allowed: [HTTPMethod] = []
         for route in routes {
             guard let parameters = match(route.segments, segments) else { continue }
-            guard route.method == request.method || (route.method == "GET" && request.method == "HEAD") else {
+            guard route.method == request.method || (route.method == .get && request.method == .head) else {
                 allowed.append(route.method)
                 continue
             }
@@ -50,15 +50,15 @@ public struct Router: Sendable {
                 return error.response(for: routed)
             } catch {
                 logger.error("unhandled error", metadata: ["request.id": "\(request.id)", "error": "\(error)"])
-                return errorStyle.response(500, "Internal Server Error")
+                return errorStyle.response(.internalServerError, "Internal Server Error")
             }
         }
         if !allowed.isEmpty {
             var headers = HTTPHeaders()
-            headers.add("Allow", Set(allowed + (allowed.contains("GET") ? ["HEAD"] : [])).sorted().joined(separator: ", "))
-            return errorStyle.response(405, "Method Not Allowed", headers: headers)
+            headers.add("Allow", Set(allowed + (allowed.contains(.get) ? [.head] : [])).map(\.rawValue).sorted().joined(separator: ", "))
+            return errorStyle.response(.methodNotAllowed, "Method Not Allowed", headers: headers)
         }
-        return errorStyle.response(404, "Not Found")
+        return errorStyle.response(.notFound, "Not Found")
     }
 
     private func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {

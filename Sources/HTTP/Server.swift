@@ -112,7 +112,7 @@ public final class HTTPServer: Sendable {
         for thread in threads { pthread_join(thread, nil) }
         let (remaining, webSockets) = state.withLock { state -> ([ClientConnection], [WebSocket]) in
             defer { state.connections.removeAll(); state.deadlines.removeAll(); state.webSockets.removeAll() }
-            return (state.connections.values.filter { $0.webSocket == nil }, Array(state.webSockets.values))
+            return (state.connections.values.filter { $0.state.webSocket == nil }, Array(state.webSockets.values))
         }
         for connection in remaining { close(connection.fd) }
         // Clients reconnect on 1001 (to another replica, or to us after the restart).
@@ -141,7 +141,7 @@ public final class HTTPServer: Sendable {
                 if fd == listener {
                     acceptConnections(listener)
                 } else if let connection = state.withLock({ $0.connections[fd] }) {
-                    if let webSocket = connection.webSocket {
+                    if let webSocket = connection.state.webSocket {
                         webSocket.handle(events: event.events)
                     } else {
                         handleEvent(connection, events: event.events)
@@ -183,7 +183,7 @@ public final class HTTPServer: Sendable {
             }
             guard admitted else {
                 // Over the limit (or shutting down): a fast, honest answer instead of a hang.
-                let response = serialize(errorStyle.response(503, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
+                let response = serialize(errorStyle.response(.serviceUnavailable, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
                 _ = response.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(fd)
                 continue
@@ -210,8 +210,8 @@ public final class HTTPServer: Sendable {
         request.id = Self.requestID(from: request.headers["X-Request-Id"])
         let origin = request.headers["Origin"]
         var response: HTTPResponse
-        if request.method == "OPTIONS" {
-            response = HTTPResponse(status: 204)
+        if request.method == .options {
+            response = HTTPResponse(status: .noContent)
             response.headers.add("Allow", CORSConfig.allowedMethods)
             if let origin, cors.allows(origin) {
                 response.headers.add("Access-Control-Allow-Methods", CORSConfig.allowedMethods)

@@ -20,7 +20,7 @@ public enum WebSocketHandshake {
     /// 426 for a version we do not speak).
     public static func accept(_ request: HTTPRequest, delegate: any WebSocketDelegate, style: ErrorStyle = .plain) -> HTTPResponse {
         if let refusal = check(request, style: style) { return refusal }
-        var response = HTTPResponse(status: 101)
+        var response = HTTPResponse(status: .switchingProtocols)
         response.headers.add("Upgrade", "websocket")
         response.headers.add("Sec-WebSocket-Accept", acceptValue(for: request.headers["Sec-WebSocket-Key"]!.trimmedOWS))
         response.webSocket = delegate
@@ -29,21 +29,21 @@ public enum WebSocketHandshake {
 
     /// Nil when `request` is a valid upgrade; else the response refusing it.
     public static func check(_ request: HTTPRequest, style: ErrorStyle = .plain) -> HTTPResponse? {
-        guard request.method == "GET", request.versionMinor >= 1 else { return style.response(400, "WebSocket upgrade needs GET over HTTP/1.1") }
+        guard request.method == .get, request.versionMinor >= 1 else { return style.response(.badRequest, "WebSocket upgrade needs GET over HTTP/1.1") }
         guard request.headers.values("Upgrade").contains(where: { $0.trimmedOWS.equalsIgnoringASCIICase("websocket") }) else {
-            return style.response(400, "Expected Upgrade: websocket")
+            return style.response(.badRequest, "Expected Upgrade: websocket")
         }
         let connectionTokens = request.headers.values("Connection").flatMap { $0.split(separator: ",").map(\.trimmedOWS) }
         guard connectionTokens.contains(where: { $0.equalsIgnoringASCIICase("upgrade") }) else {
-            return style.response(400, "Expected Connection: Upgrade")
+            return style.response(.badRequest, "Expected Connection: Upgrade")
         }
         guard request.headers["Sec-WebSocket-Version"]?.trimmedOWS == "13" else {
             var headers = HTTPHeaders()
             headers.add("Sec-WebSocket-Version", "13")
-            return style.response(426, "Unsupported WebSocket version (13 is supported)", headers: headers)
+            return style.response(.upgradeRequired, "Unsupported WebSocket version (13 is supported)", headers: headers)
         }
         guard let key = request.headers["Sec-WebSocket-Key"]?.trimmedOWS, decodedBase64Length(key) == 16 else {
-            return style.response(400, "Sec-WebSocket-Key must be base64 of 16 bytes")
+            return style.response(.badRequest, "Sec-WebSocket-Key must be base64 of 16 bytes")
         }
         return nil
     }
@@ -87,17 +87,19 @@ public final class WebSocket: Sendable {
         let epoll: Int32
         var queue: [UInt8] = []
         var offset = 0
-        var wantsWritable = false
-        var closeSent = false
-        var closeSentAt: Double = 0
-        var closeCode = WebSocketCloseCode.abnormal
-        /// Shut down once the queue is flushed (after our Close answering the peer's).
-        var finishAfterFlush = false
-        var terminated = false
-        /// Set by `start` once bytes that came with the handshake are decoded: before it, no
-        /// epoll change may hand the descriptor to the epoll thread.
-        var registered = false
+        var closing = WebSocketClosing.open
+        var interest = Interest.unregistered
         var lastReceived: Double
+    }
+
+    /// What epoll watches the descriptor for.
+    enum Interest {
+        /// Until `start` has decoded the bytes that came with the handshake: no epoll change may
+        /// hand the descriptor to the epoll thread before that.
+        case unregistered
+        case read
+        /// Also writable: queued bytes wait for room in the socket.
+        case readWrite
     }
 
     init(fd: Int32, epoll: Int32, remoteAddress: String, limits: WebSocketLimits,
@@ -119,17 +121,11 @@ public final class WebSocket: Sendable {
     /// Starts the closing handshake: our Close now, the connection ends when the client answers
     /// (or after `limits.closeTimeout`).
     public func close(_ code: WebSocketCloseCode = .normal, reason: String = "") {
-        let first = state.withLock { output -> Bool in
-            guard !output.closeSent, !output.terminated else { return false }
-            output.closeSent = true
-            output.closeSentAt = monotonicNow()
-            output.closeCode = code
-            return true
-        }
+        let first = state.withLock { $0.closing.close(code, now: monotonicNow()) }
         if first { enqueue(WebSocketEncoder.close(code, reason: reason), control: true) }
     }
 
-    public var isOpen: Bool { state.withLock { !$0.closeSent && !$0.terminated } }
+    public var isOpen: Bool { state.withLock { $0.closing.isOpen } }
 
     /// Bytes waiting to be written (for tests and metrics).
     public var queuedBytes: Int { state.withLock { $0.queue.count - $0.offset } }
@@ -138,7 +134,7 @@ public final class WebSocket: Sendable {
     private func enqueue(_ frame: [UInt8], control: Bool = false) -> Bool {
         var overflow = false
         let accepted = state.withLock { output -> Bool in
-            guard !output.terminated, control || !output.closeSent else { return false }
+            guard output.closing.accepts(control: control) else { return false }
             if output.queue.count - output.offset + frame.count > limits.maxQueuedBytes {
                 overflow = true
                 return false
@@ -150,15 +146,15 @@ public final class WebSocket: Sendable {
         if overflow {
             // A client that does not read loses its connection, not our memory.
             terminate(code: .policyViolation)
-        } else if finishIfFlushed() {
-            terminate(code: state.withLock { $0.closeCode })
+        } else if let code = finishedCode() {
+            terminate(code: code)
         }
         return accepted
     }
 
     /// Writes what the socket takes; asks epoll for EPOLLOUT while bytes remain.
     private func flushLocked(_ output: inout Output) {
-        guard !output.terminated else { return }
+        guard output.closing != .ended else { return }
         while output.offset < output.queue.count {
             let sent = output.queue.withUnsafeBytes { raw in
                 Glibc.send(output.fd, raw.baseAddress! + output.offset, raw.count - output.offset, Int32(MSG_NOSIGNAL))
@@ -183,17 +179,18 @@ public final class WebSocket: Sendable {
             output.queue.removeFirst(output.offset)
             output.offset = 0
         }
-        let wantsWritable = !output.queue.isEmpty
-        if output.registered && wantsWritable != output.wantsWritable {
-            output.wantsWritable = wantsWritable
-            var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (wantsWritable ? EPOLLOUT.rawValue : 0),
+        let interest: Interest = output.queue.isEmpty ? .read : .readWrite
+        if output.interest != .unregistered && interest != output.interest {
+            output.interest = interest
+            var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (interest == .readWrite ? EPOLLOUT.rawValue : 0),
                                     data: epoll_data_t(fd: output.fd))
             epoll_ctl(output.epoll, EPOLL_CTL_MOD, output.fd, &event)
         }
     }
 
-    private func finishIfFlushed() -> Bool {
-        state.withLock { $0.finishAfterFlush && $0.queue.isEmpty && !$0.terminated }
+    /// The code to end with, when the last frame has been written.
+    private func finishedCode() -> WebSocketCloseCode? {
+        state.withLock { $0.closing.finished(queueEmpty: $0.queue.isEmpty) }
     }
 
     // MARK: called by the server
@@ -204,10 +201,9 @@ public final class WebSocket: Sendable {
         delegate.webSocketOpened(self)
         if !leftover.isEmpty { process(leftover) }
         state.withLock { output in
-            guard !output.terminated else { return }
-            output.registered = true
-            output.wantsWritable = !output.queue.isEmpty
-            var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (output.wantsWritable ? EPOLLOUT.rawValue : 0),
+            guard output.closing != .ended else { return }
+            output.interest = output.queue.isEmpty ? .read : .readWrite
+            var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (output.interest == .readWrite ? EPOLLOUT.rawValue : 0),
                                     data: epoll_data_t(fd: output.fd))
             if epoll_ctl(output.epoll, EPOLL_CTL_MOD, output.fd, &event) != 0 {
                 epoll_ctl(output.epoll, EPOLL_CTL_ADD, output.fd, &event)
@@ -219,20 +215,20 @@ public final class WebSocket: Sendable {
     func handle(events: UInt32) {
         if events & EPOLLOUT.rawValue != 0 {
             state.withLock { flushLocked(&$0) }
-            if finishIfFlushed() { terminate(code: state.withLock { $0.closeCode }); return }
+            if let code = finishedCode() { terminate(code: code); return }
         }
         guard events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else { return }
         var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
             // Under the lock: another thread may terminate (and close) the descriptor meanwhile.
             let (count, error) = state.withLock { output -> (Int, Int32) in
-                guard !output.terminated else { return (0, 0) }
+                guard output.closing != .ended else { return (0, 0) }
                 let count = recv(output.fd, &chunk, chunk.count, 0)
                 return (count, count < 0 ? errno : 0)
             }
             if count > 0 {
                 process(chunk[0..<count])
-                if count < chunk.count || !state.withLock({ !$0.terminated }) { return }
+                if count < chunk.count || state.withLock({ $0.closing == .ended }) { return }
             } else if count == 0 {
                 terminate(code: .abnormal)
                 return
@@ -257,24 +253,20 @@ public final class WebSocket: Sendable {
                 break
             case .close(let code, _):
                 // Answer with the same code (none → none), then close TCP ourselves (RFC 6455 §7.1.1).
-                let answered = state.withLock { output -> Bool in
-                    if output.closeSent { return true }
-                    output.closeSent = true
-                    output.closeCode = code.map(WebSocketCloseCode.init(rawValue:)) ?? .noStatus
-                    output.finishAfterFlush = true
-                    return false
-                }
-                if answered {
-                    terminate(code: state.withLock { $0.closeCode })
-                } else {
+                switch state.withLock({ $0.closing.peerClosed(code: code, now: monotonicNow()) }) {
+                case .answer:
                     let frame = code.map { WebSocketEncoder.close(WebSocketCloseCode(rawValue: $0), reason: "") } ?? WebSocketEncoder.frame(.close, [UInt8]())
                     enqueue(frame, control: true)
+                case .end(let ours):
+                    terminate(code: ours)
+                case .ignore:
+                    break
                 }
                 return
             case .fail(let code, let reason):
                 close(code, reason: reason)
-                state.withLock { $0.finishAfterFlush = true }
-                if finishIfFlushed() { terminate(code: code) }
+                state.withLock { $0.closing.finishAfterClose() }
+                if finishedCode() != nil { terminate(code: code) }
                 return
             }
         }
@@ -282,22 +274,20 @@ public final class WebSocket: Sendable {
 
     /// Periodic check from the epoll thread: idle clients are closed, unanswered Closes end.
     func tick(now: Double) {
-        let (idle, closeExpired) = state.withLock { output in
-            (!output.closeSent && now - output.lastReceived > limits.idleTimeout,
-             output.closeSent && now - output.closeSentAt > limits.closeTimeout)
+        let check = state.withLock { output in
+            output.closing.check(now: now, lastReceived: output.lastReceived, idleTimeout: limits.idleTimeout, closeTimeout: limits.closeTimeout)
         }
-        if closeExpired {
-            terminate(code: state.withLock { $0.closeCode })
-        } else if idle {
-            close(.normal, reason: "idle timeout")
+        switch check {
+        case .end(let code): terminate(code: code)
+        case .closeIdle: close(.normal, reason: "idle timeout")
+        case .nothing: break
         }
     }
 
     /// Ends the connection now: descriptor closed (under the lock), server told, delegate told once.
     func terminate(code: WebSocketCloseCode) {
         let fd = state.withLock { output -> Int32? in
-            guard !output.terminated else { return nil }
-            output.terminated = true
+            guard output.closing.end() else { return nil }
             output.queue = []
             output.offset = 0
             epoll_ctl(output.epoll, EPOLL_CTL_DEL, output.fd, nil)

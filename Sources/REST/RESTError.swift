@@ -91,19 +91,19 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     /// A PostgreSQL error, mapped by SQLSTATE (`authenticated`: the role isn't anon).
     case database(PostgresError, authenticated: Bool)
 
-    public var status: Int {
+    public var status: HTTPStatus {
         switch self {
         case .parse, .invalidBody, .unknownBodyColumn, .unknownColumn, .tooManyAffected, .invalidPreferences,
              .putLimitNotAllowed, .putMatchingPK, .spreadNotToOne, .aggregatesNotAllowed:
-            return 400
-        case .invalidRPCMethod, .invalidFilters, .unsupportedMethod: return 405
-        case .invalidSchema, .notAcceptable, .singularity: return 406
-        case .unknownFunction, .unknownTable, .invalidResourcePath: return 404
-        case .noRelationship: return 400
-        case .ambiguousRelationship, .ambiguousFunction: return 300
-        case .invalidRange: return 416
-        case .noAPIKey, .invalidAPIKey, .jwt: return 401
-        case .ownership(_, let authenticated): return authenticated ? 403 : 401
+            return .badRequest
+        case .invalidRPCMethod, .invalidFilters, .unsupportedMethod: return .methodNotAllowed
+        case .invalidSchema, .notAcceptable, .singularity: return .notAcceptable
+        case .unknownFunction, .unknownTable, .invalidResourcePath: return .notFound
+        case .noRelationship: return .badRequest
+        case .ambiguousRelationship, .ambiguousFunction: return .multipleChoices
+        case .invalidRange: return .rangeNotSatisfiable
+        case .noAPIKey, .invalidAPIKey, .jwt: return .unauthorized
+        case .ownership(_, let authenticated): return authenticated ? .forbidden : .unauthorized
         case .database(let error, let authenticated):
             if let raised = Self.raisedByFunction(error) { return raised.status }
             return Self.status(for: error, authenticated: authenticated)
@@ -113,7 +113,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     /// PostgREST's `RAISE SQLSTATE 'PGRST' USING MESSAGE = '{"code","message","details","hint"}',
     /// DETAIL = '{"status": n, "headers": {…}}'`: a function chooses the whole answer. Nil when
     /// `error` is not that, or its JSON does not parse (then it is an ordinary error).
-    static func raisedByFunction(_ error: PostgresError) -> (status: Int, fields: [String: String?], headers: [(String, String)])? {
+    static func raisedByFunction(_ error: PostgresError) -> (status: HTTPStatus, fields: [String: String?], headers: [(String, String)])? {
         guard error.kind == .server, error.sqlState == "PGRST",
               case .object(let body)? = JSONValue.parse(Array(error.message.utf8)),
               case .object(let detail)? = error.detail.flatMap({ JSONValue.parse(Array($0.utf8)) }),
@@ -127,46 +127,46 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         if case .object(let members)? = detail.first(where: { $0.key == "headers" })?.value {
             for (name, value) in members { if case .string(let text) = value { headers.append((name, text)) } }
         }
-        return (status, fields, headers)
+        return (HTTPStatus(code: status), fields, headers)
     }
 
     /// PostgREST's SQLSTATE → HTTP status table (Error.hs `mapSQLtoHTTP`), in its order. This is
     /// the only such table in the code base.
-    public static func status(for error: PostgresError, authenticated: Bool) -> Int {
+    public static func status(for error: PostgresError, authenticated: Bool) -> HTTPStatus {
         guard error.kind == .server, let code = error.sqlState else {
             // No server answer: connection trouble or a pool timeout.
-            return error.sqlState == "08000" ? 504 : 503
+            return error.sqlState == "08000" ? .gatewayTimeout : .serviceUnavailable
         }
         let chars = Array(code)
-        guard chars.count == 5 else { return 500 }
+        guard chars.count == 5 else { return .internalServerError }
         let klass = String(chars[0...1])
         switch code {
-        case "23503", "23505": return 409
-        case "25006": return 405
-        case "21000": return 500
-        case "22023": return error.message.hasPrefix("role") && error.message.hasSuffix("does not exist") ? 401 : 400
-        case "53400": return 500
-        case "57P01": return 503
-        case "P0001": return 400
-        case "42883": return 404
-        case "42P01": return 404
-        case "42P17": return 500
-        case "42501": return authenticated ? 403 : 401
+        case "23503", "23505": return .conflict
+        case "25006": return .methodNotAllowed
+        case "21000": return .internalServerError
+        case "22023": return error.message.hasPrefix("role") && error.message.hasSuffix("does not exist") ? .unauthorized : .badRequest
+        case "53400": return .internalServerError
+        case "57P01": return .serviceUnavailable
+        case "P0001": return .badRequest
+        case "42883": return .notFound
+        case "42P01": return .notFound
+        case "42P17": return .internalServerError
+        case "42501": return authenticated ? .forbidden : .unauthorized
         default: break
         }
         switch klass {
-        case "08": return 503
-        case "09": return 500
-        case "0L", "0P": return 403
-        case "25": return 500
-        case "28": return 403
-        case "2D", "38", "39", "3B", "40": return 500
-        case "53": return 503
-        case "54", "55", "57", "58", "F0", "HV", "P0", "XX": return 500
+        case "08": return .serviceUnavailable
+        case "09": return .internalServerError
+        case "0L", "0P": return .forbidden
+        case "25": return .internalServerError
+        case "28": return .forbidden
+        case "2D", "38", "39", "3B", "40": return .internalServerError
+        case "53": return .serviceUnavailable
+        case "54", "55", "57", "58", "F0", "HV", "P0", "XX": return .internalServerError
         case "PT":
-            if let status = Int(String(chars[2...4])), (100...599).contains(status) { return status }
-            return 500
-        default: return 400
+            if let status = Int(String(chars[2...4])), (100...599).contains(status) { return HTTPStatus(code: status) }
+            return .internalServerError
+        default: return .badRequest
         }
     }
 
@@ -295,18 +295,18 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .database(let error, _):
             if let raised = Self.raisedByFunction(error) {
                 for (name, value) in raised.headers { headers.replace(name, value) }
-            } else if status == 401 {
+            } else if status == .unauthorized {
                 headers.add("WWW-Authenticate", "Bearer")
             }
         default:
-            if status == 401 { headers.add("WWW-Authenticate", "Bearer") }
+            if status == .unauthorized { headers.add("WWW-Authenticate", "Bearer") }
         }
         return headers
     }
 
     public func response(for request: HTTPRequest) -> HTTPResponse {
         // HEAD answers carry no body; the client reads the code from Proxy-Status.
-        HTTPResponse(status: status, headers: headers, body: request.method == "HEAD" ? [] : Array(body.utf8))
+        HTTPResponse(status: status, headers: headers, body: request.method == .head ? [] : Array(body.utf8))
     }
 
     public static func == (lhs: RESTError, rhs: RESTError) -> Bool {

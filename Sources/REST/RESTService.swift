@@ -68,12 +68,12 @@ public final class RESTService: Sendable {
             let plan = try plan(request, resource: resource, caller: caller)
             if plan.kind == .describe {
                 guard caller.isServiceRole || config.openAPIAccess == .all else {
-                    return .json(403, #"{"message":"You cannot consume this service"}"#)
+                    return .json(.forbidden, #"{"message":"You cannot consume this service"}"#)
                 }
                 let document = OpenAPI.document(caller.isServiceRole ? schema.cache : try privileged(schema.cache, caller: caller))
                 var headers = HTTPHeaders()
                 headers.add("Content-Type", ResponseRenderer.contentType(.openAPI))
-                return HTTPResponse(status: 200, headers: headers, body: plan.request.isHeadOnly ? [] : Array(document.utf8))
+                return HTTPResponse(status: .ok, headers: headers, body: plan.request.isHeadOnly ? [] : Array(document.utf8))
             }
             let result = try execute(plan, caller: caller, context: RequestContext(request, resource: resource))
             return ResponseRenderer.render(plan, result)
@@ -200,7 +200,7 @@ public final class RESTService: Sendable {
 
     /// An error's response; a database failure (≥ 500) is reported once, here.
     private func failure(_ error: RESTError, _ request: HTTPRequest) -> HTTPResponse {
-        if case .database(let cause, _) = error, error.status >= 500 { config.onServerError?(request.id, cause) }
+        if case .database(let cause, _) = error, error.status.code >= 500 { config.onServerError?(request.id, cause) }
         return error.response(for: request)
     }
 
@@ -352,7 +352,7 @@ public struct RequestContext: Sendable, Equatable {
                 headers.append((name, field.value))
             }
         }
-        self.init(method: request.method, path: resource.isEmpty ? "/" : resource,
+        self.init(method: request.method.rawValue, path: resource.isEmpty ? "/" : resource,
                   headersJSON: Self.object(headers), cookiesJSON: Self.object(cookies))
     }
 

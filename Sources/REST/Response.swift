@@ -23,7 +23,7 @@ enum ResponseRenderer {
         let request = plan.request
         let preferences = request.preferences
         var headers = HTTPHeaders()
-        var status = 200
+        var status: HTTPStatus = .ok
         var body: [UInt8] = []
         let representation = preferences.returning == .representation
         let countRequested = preferences.wantsCount
@@ -35,7 +35,7 @@ enum ResponseRenderer {
                 return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
             }
             let (rangeStatus, contentRange) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
-            if rangeStatus == 416 {
+            if rangeStatus == .rangeNotSatisfiable {
                 return errorResponse(.invalidRange(.outOfBounds(offset: request.offset, total: result.total ?? 0)), head: request.isHeadOnly)
             }
             status = rangeStatus
@@ -48,12 +48,12 @@ enum ResponseRenderer {
                 headers.add("Content-Range", contentRange(lower: 1, upper: 0, total: countRequested ? result.pageTotal : nil))
             }
             if plan.kind == .singleUpsert {
-                status = (result.inserted ?? 0) > 0 ? 201 : 200
-                if !representation { status = 204 }
+                status = (result.inserted ?? 0) > 0 ? .created : .ok
+                if !representation { status = .noContent }
             } else if case .insert(upsert: true) = plan.kind, preferences.resolution == .mergeDuplicates, (result.inserted ?? 0) <= 0 {
-                status = 200
+                status = .ok
             } else {
-                status = 201
+                status = .created
             }
             if representation {
                 headers.add("Content-Type", contentType(request.media))
@@ -63,14 +63,14 @@ enum ResponseRenderer {
             }
         case .update:
             headers.add("Content-Range", contentRange(lower: 0, upper: result.pageTotal - 1, total: countRequested ? result.pageTotal : nil))
-            status = representation ? 200 : 204
+            status = representation ? .ok : .noContent
             if representation {
                 headers.add("Content-Type", contentType(request.media))
                 body = Array((result.body ?? "").utf8)
             }
         case .delete:
             headers.add("Content-Range", contentRange(lower: 1, upper: 0, total: countRequested ? result.pageTotal : nil))
-            status = representation ? 200 : 204
+            status = representation ? .ok : .noContent
             if representation {
                 headers.add("Content-Type", contentType(request.media))
                 body = Array((result.body ?? "").utf8)
@@ -82,13 +82,13 @@ enum ResponseRenderer {
             let (rangeStatus, contentRange) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
             headers.add("Content-Range", contentRange)
             if returnsVoid {
-                status = 204
+                status = .noContent
             } else {
                 status = rangeStatus
                 headers.add("Content-Type", contentType(request.media))
                 if !request.isHeadOnly { body = Array((result.body ?? "null").utf8) }
             }
-            if let chosen = result.status { status = chosen }
+            if let chosen = result.status { status = HTTPStatus(code: chosen) }
             for (name, value) in result.headers { headers.replace(name, value) }
         }
         if let applied = preferenceApplied(plan) { headers.add("Preference-Applied", applied) }
@@ -151,14 +151,14 @@ enum ResponseRenderer {
     }
 
     /// RangeQuery.hs `rangeStatusHeader`.
-    static func rangeStatusHeader(offset: Int, pageTotal: Int, total: Int?) -> (Int, String) {
+    static func rangeStatusHeader(offset: Int, pageTotal: Int, total: Int?) -> (HTTPStatus, String) {
         let lower = offset
         let upper = offset.addingSaturated(pageTotal - 1)
         let header = contentRange(lower: lower, upper: upper, total: total)
-        guard let total else { return (200, header) }
-        if lower > total { return (416, header) }
-        if pageTotal < total { return (206, header) }
-        return (200, header)
+        guard let total else { return (.ok, header) }
+        if lower > total { return (.rangeNotSatisfiable, header) }
+        if pageTotal < total { return (.partialContent, header) }
+        return (.ok, header)
     }
 
     /// RangeQuery.hs `contentRangeH`: `0-9/100`, `*/0`, `0-1/*`, `*/*`.

@@ -59,6 +59,6 @@ extension ApiRequest {
     /// A plain `GET /table` (what the ownership rule decides reads on).
     static func read(table: String) -> ApiRequest {
         // Parsing a bare table path with no query or headers cannot fail.
-        try! ApiRequest.parse(method: "GET", resource: "/" + table, query: [], headers: HTTPHeaders(), body: [])
+        try! ApiRequest.parse(method: .get, resource: "/" + table, query: [], headers: HTTPHeaders(), body: [])
     }
 }

@@ -101,13 +101,13 @@ public final class RealtimeService: Sendable {
         if let refusal = WebSocketHandshake.check(request, style: Self.errorStyle) { return refusal }
         let vsn = request.queryValue("vsn") ?? PhoenixSerializer.v1.rawValue
         guard let serializer = PhoenixSerializer(rawValue: vsn) else {
-            return .json(403, #"{"error":"Unsupported serializer version \#(vsn.filter { $0.isLetter || $0.isNumber || $0 == "." })"}"#)
+            return .json(.forbidden, #"{"error":"Unsupported serializer version \#(vsn.filter { $0.isLetter || $0.isNumber || $0 == "." })"}"#)
         }
         guard let key = request.queryValue("apikey") ?? request.headers["apikey"] ?? request.headers["x-api-key"], !key.isEmpty else {
-            return .json(401, #"{"error":"API key is missing"}"#)
+            return .json(.unauthorized, #"{"error":"API key is missing"}"#)
         }
         if case .failure(let refusal) = authorize(key) {
-            return .json(401, #"{"error":\#(jsonString(refusal.socketMessage))}"#)
+            return .json(.unauthorized, #"{"error":\#(jsonString(refusal.socketMessage))}"#)
         }
         return WebSocketHandshake.accept(request, delegate: RealtimeSocket(service: self, serializer: serializer, socketToken: key), style: Self.errorStyle)
     }

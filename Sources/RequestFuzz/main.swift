@@ -120,7 +120,7 @@ func serve(_ request: HTTPRequest) {
             let result = results[(index + Int(caller.role.utf8.count)) % results.count]
             let (statement, response) = RESTService.dryRun(request, resource: resource, caller: caller, cache: cache, config: config,
                                                            pageTotal: result.pageTotal, total: result.total)
-            precondition((100...599).contains(response.status), "status \(response.status)")
+            precondition((100...599).contains(response.status.code), "status \(response.status)")
             if let statement { precondition(!statement.text.utf8.contains(0), "NUL in statement text") }
         }
     }

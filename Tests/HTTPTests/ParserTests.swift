@@ -17,7 +17,7 @@ struct ParserTests {
 
     @Test func simpleGet() throws {
         let (request, consumed) = try request("GET /rest/v1/children?select=%2A&name=eq.Mary+Ann%2B1 HTTP/1.1\r\nHost: x\r\napiKey: k\r\nX-Multi: a\r\nx-multi: b\r\n\r\n")
-        #expect(request.method == "GET")
+        #expect(request.method == .get)
         #expect(request.path == "/rest/v1/children")
         #expect(request.rawQuery == "select=%2A&name=eq.Mary+Ann%2B1")
         #expect(request.queryValue("select") == "*")
@@ -77,22 +77,22 @@ struct ParserTests {
             Issue.record("expected \(status) for \(text.debugDescription), got \(parser.parse(bytes(text)))")
             return
         }
-        #expect(error.status == status)
+        #expect(error.status.code == status)
     }
 
     @Test func limitsGive414And431() {
         let longLine = "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: x\r\n\r\n"
         guard case .failed(let uri) = parser.parse(bytes(longLine)) else { Issue.record("no 414"); return }
-        #expect(uri.status == 414)
+        #expect(uri.status.code == 414)
         let manyHeaders = "GET / HTTP/1.1\r\nHost: x\r\n" + (0..<101).map { "H\($0): v\r\n" }.joined() + "\r\n"
         guard case .failed(let count) = parser.parse(bytes(manyHeaders)) else { Issue.record("no 431"); return }
-        #expect(count.status == 431)
+        #expect(count.status.code == 431)
         let bigHeader = "GET / HTTP/1.1\r\nHost: x\r\nBig: " + String(repeating: "b", count: 17000) + "\r\n\r\n"
         guard case .failed(let size) = parser.parse(bytes(bigHeader)) else { Issue.record("no 431"); return }
-        #expect(size.status == 431)
+        #expect(size.status.code == 431)
         // Still incomplete but already over the limit: no need to wait for the rest.
         guard case .failed(let partial) = parser.parse(bytes("GET /" + String(repeating: "a", count: 9000))) else { Issue.record("no early 414"); return }
-        #expect(partial.status == 414)
+        #expect(partial.status.code == 414)
     }
 
     /// Found by the fuzzer: the header limit counts the section with its CRLFs whether it
@@ -109,7 +109,7 @@ struct ParserTests {
                 guard case .request = whole, case .needMore = prefix else { Issue.record("size \(size): \(whole) / \(prefix)"); continue }
             } else {
                 guard case .failed(let error) = whole else { Issue.record("size \(size): \(whole)"); continue }
-                #expect(error.status == 431)
+                #expect(error.status.code == 431)
                 if case .request = prefix { Issue.record("size \(size): prefix accepted") }
             }
         }
@@ -121,7 +121,7 @@ struct ParserTests {
             if size <= 20 {
                 guard case .request = whole, case .needMore = prefix else { Issue.record("line \(size): \(whole) / \(prefix)"); continue }
             } else {
-                guard case .failed(let error) = whole, error.status == 414 else { Issue.record("line \(size): \(whole)"); continue }
+                guard case .failed(let error) = whole, error.status.code == 414 else { Issue.record("line \(size): \(whole)"); continue }
             }
         }
     }
@@ -154,31 +154,31 @@ struct ParserTests {
 @Suite("Router")
 struct RouterTests {
     struct Teapot: HTTPResponseError {
-        func response(for request: HTTPRequest) -> HTTPResponse { .error(418, "teapot") }
+        func response(for request: HTTPRequest) -> HTTPResponse { .error(HTTPStatus(code: 418), "teapot") }
     }
     struct Boom: Error {}
 
     @Test func routesParametersErrorsAnd404And405() {
         var router = Router()
-        router.add("GET", "/rest/v1/:table", { request in .json(200, "\"\(request.pathParameters["table"]!)\"") })
-        router.add("POST", "/rpc/:name", { _ in throw Teapot() })
-        router.add("GET", "/boom", { _ in throw Boom() })
-        router.add("GET", "/files/*", { _ in .json(200, "\"tail\"") })
-        #expect(router.respond(to: HTTPRequest(method: "GET", target: "/rest/v1/children")).body == bytes("\"children\""))
-        #expect(router.respond(to: HTTPRequest(method: "HEAD", target: "/rest/v1/children")).status == 200)
-        #expect(router.respond(to: HTTPRequest(method: "POST", target: "/rpc/x")).status == 418)
-        #expect(router.respond(to: HTTPRequest(method: "GET", target: "/boom")).status == 500)
-        #expect(router.respond(to: HTTPRequest(method: "GET", target: "/files/a/b")).status == 200)
-        #expect(router.respond(to: HTTPRequest(method: "GET", target: "/nope")).status == 404)
-        let wrongMethod = router.respond(to: HTTPRequest(method: "DELETE", target: "/rpc/x"))
-        #expect(wrongMethod.status == 405)
+        router.add(.get, "/rest/v1/:table", { request in .json(.ok, "\"\(request.pathParameters["table"]!)\"") })
+        router.add(.post, "/rpc/:name", { _ in throw Teapot() })
+        router.add(.get, "/boom", { _ in throw Boom() })
+        router.add(.get, "/files/*", { _ in .json(.ok, "\"tail\"") })
+        #expect(router.respond(to: HTTPRequest(method: .get, target: "/rest/v1/children")).body == bytes("\"children\""))
+        #expect(router.respond(to: HTTPRequest(method: .head, target: "/rest/v1/children")).status.code == 200)
+        #expect(router.respond(to: HTTPRequest(method: .post, target: "/rpc/x")).status.code == 418)
+        #expect(router.respond(to: HTTPRequest(method: .get, target: "/boom")).status.code == 500)
+        #expect(router.respond(to: HTTPRequest(method: .get, target: "/files/a/b")).status.code == 200)
+        #expect(router.respond(to: HTTPRequest(method: .get, target: "/nope")).status.code == 404)
+        let wrongMethod = router.respond(to: HTTPRequest(method: .delete, target: "/rpc/x"))
+        #expect(wrongMethod.status.code == 405)
         #expect(wrongMethod.headers["Allow"] == "POST")
     }
 
     @Test func theRoutersOwnAnswersUseTheApplicationsErrorStyle() {
         var router = Router(errorStyle: ErrorStyle { #"{"error":\#(jsonString($0))}"# })
-        router.add("GET", "/", { _ in .json(200, "{}") })
-        #expect(String(decoding: router.respond(to: HTTPRequest(method: "GET", target: "/nope")).body, as: UTF8.self) == #"{"error":"Not Found"}"#)
-        #expect(String(decoding: Router().respond(to: HTTPRequest(method: "GET", target: "/nope")).body, as: UTF8.self) == #"{"message":"Not Found"}"#)
+        router.add(.get, "/", { _ in .json(.ok, "{}") })
+        #expect(String(decoding: router.respond(to: HTTPRequest(method: .get, target: "/nope")).body, as: UTF8.self) == #"{"error":"Not Found"}"#)
+        #expect(String(decoding: Router().respond(to: HTTPRequest(method: .get, target: "/nope")).body, as: UTF8.self) == #"{"message":"Not Found"}"#)
     }
 }

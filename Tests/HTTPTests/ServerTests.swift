@@ -62,11 +62,11 @@ final class ServerTests {
         limits.workerThreads = 4
         limits.maxConnections = 50
         var router = Router()
-        router.add("GET", "/hello", { _ in .json(200, #"{"hello":"world"}"#) })
-        router.add("POST", "/echo", { request in HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: request.body) })
+        router.add(.get, "/hello", { _ in .json(.ok, #"{"hello":"world"}"#) })
+        router.add(.post, "/echo", { request in HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], body: request.body) })
         // Held until the test opens the gate (a handler that is still running, whatever the clock).
         let gate = slowGate
-        router.add("GET", "/slow", { _ in gate.wait(); return .json(200, "{}") })
+        router.add(.get, "/slow", { _ in gate.wait(); return .json(.ok, "{}") })
         server = HTTPServer(host: "127.0.0.1", port: 0, limits: limits, cors: CORSConfig(allowedOrigins: ["https://app.example"], exposedHeaders: "Content-Range, X-Request-Id"), responder: { [router] in router.respond(to: $0) })
         try server.start()
     }
@@ -199,6 +199,19 @@ final class ServerTests {
         #expect(fast.status == 200)
         slowGate.signal()
         _ = slow.read { $0.hasSuffix("{}") }
+    }
+
+    @Test func aHandlerRunningPastTheConnectionsTimeoutsStillAnswersOnIt() throws {
+        let slow = try RawClient(port: server.port)
+        slow.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        // A connection accepted after the slow one is closed for idling by an expiry scan made
+        // after every deadline the slow connection was given: once it is, that scan has seen it.
+        let idle = try RawClient(port: server.port)
+        #expect(idle.read().closed)
+        slowGate.signal()
+        // The connection belongs to the handler while it runs: its answer arrives, on it.
+        let reply = slow.read { $0.hasSuffix("{}") }
+        #expect(reply.text.hasPrefix("HTTP/1.1 200") && reply.text.hasSuffix("{}"))
     }
 
     @Test func connectionsBeyondTheLimitGet503() throws {

@@ -30,7 +30,7 @@ struct WebSocketTests {
         limits.webSocket.maxMessageBytes = 64 * 1024
         configure(&limits)
         let server = HTTPServer(port: 0, limits: limits) { request in
-            request.path == "/ws" ? WebSocketHandshake.accept(request, delegate: delegate) : .error(404, "Not Found")
+            request.path == "/ws" ? WebSocketHandshake.accept(request, delegate: delegate) : .error(.notFound, "Not Found")
         }
         try server.start()
         return (server, delegate)

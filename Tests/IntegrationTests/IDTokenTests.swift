@@ -23,7 +23,7 @@ struct IDTokenTests {
         try Data(JWT.serialize(["keys": [google.jwk]]).utf8).write(to: googleFile)
         let appleJWKS = JWT.serialize(["keys": [apple.jwk]])
         keyServer = HTTPServer(port: 0, responder: { request in
-            request.path == "/auth/keys" ? .json(200, appleJWKS) : .json(404, "{}")
+            request.path == "/auth/keys" ? .json(.ok, appleJWKS) : .json(.notFound, "{}")
         })
         try keyServer.start()
         let appleURL = "http://127.0.0.1:\(keyServer.port)/auth/keys"

@@ -19,7 +19,7 @@ import Testing
 
     @Test(arguments: sqlStates)
     func sqlStateMapsToStatus(_ state: String, _ authenticated: Bool, _ status: Int) {
-        #expect(RESTError.status(for: PostgresError(kind: .server, message: "m", sqlState: state), authenticated: authenticated) == status)
+        #expect(RESTError.status(for: PostgresError(kind: .server, message: "m", sqlState: state), authenticated: authenticated).code == status)
     }
 
     static let bodies: [(RESTError, Int, String)] = [
@@ -51,8 +51,8 @@ import Testing
 
     @Test(arguments: bodies)
     func rendersPostgRESTBodies(_ error: RESTError, _ status: Int, _ body: String) {
-        let response = error.response(for: HTTPRequest(method: "GET", target: "/rest/v1/children"))
-        #expect(response.status == status)
+        let response = error.response(for: HTTPRequest(method: .get, target: "/rest/v1/children"))
+        #expect(response.status.code == status)
         #expect(String(decoding: response.body, as: UTF8.self) == body)
         #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
         if let code = error.fields.code { #expect(response.headers["Proxy-Status"] == "PostgREST; error=\(code)") }
@@ -62,20 +62,20 @@ import Testing
         var error = PostgresError(kind: .server, message: #"new row for relation "children" violates check constraint "valid_birthday""#, sqlState: "23514")
         error.detail = "Failing row contains (…)."
         let rendered = RESTError.database(error, authenticated: true)
-        #expect(rendered.status == 400)
+        #expect(rendered.status.code == 400)
         #expect(rendered.body == #"{"code":"23514","details":"Failing row contains (…).","hint":null,"message":"new row for relation \"children\" violates check constraint \"valid_birthday\""}"#)
         let lost = RESTError.database(PostgresError(kind: .connection, message: "server closed the connection"), authenticated: true)
-        #expect(lost.status == 503 && lost.fields.code == "PGRST000")
+        #expect(lost.status.code == 503 && lost.fields.code == "PGRST000")
     }
 
     @Test func authHeaders() {
-        let expired = RESTError.jwt(.expired).response(for: HTTPRequest(method: "GET", target: "/"))
+        let expired = RESTError.jwt(.expired).response(for: HTTPRequest(method: .get, target: "/"))
         #expect(expired.headers["WWW-Authenticate"] == #"Bearer error="invalid_token", error_description="JWT expired""#)
         let anon = RESTError.database(PostgresError(kind: .server, message: "permission denied for table children", sqlState: "42501"), authenticated: false)
-            .response(for: HTTPRequest(method: "GET", target: "/"))
-        #expect(anon.status == 401 && anon.headers["WWW-Authenticate"] == "Bearer")
+            .response(for: HTTPRequest(method: .get, target: "/"))
+        #expect(anon.status.code == 401 && anon.headers["WWW-Authenticate"] == "Bearer")
         // HEAD: no body; the code is in Proxy-Status.
-        let head = RESTError.singularity(rows: 0).response(for: HTTPRequest(method: "HEAD", target: "/"))
+        let head = RESTError.singularity(rows: 0).response(for: HTTPRequest(method: .head, target: "/"))
         #expect(head.body.isEmpty && head.headers["Proxy-Status"] == "PostgREST; error=PGRST116")
     }
 }
@@ -95,7 +95,7 @@ import Testing
     @Test(arguments: ranges)
     func rangeStatus(_ offset: Int, _ rows: Int, _ total: Int?, _ status: Int, _ header: String) {
         let (computed, range) = ResponseRenderer.rangeStatusHeader(offset: offset, pageTotal: rows, total: total)
-        #expect(computed == status && range == header)
+        #expect(computed.code == status && range == header)
     }
 
     static func render(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil, result: MainResult) throws -> HTTPResponse {
@@ -106,18 +106,18 @@ import Testing
 
     @Test func readStatuses() throws {
         let ok = try Self.render("GET", "/rest/v1/children", result: MainResult(total: nil, pageTotal: 1, body: Self.row))
-        #expect(ok.status == 200 && ok.headers["Content-Range"] == "0-0/*" && String(decoding: ok.body, as: UTF8.self) == Self.row)
+        #expect(ok.status.code == 200 && ok.headers["Content-Range"] == "0-0/*" && String(decoding: ok.body, as: UTF8.self) == Self.row)
         #expect(ok.headers["Content-Type"] == "application/json; charset=utf-8")
         let partial = try Self.render("GET", "/rest/v1/children?limit=1", headers: [("Prefer", "count=exact")], result: MainResult(total: 3, pageTotal: 1, body: Self.row))
-        #expect(partial.status == 206 && partial.headers["Content-Range"] == "0-0/3" && partial.headers["Preference-Applied"] == "count=exact")
+        #expect(partial.status.code == 206 && partial.headers["Content-Range"] == "0-0/3" && partial.headers["Preference-Applied"] == "count=exact")
         let head = try Self.render("HEAD", "/rest/v1/children", headers: [("Prefer", "count=exact")], result: MainResult(total: 1, pageTotal: 1, body: Self.row))
-        #expect(head.status == 200 && head.body.isEmpty && head.headers["Content-Range"] == "0-0/1")
+        #expect(head.status.code == 200 && head.body.isEmpty && head.headers["Content-Range"] == "0-0/1")
         let none = try Self.render("GET", "/rest/v1/children", headers: [("Accept", "application/vnd.pgrst.object+json")], result: MainResult(total: nil, pageTotal: 0, body: ""))
-        #expect(none.status == 406 && String(decoding: none.body, as: UTF8.self).contains("The result contains 0 rows"))
+        #expect(none.status.code == 406 && String(decoding: none.body, as: UTF8.self).contains("The result contains 0 rows"))
         let one = try Self.render("GET", "/rest/v1/children", headers: [("Accept", "application/vnd.pgrst.object+json")], result: MainResult(total: nil, pageTotal: 1, body: #"{"id":"x"}"#))
-        #expect(one.status == 200 && one.headers["Content-Type"] == "application/vnd.pgrst.object+json; charset=utf-8")
+        #expect(one.status.code == 200 && one.headers["Content-Type"] == "application/vnd.pgrst.object+json; charset=utf-8")
         let outOfRange = try Self.render("GET", "/rest/v1/children?offset=5", headers: [("Prefer", "count=exact")], result: MainResult(total: 3, pageTotal: 0, body: "[]"))
-        #expect(outOfRange.status == 416)
+        #expect(outOfRange.status.code == 416)
     }
 
     static let writes: [(String, String, String, String?, MainResult, Int, String, Bool)] = [
@@ -141,7 +141,7 @@ import Testing
     @Test(arguments: writes)
     func writeStatuses(_ method: String, _ target: String, _ prefer: String, _ body: String?, _ result: MainResult, _ status: Int, _ range: String, _ hasBody: Bool) throws {
         let response = try Self.render(method, target, headers: prefer.isEmpty ? [] : [("Prefer", prefer)], body: body, result: result)
-        #expect(response.status == status)
+        #expect(response.status.code == status)
         if range.isEmpty { #expect(response.headers["Content-Range"] == nil) } else { #expect(response.headers["Content-Range"] == range) }
         #expect(response.body.isEmpty == !hasBody)
         #expect((response.headers["Content-Type"] != nil) == hasBody)
@@ -160,9 +160,9 @@ import Testing
 
     @Test func callStatuses() throws {
         let void = try Self.render("POST", "/rest/v1/rpc/delete_account", result: MainResult(total: nil, pageTotal: 1, body: nil))
-        #expect(void.status == 204 && void.body.isEmpty)
+        #expect(void.status.code == 204 && void.body.isEmpty)
         let rows = try Self.render("POST", "/rest/v1/rpc/get_user_with_profile", body: #"{"p_user_id":"x"}"#, result: MainResult(total: nil, pageTotal: 1, body: Self.row))
-        #expect(rows.status == 200 && String(decoding: rows.body, as: UTF8.self) == Self.row && rows.headers["Content-Range"] == "0-0/*")
+        #expect(rows.status.code == 200 && String(decoding: rows.body, as: UTF8.self) == Self.row && rows.headers["Content-Range"] == "0-0/*")
     }
 
     @Test func decisionsRollBack() throws {

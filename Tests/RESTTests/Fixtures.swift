@@ -48,8 +48,8 @@ enum Fixture {
 
     /// Parses like the service does: `target` is `/rest/v1/...?query`.
     static func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil) throws(RESTError) -> ApiRequest {
-        let http = HTTPRequest(method: method, target: target, headers: HTTPHeaders(headers), body: Array((body ?? "").utf8))
-        return try ApiRequest.parse(method: method, resource: String(http.path.dropFirst("/rest/v1".count)), query: http.query,
+        let http = HTTPRequest(method: HTTPMethod(rawValue: method), target: target, headers: HTTPHeaders(headers), body: Array((body ?? "").utf8))
+        return try ApiRequest.parse(method: HTTPMethod(rawValue: method), resource: String(http.path.dropFirst("/rest/v1".count)), query: http.query,
                                     headers: http.headers, body: http.body)
     }
 

@@ -288,7 +288,7 @@ import Testing
             try Fixture.request("POST", "/rest/v1/children", headers: [("Content-Profile", "auth")], body: "{}")
         }
         let error = RESTError.invalidSchema("auth")
-        #expect(error.status == 406)
+        #expect(error.status.code == 406)
         #expect(error.body == #"{"code":"PGRST106","details":null,"hint":"Only the following schemas are exposed: public","message":"Invalid schema: auth"}"#)
     }
 

@@ -23,7 +23,7 @@ enum Dashboard {
         return response
     }
 
-    static func html(_ status: Int, _ text: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+    static func html(_ status: HTTPStatus, _ text: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var headers = headers
         headers.replace("Content-Type", "text/html; charset=utf-8")
         return secured(HTTPResponse(status: status, headers: headers, body: Array(text.utf8)))
@@ -32,14 +32,14 @@ enum Dashboard {
     static func asset(_ type: String, _ text: String) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.add("Content-Type", type)
-        return secured(HTTPResponse(status: 200, headers: headers, body: Array(text.utf8)))
+        return secured(HTTPResponse(status: .ok, headers: headers, body: Array(text.utf8)))
     }
 
     static func redirect(_ location: String, cookie: String? = nil) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.add("Location", location)
         if let cookie { headers.add("Set-Cookie", cookie) }
-        return secured(HTTPResponse(status: 303, headers: headers))
+        return secured(HTTPResponse(status: .seeOther, headers: headers))
     }
 
     static let pages = ["onboarding": "/dashboard", "users": "/dashboard/users", "operations": "/dashboard/operations"]
@@ -47,35 +47,35 @@ enum Dashboard {
     static func register(_ router: inout Router, config: ServerConfig, pool: Pool, metrics: Metrics, migrator: Migrator, logger: Logger) {
         let access = DashboardAccess(config: config.dashboard, keys: config.keys)
         let enabled = config.dashboard.isEnabled
-        let signInPage: @Sendable (Int, String?) -> HTTPResponse = { status, message in
+        let signInPage: @Sendable (HTTPStatus, String?) -> HTTPResponse = { status, message in
             html(status, DashboardAssets.signInPage(message: message, password: config.dashboard.password != nil,
                                                     serviceKey: config.dashboard.serviceKeySignIn))
         }
         /// A page or API of a signed-in session; 404 while the dashboard is off, 401 without a session.
-        func route(_ method: String, _ path: String, page: Bool = false,
+        func route(_ method: HTTPMethod, _ path: String, page: Bool = false,
                    _ handler: @escaping @Sendable (HTTPRequest, DashboardAccess.Session) throws -> HTTPResponse) {
             router.add(method, path) { request in
-                guard enabled else { return .error(404, "Not Found") }
+                guard enabled else { return .error(.notFound, "Not Found") }
                 guard let session = access.session(request) else {
-                    return page ? signInPage(401, nil) : secured(.error(401, "sign in to the dashboard first"))
+                    return page ? signInPage(.unauthorized, nil) : secured(.error(.unauthorized, "sign in to the dashboard first"))
                 }
                 return secured(try handler(request, session))
             }
         }
 
         for (name, path) in pages {
-            route("GET", path, page: true) { _, session in
-                html(200, DashboardAssets.shell(page: name, csrfToken: session.csrfToken))
+            route(.get, path, page: true) { _, session in
+                html(.ok, DashboardAssets.shell(page: name, csrfToken: session.csrfToken))
             }
         }
-        router.add("GET", "/dashboard/dashboard.css") { _ in
-            enabled ? asset("text/css; charset=utf-8", DashboardAssets.css) : .error(404, "Not Found")
+        router.add(.get, "/dashboard/dashboard.css") { _ in
+            enabled ? asset("text/css; charset=utf-8", DashboardAssets.css) : .error(.notFound, "Not Found")
         }
-        route("GET", "/dashboard/dashboard.js") { _, _ in asset("text/javascript; charset=utf-8", DashboardAssets.javascript) }
+        route(.get, "/dashboard/dashboard.js") { _, _ in asset("text/javascript; charset=utf-8", DashboardAssets.javascript) }
 
-        router.add("POST", "/dashboard/sign-in") { request in
-            guard enabled else { return .error(404, "Not Found") }
-            guard !DashboardAccess.isCrossOrigin(request) else { return secured(.error(403, "cross-origin sign-in refused")) }
+        router.add(.post, "/dashboard/sign-in") { request in
+            guard enabled else { return .error(.notFound, "Not Found") }
+            guard !DashboardAccess.isCrossOrigin(request) else { return secured(.error(.forbidden, "cross-origin sign-in refused")) }
             let secret = DashboardAccess.formValue(request, "secret") ?? ""
             switch access.signIn(secret: secret, client: request.remoteAddress) {
             case .accepted:
@@ -84,64 +84,64 @@ enum Dashboard {
                 return redirect("/dashboard/", cookie: access.setCookie(cookie, secure: DashboardAccess.isSecure(request)))
             case .refused:
                 logger.warning("dashboard sign-in refused", metadata: ["client": "\(request.remoteAddress)"])
-                return signInPage(401, "Wrong password or key.")
+                return signInPage(.unauthorized, "Wrong password or key.")
             case .throttled:
-                return signInPage(429, "Too many failed sign-ins: wait a few minutes.")
+                return signInPage(.tooManyRequests, "Too many failed sign-ins: wait a few minutes.")
             }
         }
-        route("POST", "/dashboard/sign-out") { request, session in
-            guard access.hasCSRFToken(request, session: session) else { throw DashboardError(403, "missing or wrong CSRF token") }
+        route(.post, "/dashboard/sign-out") { request, session in
+            guard access.hasCSRFToken(request, session: session) else { throw DashboardError(.forbidden, "missing or wrong CSRF token") }
             access.revoke(session)
             return redirect("/dashboard/", cookie: DashboardAccess.clearCookie(secure: DashboardAccess.isSecure(request)))
         }
 
         // Onboarding analytics: every table as JSON, or one as CSV.
-        route("GET", "/dashboard/api/onboarding") { request, _ in
+        route(.get, "/dashboard/api/onboarding") { request, _ in
             let query = try DashboardAnalytics.Query(request)
             let tables = try DashboardAnalytics.load(DashboardAnalytics.tables, query, pool: pool)
             let body = tables.map { jsonString($0.0) + ":" + $0.1.json }.joined(separator: ",")
-            return .json(200, #"{"cohort":\#(jsonString(query.cohort)),"stuck_hours":\#(query.stuckHours),"tables":{\#(body)}}"#)
+            return .json(.ok, #"{"cohort":\#(jsonString(query.cohort)),"stuck_hours":\#(query.stuckHours),"tables":{\#(body)}}"#)
         }
-        route("GET", "/dashboard/api/onboarding/:file") { request, _ in
+        route(.get, "/dashboard/api/onboarding/:file") { request, _ in
             let file = request.pathParameters["file"] ?? ""
             guard file.hasSuffix(".csv"), DashboardAnalytics.tables.contains(String(file.dropLast(4))) else {
-                throw DashboardError(404, "no such table; one of: " + DashboardAnalytics.tables.map { $0 + ".csv" }.joined(separator: ", "))
+                throw DashboardError(.notFound, "no such table; one of: " + DashboardAnalytics.tables.map { $0 + ".csv" }.joined(separator: ", "))
             }
             let name = String(file.dropLast(4))
             let table = try DashboardAnalytics.load([name], try DashboardAnalytics.Query(request), pool: pool)[0].1
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/csv; charset=utf-8")
             headers.add("Content-Disposition", "attachment; filename=\"onboarding-\(name).csv\"")
-            return HTTPResponse(status: 200, headers: headers, body: Array(table.csv.utf8))
+            return HTTPResponse(status: .ok, headers: headers, body: Array(table.csv.utf8))
         }
 
         // Users: search, one user, delete (with the session's CSRF token).
-        route("GET", "/dashboard/api/users") { request, _ in
+        route(.get, "/dashboard/api/users") { request, _ in
             let text = (request.queryValue("q") ?? "").trimmingCharacters(in: .whitespaces)
-            guard text.utf8.count <= 320 else { throw DashboardError(400, "the search text is too long") }
+            guard text.utf8.count <= 320 else { throw DashboardError(.badRequest, "the search text is too long") }
             let json = try pool.withConnection { try $0.query(Onboarding.userSearch(text)).scalar } ?? "[]"
-            return .json(200, json)
+            return .json(.ok, json)
         }
-        route("GET", "/dashboard/api/users/:id") { request, _ in
+        route(.get, "/dashboard/api/users/:id") { request, _ in
             let id = try userID(request)
             guard let json = try pool.withConnection({ try $0.query(Onboarding.userDetail(id)).scalar }) else {
-                throw DashboardError(404, "no such user")
+                throw DashboardError(.notFound, "no such user")
             }
-            return .json(200, json)
+            return .json(.ok, json)
         }
-        route("DELETE", "/dashboard/api/users/:id") { request, session in
-            guard access.hasCSRFToken(request, session: session) else { throw DashboardError(403, "missing or wrong CSRF token") }
+        route(.delete, "/dashboard/api/users/:id") { request, session in
+            guard access.hasCSRFToken(request, session: session) else { throw DashboardError(.forbidden, "missing or wrong CSRF token") }
             let id = try userID(request)
             // The admin API's statement (DELETE /auth/v1/admin/users/{id}): the user's rows go
             // with it by ON DELETE CASCADE.
             let deleted = try pool.withConnection { try $0.query("DELETE FROM auth.users WHERE id = \(id)::uuid RETURNING id::text").scalar }
-            guard deleted != nil else { throw DashboardError(404, "no such user") }
+            guard deleted != nil else { throw DashboardError(.notFound, "no such user") }
             logger.notice("dashboard deleted a user", metadata: ["user": "\(id)", "client": "\(request.remoteAddress)"])
-            return .json(200, #"{"deleted":\#(jsonString(id))}"#)
+            return .json(.ok, #"{"deleted":\#(jsonString(id))}"#)
         }
 
         // Operations: migrations, the pool, requests by route, Realtime.
-        route("GET", "/dashboard/api/operations") { _, _ in
+        route(.get, "/dashboard/api/operations") { _, _ in
             let migrations: String
             do {
                 let states = try pool.withConnection { try migrator.status($0) }
@@ -151,12 +151,12 @@ enum Dashboard {
             } catch {
                 migrations = #"{"error":\#(jsonString("\(error)"))}"#
             }
-            return .json(200, #"{"migrations":\#(migrations),\#(metrics.dashboardJSON())}"#)
+            return .json(.ok, #"{"migrations":\#(migrations),\#(metrics.dashboardJSON())}"#)
         }
     }
 
     static func userID(_ request: HTTPRequest) throws -> String {
-        guard let id = request.pathParameters["id"].flatMap(UUID.init(uuidString:)) else { throw DashboardError(400, "not a user id") }
+        guard let id = request.pathParameters["id"].flatMap(UUID.init(uuidString:)) else { throw DashboardError(.badRequest, "not a user id") }
         return id.uuidString.lowercased()
     }
 }

@@ -148,7 +148,7 @@ final class DashboardAccess: Sendable {
     /// A field of an `application/x-www-form-urlencoded` body.
     static func formValue(_ request: HTTPRequest, _ name: String) -> String? {
         guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else { return nil }
-        return HTTPRequest(method: "GET", target: "/?" + request.bodyText).queryValue(name)
+        return HTTPRequest(method: .get, target: "/?" + request.bodyText).queryValue(name)
     }
 
     /// Whether the request came over HTTPS (directly, or as a proxy in front says).

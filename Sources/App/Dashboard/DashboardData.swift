@@ -48,9 +48,9 @@ struct DashboardTable: Sendable {
 
 /// A request's refusal with a JSON message (the dashboard's own `{"message": …}` shape).
 struct DashboardError: Error, HTTPResponseError {
-    let status: Int
+    let status: HTTPStatus
     let message: String
-    init(_ status: Int, _ message: String) {
+    init(_ status: HTTPStatus, _ message: String) {
         self.status = status
         self.message = message
     }
@@ -76,16 +76,16 @@ enum DashboardAnalytics {
                 guard let text = request.queryValue(name), !text.isEmpty else { return nil }
                 if text.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil { return text + "T00:00:00Z" }
                 guard text.range(of: #"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)$"#, options: .regularExpression) != nil else {
-                    throw DashboardError(400, "\(name) must be a date (YYYY-MM-DD) or an ISO 8601 time with a zone")
+                    throw DashboardError(.badRequest, "\(name) must be a date (YYYY-MM-DD) or an ISO 8601 time with a zone")
                 }
                 return text
             }
             from = try time("from")
             to = try time("to")
             cohort = request.queryValue("cohort").flatMap { $0.isEmpty ? nil : $0 } ?? "all"
-            guard Self.cohorts.contains(cohort) else { throw DashboardError(400, "cohort must be one of \(Self.cohorts.joined(separator: ", "))") }
+            guard Self.cohorts.contains(cohort) else { throw DashboardError(.badRequest, "cohort must be one of \(Self.cohorts.joined(separator: ", "))") }
             if let text = request.queryValue("stuck_hours"), !text.isEmpty {
-                guard let hours = Int(text), (1...8760).contains(hours) else { throw DashboardError(400, "stuck_hours must be 1…8760") }
+                guard let hours = Int(text), (1...8760).contains(hours) else { throw DashboardError(.badRequest, "stuck_hours must be 1…8760") }
                 stuckHours = hours
             } else {
                 stuckHours = 24
@@ -154,19 +154,19 @@ enum DashboardAnalytics {
     /// Runs the named tables in one read-only transaction as the service role.
     static func load(_ names: [String], _ q: Query, pool: Pool) throws -> [(String, DashboardTable)] {
         if let from = q.from, let to = q.to, let start = ISO8601DateFormatter.parse(from), let end = ISO8601DateFormatter.parse(to) {
-            guard end > start else { throw DashboardError(400, "to must be after from") }
-            guard end.timeIntervalSince(start) <= 366 * 86400 + 1 else { throw DashboardError(400, "the window is at most 366 days") }
+            guard end > start else { throw DashboardError(.badRequest, "to must be after from") }
+            guard end.timeIntervalSince(start) <= 366 * 86400 + 1 else { throw DashboardError(.badRequest, "the window is at most 366 days") }
         }
         do {
             return try pool.withTransaction { connection in
                 _ = try connection.query("SELECT set_config('role', 'service_role', true), set_config('transaction_read_only', 'on', true)")
                 return try names.map { name in
-                    guard let (sql, numeric) = statement(name, q) else { throw DashboardError(404, "no table named \(name)") }
+                    guard let (sql, numeric) = statement(name, q) else { throw DashboardError(.notFound, "no table named \(name)") }
                     return (name, DashboardTable(try connection.query(sql), numeric: numeric))
                 }
             }
         } catch let error as PostgresError where error.sqlState?.hasPrefix("22") == true {
-            throw DashboardError(400, error.message)
+            throw DashboardError(.badRequest, error.message)
         }
     }
 }

@@ -19,7 +19,7 @@ extension AuthService {
         switch operation {
         case .listUsers(let page, let perPage):
             let users = try pool.withConnection { try Users.page($0, page: page, perPage: perPage) }
-            return .json(200, #"{"aud":"authenticated","users":\#(users)}"#)
+            return .json(.ok, #"{"aud":"authenticated","users":\#(users)}"#)
         case .createUser(let email, let password, let metadata, let confirmed):
             guard let email, Self.isValidEmail(email) else {
                 throw AuthError.validationFailed("Unable to validate email address: invalid format")
@@ -31,18 +31,18 @@ extension AuthService {
                                                          metadataJSON: metadata) else { throw AuthError.emailExists }
                 return json
             }
-            return .json(200, json)
+            return .json(.ok, json)
         case .getUser(let id):
             guard let id else { throw AuthError.userNotFound }
-            return .json(200, try userJSON(id))
+            return .json(.ok, try userJSON(id))
         case .updateUser(let id, let changes):
             guard let id else { throw AuthError.userNotFound }
-            return .json(200, try applyUserChanges(userID: id, changes))
+            return .json(.ok, try applyUserChanges(userID: id, changes))
         case .deleteUser(let id):
             guard let id else { throw AuthError.userNotFound }
             let json = try userJSON(id)
             try pool.withConnection { try Users.delete($0, id: id) }
-            return .json(200, json)
+            return .json(.ok, json)
         }
     }
 }

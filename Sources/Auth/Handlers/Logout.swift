@@ -14,6 +14,6 @@ extension AuthService {
             case .global: try Sessions.deleteAll(connection, userID: userID)
             }
         }
-        return HTTPResponse(status: 204)
+        return HTTPResponse(status: .noContent)
     }
 }

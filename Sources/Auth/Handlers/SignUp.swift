@@ -21,7 +21,7 @@ extension AuthService {
                                                       sessionID: sessionID, refreshTokenDigest: Self.digest(refreshToken)) else {
                 throw AuthError.userAlreadyExists
             }
-            return .json(200, try sessionJSON(userJSON: user, sessionID: sessionID, refreshToken: refreshToken, method: "password"))
+            return .json(.ok, try sessionJSON(userJSON: user, sessionID: sessionID, refreshToken: refreshToken, method: "password"))
         }
     }
 
@@ -32,7 +32,7 @@ extension AuthService {
         return try pool.withConnection { connection in
             let user = try Users.createAnonymousSignedIn(connection, id: userID, metadataJSON: metadataJSON, sessionID: sessionID,
                                                          refreshTokenDigest: Self.digest(refreshToken))
-            return .json(200, try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, method: "anonymous"))
+            return .json(.ok, try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, method: "anonymous"))
         }
     }
 }

@@ -37,7 +37,7 @@ extension AuthService {
             }
             // As GoTrue: only once the password is right, so the answer tells nothing to others.
             guard found.confirmed else { throw AuthError.emailNotConfirmed }
-            return .json(200, try startSession(connection, userID: found.id, method: "password"))
+            return .json(.ok, try startSession(connection, userID: found.id, method: "password"))
         }
     }
 
@@ -70,7 +70,7 @@ extension AuthService {
             return .session(try sessionJSON(userJSON: user, sessionID: found.sessionID, refreshToken: newToken, method: "token_refresh"))
         }
         switch outcome {
-        case .session(let json): return .json(200, json)
+        case .session(let json): return .json(.ok, json)
         case .reused: throw AuthError.refreshTokenAlreadyUsed
         }
     }

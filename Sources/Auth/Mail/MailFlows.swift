@@ -69,7 +69,7 @@ extension AuthService {
             return (try userJSON(connection, userID), mail)
         }
         send(mail.map { [$0] } ?? [])
-        return .json(200, json)
+        return .json(.ok, json)
     }
 
     /// `POST /recover`: a recovery mail to a known address; `{}` either way.
@@ -82,7 +82,7 @@ extension AuthService {
             return try recoveryMail(connection, row, kind: .recovery, pkce: body.pkce, redirectTo: redirectTo)
         }
         send(mail.map { [$0] } ?? [])
-        return .json(200, "{}")
+        return .json(.ok, "{}")
     }
 
     /// `POST /otp`: a magic link (with its code) to a confirmed user; a new or unconfirmed
@@ -108,7 +108,7 @@ extension AuthService {
             return try recoveryMail(connection, row, kind: .magicLink, pkce: body.pkce, redirectTo: redirectTo)
         }
         send([mail])
-        return .json(200, "{}")
+        return .json(.ok, "{}")
     }
 
     /// `POST /resend`: the confirmation mail again (unconfirmed users only), or the e-mail change
@@ -129,7 +129,7 @@ extension AuthService {
             }
         }
         send(mails)
-        return .json(200, "{}")
+        return .json(.ok, "{}")
     }
 
     /// `GET /reauthenticate`: a code (no link) to the signed-in user's confirmed address, spent
@@ -150,7 +150,7 @@ extension AuthService {
             return mail
         }
         send([mail])
-        return .json(200, "{}")
+        return .json(.ok, "{}")
     }
 
     /// `PUT /user`: a new e-mail waits for its confirmation mails (an anonymous user with
@@ -179,7 +179,7 @@ extension AuthService {
                 changes.email = nil
             }
         }
-        return .json(200, try applyUserChanges(userID: userID, changes, missing: .userFromTokenNotFound))
+        return .json(.ok, try applyUserChanges(userID: userID, changes, missing: .userFromTokenNotFound))
     }
 
     /// With `SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`: a session older than 24 hours

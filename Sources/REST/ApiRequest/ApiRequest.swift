@@ -135,7 +135,7 @@ public struct ApiRequest: Sendable, Equatable {
 extension ApiRequest {
     /// Parses a request whose path has already lost its `/rest/v1` prefix (`resource` is the rest:
     /// `/children`, `/rpc/get_user_with_profile`, `/` or empty for the root).
-    public static func parse(method: String, resource: String, query: [(name: String, value: String)],
+    public static func parse(method: HTTPMethod, resource: String, query: [(name: String, value: String)],
                              headers: HTTPHeaders, body: [UInt8]) throws(RESTError) -> ApiRequest {
         func header(_ name: String) -> String? { headers[name] }
         func headerValues(_ name: String) -> [String] { headers.values(name) }
@@ -150,23 +150,23 @@ extension ApiRequest {
         }
         let action: Action
         switch (target, method) {
-        case (.root, "GET"): action = .describe(headOnly: false)
-        case (.root, "HEAD"): action = .describe(headOnly: true)
-        case (.table, "GET"): action = .read(headOnly: false)
-        case (.table, "HEAD"): action = .read(headOnly: true)
-        case (.table, "POST"): action = .insert
-        case (.table, "PATCH"): action = .update
-        case (.table, "DELETE"): action = .delete
-        case (.table, "PUT"): action = .singleUpsert
-        case (.function, "POST"): action = .call(readOnly: false, headOnly: false)
-        case (.function, "GET"): action = .call(readOnly: true, headOnly: false)
-        case (.function, "HEAD"): action = .call(readOnly: true, headOnly: true)
-        case (.function, _): throw .invalidRPCMethod(method)
-        default: throw .unsupportedMethod(method)
+        case (.root, .get): action = .describe(headOnly: false)
+        case (.root, .head): action = .describe(headOnly: true)
+        case (.table, .get): action = .read(headOnly: false)
+        case (.table, .head): action = .read(headOnly: true)
+        case (.table, .post): action = .insert
+        case (.table, .patch): action = .update
+        case (.table, .delete): action = .delete
+        case (.table, .put): action = .singleUpsert
+        case (.function, .post): action = .call(readOnly: false, headOnly: false)
+        case (.function, .get): action = .call(readOnly: true, headOnly: false)
+        case (.function, .head): action = .call(readOnly: true, headOnly: true)
+        case (.function, _): throw .invalidRPCMethod(method.rawValue)
+        default: throw .unsupportedMethod(method.rawValue)
         }
 
         // Only `public` is exposed: Accept-Profile for GET/HEAD, Content-Profile for the rest.
-        let profileHeader = (method == "GET" || method == "HEAD") ? "accept-profile" : "content-profile"
+        let profileHeader = (method == .get || method == .head) ? "accept-profile" : "content-profile"
         if let profile = header(profileHeader), profile != "public" { throw .invalidSchema(profile) }
 
         var request = ApiRequest(target: target, action: action)

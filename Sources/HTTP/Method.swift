@@ -1,0 +1,17 @@
+/// A request method (RFC 9110 §9). The methods this server routes are constants, so a misspelt
+/// one does not compile; any other token a client sends is kept as sent (and answered 405 or 501).
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let get = HTTPMethod(rawValue: "GET")
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let post = HTTPMethod(rawValue: "POST")
+    public static let put = HTTPMethod(rawValue: "PUT")
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
+
+    public var description: String { rawValue }
+}

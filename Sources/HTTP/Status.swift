@@ -1,0 +1,82 @@
+/// A response status (RFC 9110 §15). Code that picks a status names it, so a mistyped one does not
+/// compile; `init(code:)` is for statuses decided at run time (a database function's
+/// `response.status`, a `PTxyz` SQLSTATE).
+public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
+    public let code: Int
+
+    public init(code: Int) { self.code = code }
+
+    public static let switchingProtocols = HTTPStatus(code: 101)
+    public static let ok = HTTPStatus(code: 200)
+    public static let created = HTTPStatus(code: 201)
+    public static let noContent = HTTPStatus(code: 204)
+    public static let partialContent = HTTPStatus(code: 206)
+    public static let multipleChoices = HTTPStatus(code: 300)
+    public static let seeOther = HTTPStatus(code: 303)
+    public static let notModified = HTTPStatus(code: 304)
+    public static let badRequest = HTTPStatus(code: 400)
+    public static let unauthorized = HTTPStatus(code: 401)
+    public static let forbidden = HTTPStatus(code: 403)
+    public static let notFound = HTTPStatus(code: 404)
+    public static let methodNotAllowed = HTTPStatus(code: 405)
+    public static let notAcceptable = HTTPStatus(code: 406)
+    public static let requestTimeout = HTTPStatus(code: 408)
+    public static let conflict = HTTPStatus(code: 409)
+    public static let gone = HTTPStatus(code: 410)
+    public static let contentTooLarge = HTTPStatus(code: 413)
+    public static let uriTooLong = HTTPStatus(code: 414)
+    public static let unsupportedMediaType = HTTPStatus(code: 415)
+    public static let rangeNotSatisfiable = HTTPStatus(code: 416)
+    public static let unprocessableContent = HTTPStatus(code: 422)
+    public static let upgradeRequired = HTTPStatus(code: 426)
+    public static let tooManyRequests = HTTPStatus(code: 429)
+    public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431)
+    public static let internalServerError = HTTPStatus(code: 500)
+    public static let notImplemented = HTTPStatus(code: 501)
+    public static let badGateway = HTTPStatus(code: 502)
+    public static let serviceUnavailable = HTTPStatus(code: 503)
+    public static let gatewayTimeout = HTTPStatus(code: 504)
+    public static let httpVersionNotSupported = HTTPStatus(code: 505)
+
+    /// 1xx, 204 and 304 responses carry no body (RFC 9110 §6.4.1).
+    public var isBodiless: Bool { (100..<200).contains(code) || code == 204 || code == 304 }
+
+    public var isSuccess: Bool { (200..<300).contains(code) }
+
+    public var reasonPhrase: String {
+        switch code {
+        case 100: return "Continue"
+        case 101: return "Switching Protocols"
+        case 200: return "OK"
+        case 201: return "Created"
+        case 204: return "No Content"
+        case 206: return "Partial Content"
+        case 300: return "Multiple Choices"
+        case 301: return "Moved Permanently"
+        case 303: return "See Other"
+        case 304: return "Not Modified"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 406: return "Not Acceptable"
+        case 408: return "Request Timeout"
+        case 409: return "Conflict"
+        case 413: return "Content Too Large"
+        case 414: return "URI Too Long"
+        case 415: return "Unsupported Media Type"
+        case 416: return "Range Not Satisfiable"
+        case 422: return "Unprocessable Content"
+        case 429: return "Too Many Requests"
+        case 431: return "Request Header Fields Too Large"
+        case 500: return "Internal Server Error"
+        case 501: return "Not Implemented"
+        case 503: return "Service Unavailable"
+        case 505: return "HTTP Version Not Supported"
+        default: return "Status \(code)"
+        }
+    }
+
+    public var description: String { String(code) }
+}
