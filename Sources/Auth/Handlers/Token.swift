@@ -29,7 +29,7 @@ extension AuthService {
 
     func signInWithPassword(email: String, password: String) throws -> HTTPResponse {
         try pool.withConnection { connection in
-            let found = try Users.credentials(connection, email: email)
+            let found = try Users.passwordSignIn(connection, email: email)
             // Unknown e-mail and wrong password answer alike, in about the same time.
             let hash = found?.passwordHash ?? Password.dummyHash
             guard Password.verify(password, hash: hash), password.utf8.count <= Password.maxBytes, let found else {

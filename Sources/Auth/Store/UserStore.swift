@@ -139,7 +139,7 @@ enum Users {
     // MARK: reads
 
     /// What a password sign-in checks.
-    struct Credentials {
+    struct PasswordSignIn {
         var id: String
         var passwordHash: String?
         var confirmed: Bool
@@ -147,13 +147,13 @@ enum Users {
 
     /// The user with this (lower-cased) address that may sign in (not deleted, not banned); nil
     /// when none.
-    static func credentials(_ connection: Connection, email: String) throws -> Credentials? {
+    static func passwordSignIn(_ connection: Connection, email: String) throws -> PasswordSignIn? {
         let found = try connection.query("""
             SELECT id::text, encrypted_password, email_confirmed_at IS NOT NULL FROM auth.users
             WHERE lower(email) = \(email) AND deleted_at IS NULL AND (banned_until IS NULL OR banned_until < now())
             """)
         guard found.count == 1, let id = found[0, 0] else { return nil }
-        return Credentials(id: id, passwordHash: found[0, 1], confirmed: found[0, 2] == "t")
+        return PasswordSignIn(id: id, passwordHash: found[0, 1], confirmed: found[0, 2] == "t")
     }
 
     /// Whether another user than `id` has this (lower-cased) address.
