@@ -29,7 +29,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 precondition(request.body.count <= parser.limits.maxBodyBytes, "body over the limit")
                 rest = rest.dropFirst(consumed)
             case .failed(let error):
-                precondition(refusals.contains(error.status), "unexpected status \(error.status)")
+                precondition(refusals.contains(error.status.code), "unexpected status \(error.status)")
                 rest = []
             case .needMore:
                 rest = []

@@ -9,7 +9,8 @@ seconds="${1:-15}"
 out=.build/fuzz
 mkdir -p "$out/corpus"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name HTTPFuzz \
-  Sources/HTTP/Parser.swift Sources/HTTP/Message.swift Sources/HTTP/Limits.swift fuzz/ParserStubs.swift fuzz/HTTPParserFuzz.swift \
+  Sources/HTTP/Parser.swift Sources/HTTP/Message.swift Sources/HTTP/Limits.swift Sources/HTTP/Method.swift Sources/HTTP/Status.swift \
+  fuzz/ParserStubs.swift fuzz/HTTPParserFuzz.swift \
   -o "$out/http-parser" 2>"$out/build.log" || { cat "$out/build.log" >&2; exit 1; }
 # Seeds: what real clients send, and the shapes the parser refuses.
 printf 'GET /rest/v1/children?select=*&user_id=eq.1 HTTP/1.1\r\nHost: x\r\napikey: k\r\n\r\n' >"$out/corpus/get"

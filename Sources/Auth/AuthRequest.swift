@@ -145,46 +145,45 @@ public enum AuthRequest: Sendable, Equatable {
         case (.get, ["settings"]):
             return .settings
         case (.post, ["signup"]):
-            let object = try JSONBody(body)
-            return .signUp(SignUp(email: try object.email("email"), phone: try object.string("phone").flatMap { $0.isEmpty ? nil : $0 },
-                                  password: try object.string("password"), metadataJSON: try object.objectText("data") ?? "{}",
-                                  pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
+            let body = try RequestBody.decode(RequestBody.SignUp.self, body)
+            return .signUp(SignUp(email: try body.email.email(), phone: try body.phone.nonEmpty(), password: try body.password.read(),
+                                  metadataJSON: try body.data.read()?.text ?? "{}", pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
         case (.post, ["recover"]):
-            let object = try JSONBody(body)
-            guard let email = try object.email("email") else { throw .validationFailed("Password recovery requires an email") }
-            return .recover(Recover(email: email, pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
+            let body = try RequestBody.decode(RequestBody.Recover.self, body)
+            guard let email = try body.email.email() else { throw .validationFailed("Password recovery requires an email") }
+            return .recover(Recover(email: email, pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
         case (.post, ["otp"]), (.post, ["magiclink"]):
-            let object = try JSONBody(body)
-            let email = try object.email("email")
-            let phone = try object.string("phone").flatMap { $0.isEmpty ? nil : $0 }
+            let body = try RequestBody.decode(RequestBody.OTP.self, body)
+            let email = try body.email.email()
+            let phone = try body.phone.nonEmpty()
             if email != nil && phone != nil { throw .validationFailed("Only an email address or phone number should be provided") }
             if phone != nil { throw .phoneProviderDisabled }
             guard let email else { throw .validationFailed("An email address or phone number is required") }
-            if try object.string("channel").map({ !$0.isEmpty }) ?? false {
+            if try body.channel.read().map({ !$0.isEmpty }) ?? false {
                 throw .validationFailed("Channel should only be specified with Phone OTP")
             }
-            return .otp(OTP(email: email, createUser: try object.bool("create_user") ?? true, metadataJSON: try object.objectText("data") ?? "{}",
-                            pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
+            return .otp(OTP(email: email, createUser: try body.createUser.read() ?? true, metadataJSON: try body.data.read()?.text ?? "{}",
+                            pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
         case (.post, ["resend"]):
-            let object = try JSONBody(body)
-            let type = try object.string("type") ?? ""
+            let body = try RequestBody.decode(RequestBody.Resend.self, body)
+            let type = try body.type.read() ?? ""
             if type == "sms" || type == "phone_change" { throw .phoneProviderDisabled }
             guard let kind = Resend.Kind(rawValue: type) else {
                 throw .validationFailed("Missing one of these types: signup, email_change, sms, phone_change")
             }
-            guard let email = try object.email("email") else { throw .validationFailed("Missing email address") }
-            return .resend(Resend(kind: kind, email: email, pkce: try object.pkce(), redirectTo: queryValue("redirect_to")))
+            guard let email = try body.email.email() else { throw .validationFailed("Missing email address") }
+            return .resend(Resend(kind: kind, email: email, pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
         case (.post, ["verify"]):
-            let object = try JSONBody(body)
-            let type = try verifyType(try object.string("type"))
-            let token = try object.string("token") ?? ""
-            let tokenHash = try object.string("token_hash") ?? ""
-            let email = try object.email("email")
-            let phone = try object.string("phone").flatMap { $0.isEmpty ? nil : $0 }
-            let redirectTo = try object.string("redirect_to").flatMap { $0.isEmpty ? nil : $0 } ?? queryValue("redirect_to")
+            let body = try RequestBody.decode(RequestBody.Verify.self, body)
+            let type = try verifyType(try body.type.read())
+            let token = try body.token.read() ?? ""
+            let tokenHash = try body.tokenHash.read() ?? ""
+            let email = try body.email.email()
+            let phone = try body.phone.nonEmpty()
+            let redirectTo = try body.redirectTo.nonEmpty() ?? queryValue("redirect_to")
             guard token.isEmpty != tokenHash.isEmpty else { throw .validationFailed("Verify requires either a token or a token hash") }
             if !tokenHash.isEmpty {
-                guard email == nil, phone == nil, (try object.string("redirect_to") ?? "").isEmpty else {
+                guard email == nil, phone == nil, (try body.redirectTo.read() ?? "").isEmpty else {
                     throw .validationFailed("Only the token_hash and type should be provided")
                 }
                 return .verify(Verify(type: type, credential: .tokenHash(tokenHash), redirectTo: nil))
@@ -199,31 +198,35 @@ public enum AuthRequest: Sendable, Equatable {
         case (.get, ["reauthenticate"]):
             return .reauthenticate
         case (.post, ["token"]):
-            let object = try JSONBody(body)
             switch queryValue("grant_type") ?? "" {
             case "password":
-                return .token(.password(email: try object.email("email") ?? "", phone: try object.string("phone"), password: try object.string("password")))
+                let grant = try RequestBody.decode(RequestBody.PasswordGrant.self, body)
+                return .token(.password(email: try grant.email.email() ?? "", phone: try grant.phone.read(), password: try grant.password.read()))
             case "refresh_token":
-                return .token(.refreshToken(try object.string("refresh_token")))
+                let grant = try RequestBody.decode(RequestBody.RefreshTokenGrant.self, body)
+                return .token(.refreshToken(try grant.refreshToken.read()))
             case "id_token":
-                return .token(.idToken(IDTokenGrant(idToken: try object.string("id_token"), provider: try object.string("provider"),
-                                                    nonce: try object.string("nonce"))))
+                let grant = try RequestBody.decode(RequestBody.IDTokenGrant.self, body)
+                return .token(.idToken(IDTokenGrant(idToken: try grant.idToken.read(), provider: try grant.provider.read(), nonce: try grant.nonce.read())))
             case "pkce":
-                let code = try object.string("auth_code") ?? "", verifier = try object.string("code_verifier") ?? ""
+                let grant = try RequestBody.decode(RequestBody.PKCEGrant.self, body)
+                let code = try grant.authCode.read() ?? "", verifier = try grant.codeVerifier.read() ?? ""
                 guard !code.isEmpty, !verifier.isEmpty else {
                     throw .validationFailed("invalid request: both auth code and code verifier should be non-empty")
                 }
                 return .token(.pkce(authCode: code, codeVerifier: verifier))
             case let grant:
+                _ = try RequestBody.decode(RequestBody.Unchecked.self, body)
                 return .token(.unsupported(grant))
             }
         case (.get, ["user"]):
             return .getUser
         case (.put, ["user"]):
-            let object = try JSONBody(body)
-            var changes = try userChanges(object, metadataKeys: ["data"])
-            changes.nonce = try object.string("nonce").flatMap { $0.isEmpty ? nil : $0 }
-            changes.pkce = try object.pkce()
+            let body = try RequestBody.decode(RequestBody.UserUpdate.self, body)
+            let metadata = try body.data.read()?.text
+            var changes = UserChanges(email: try body.email.email(), password: try body.password.read(), metadataJSON: metadata)
+            changes.nonce = try body.nonce.nonEmpty()
+            changes.pkce = try body.pkce()
             changes.redirectTo = queryValue("redirect_to")
             return .updateUser(changes)
         case (.post, ["logout"]):
@@ -246,13 +249,16 @@ public enum AuthRequest: Sendable, Equatable {
             let perPage = min(1000, max(1, queryValue("per_page").flatMap { Int($0) } ?? 50))
             return .listUsers(page: page, perPage: perPage)
         case (.post, ["users"]):
-            let object = try JSONBody(body)
-            return .createUser(email: try object.email("email"), password: try object.string("password"),
-                               metadataJSON: try object.objectText("user_metadata") ?? "{}", emailConfirmed: try object.bool("email_confirm") ?? false)
+            let user = try RequestBody.decode(RequestBody.AdminCreateUser.self, body)
+            return .createUser(email: try user.email.email(), password: try user.password.read(),
+                               metadataJSON: try user.userMetadata.read()?.text ?? "{}", emailConfirmed: try user.emailConfirm.read() ?? false)
         case (.get, let parts) where parts.count == 2 && parts[0] == "users":
             return .getUser(userID(parts[1]))
         case (.put, let parts) where parts.count == 2 && parts[0] == "users":
-            return .updateUser(userID(parts[1]), try userChanges(JSONBody(body), metadataKeys: ["data", "user_metadata"]))
+            let user = try RequestBody.decode(RequestBody.AdminUpdateUser.self, body)
+            var metadata = try user.data.read()?.text
+            if metadata == nil { metadata = try user.userMetadata.read()?.text }
+            return .updateUser(userID(parts[1]), UserChanges(email: try user.email.email(), password: try user.password.read(), metadataJSON: metadata))
         case (.delete, let parts) where parts.count == 2 && parts[0] == "users":
             return .deleteUser(userID(parts[1]))
         default:
@@ -265,90 +271,5 @@ public enum AuthRequest: Sendable, Equatable {
         guard let text, !text.isEmpty else { throw .validationFailed("Verify requires a verification type") }
         guard let type = VerifyType(rawValue: text) else { throw .validationFailed("Unsupported verification type") }
         return type
-    }
-
-    private static func userChanges(_ object: JSONBody, metadataKeys: [String]) throws(AuthError) -> UserChanges {
-        var metadata: String? = nil
-        for key in metadataKeys where metadata == nil { metadata = try object.objectText(key) }
-        return UserChanges(email: try object.email("email"), password: try object.string("password"), metadataJSON: metadata)
-    }
-}
-
-/// A request body as GoTrue reads it: a JSON object (an empty body is `{}`, as supabase-py sends
-/// on logout), its fields typed on access. No string in it may hold a NUL: PostgreSQL refuses
-/// NUL in text and libxcrypt would cut a password at it (`"\u0000…"` would sign in as "").
-struct JSONBody {
-    let object: [String: Any]
-
-    init(_ body: [UInt8]) throws(AuthError) {
-        guard !body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
-            object = [:]
-            return
-        }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
-            throw .validationFailed("Could not read request body: invalid JSON")
-        }
-        guard !Self.containsNUL(object) else {
-            throw .validationFailed("Could not read request body: strings must not contain NUL characters")
-        }
-        self.object = object
-    }
-
-    static func containsNUL(_ value: Any) -> Bool {
-        switch value {
-        case let text as String: return text.utf8.contains(0)
-        case let object as [String: Any]: return object.contains { $0.key.utf8.contains(0) || containsNUL($0.value) }
-        case let array as [Any]: return array.contains(where: containsNUL)
-        default: return false
-        }
-    }
-
-    /// A string field; absent or null is nil, another type is refused.
-    func string(_ key: String) throws(AuthError) -> String? {
-        switch object[key] {
-        case nil, is NSNull: return nil
-        case let text as String: return text
-        default: throw .validationFailed("Could not read request body: \(key) must be a string")
-        }
-    }
-
-    /// An e-mail field, trimmed and lower-cased; empty is nil.
-    func email(_ key: String) throws(AuthError) -> String? {
-        guard let text = try string(key)?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty else { return nil }
-        return text
-    }
-
-    func bool(_ key: String) throws(AuthError) -> Bool? {
-        switch object[key] {
-        case nil, is NSNull: return nil
-        case let value as Bool: return value
-        default: throw .validationFailed("Could not read request body: \(key) must be a boolean")
-        }
-    }
-
-    /// `code_challenge` with `code_challenge_method`: both or neither; the challenge 43 to 128
-    /// characters of `[A-Za-z0-9._~-]`, the method `s256` or `plain` in any case.
-    func pkce() throws(AuthError) -> AuthRequest.PKCEChallenge? {
-        let challenge = try string("code_challenge") ?? "", method = try string("code_challenge_method") ?? ""
-        if challenge.isEmpty && method.isEmpty { return nil }
-        guard !challenge.isEmpty, !method.isEmpty else { throw .validationFailed("PKCE flow requires code_challenge_method and code_challenge") }
-        guard (43...128).contains(challenge.utf8.count), challenge.utf8.allSatisfy({ byte in
-            (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39)
-                || byte == 0x2d || byte == 0x2e || byte == 0x5f || byte == 0x7e
-        }) else {
-            throw .validationFailed("code challenge has to be between 43 and 128 characters and contain only unreserved characters")
-        }
-        let lowered = method.lowercased()
-        guard lowered == "s256" || lowered == "plain" else { throw .validationFailed("code challenge method not supported") }
-        return AuthRequest.PKCEChallenge(challenge: challenge, method: lowered)
-    }
-
-    /// An object field as JSON text; absent or null is nil.
-    func objectText(_ key: String) throws(AuthError) -> String? {
-        switch object[key] {
-        case nil, is NSNull: return nil
-        case let value as [String: Any]: return JWT.serialize(value)
-        default: throw .validationFailed("Could not read request body: \(key) must be an object")
-        }
     }
 }

@@ -148,44 +148,21 @@ extension AuthService {
         if let picture = claims["picture"] { identity["avatar_url"] = picture }
         let identityJSON = JWT.serialize(identity)
         return try pool.withTransaction { connection in
-            var userID = try connection.query("""
-                UPDATE auth.identities SET identity_data = \(identityJSON)::jsonb, last_sign_in_at = now(), updated_at = now()
-                WHERE provider = \(provider) AND provider_id = \(subject) RETURNING user_id::text
-                """).scalar
+            var userID = try Identities.touch(connection, provider: provider, subject: subject, identityJSON: identityJSON)
             if userID == nil, let email, verified {
                 // GoTrue links a verified e-mail to the account that already has it.
-                userID = try connection.query("""
-                    SELECT id::text FROM auth.users WHERE lower(email) = \(email) AND NOT is_anonymous FOR UPDATE
-                    """).scalar
-                if let userID {
-                    _ = try connection.query("""
-                        UPDATE auth.users SET raw_app_meta_data = jsonb_set(raw_app_meta_data, '{providers}',
-                            (SELECT coalesce(jsonb_agg(DISTINCT p), '[]'::jsonb) FROM jsonb_array_elements_text(
-                                coalesce(raw_app_meta_data -> 'providers', '[]'::jsonb) || to_jsonb(\(provider)::text)) p)),
-                            email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now()
-                        WHERE id = \(userID)::uuid
-                        """)
-                }
+                userID = try Users.lockLinkable(connection, email: email)
+                if let userID { try Users.linkProvider(connection, id: userID, provider: provider) }
             }
             if userID == nil {
                 // A new user; an unverified e-mail that another account holds is not taken over.
                 let newID = UUID().uuidString.lowercased()
                 let appMetadata = JWT.serialize(["provider": provider, "providers": [provider]])
-                _ = try connection.query("""
-                    INSERT INTO auth.users (id, email, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
-                    SELECT \(newID)::uuid, e.email, CASE WHEN e.email IS NOT NULL AND \(verified)::boolean THEN now() END,
-                           \(appMetadata)::jsonb, \(identityJSON)::jsonb
-                    FROM (SELECT CASE WHEN EXISTS (SELECT 1 FROM auth.users WHERE lower(email) = \(email)) THEN NULL
-                                      ELSE \(email)::text END AS email) e
-                    """)
+                try Users.createExternal(connection, id: newID, email: email, verified: verified, appMetadataJSON: appMetadata, metadataJSON: identityJSON)
                 userID = newID
             }
             guard let userID else { throw AuthError.unexpected("no user") }
-            _ = try connection.query("""
-                INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at)
-                VALUES (\(subject), \(userID)::uuid, \(identityJSON)::jsonb, \(provider), now())
-                ON CONFLICT (provider_id, provider) DO NOTHING
-                """)
+            try Identities.insertIfAbsent(connection, provider: provider, subject: subject, userID: userID, identityJSON: identityJSON)
             let session = try startSession(connection, userID: userID, method: "oauth")
             return session
         }

@@ -17,10 +17,8 @@ extension AuthService {
     /// One hit on each key of `bucket`, counted in PostgreSQL so that every replica shares the
     /// budget (one small upsert beside a bcrypt check); 429 once a key is over.
     func checkRate(_ limit: RateLimit, _ bucket: String, keys: [String]) throws {
-        let within = try pool.withConnection { connection in
-            try connection.query("SELECT auth.rate_limit_hit(\(array: keys.map { "\(bucket):\($0)" }), \(limit.hits)::integer, \(limit.window)::double precision)").scalar
-        }
-        if within != "t" { throw AuthError.rateLimited }
+        let within = try pool.withConnection { try RateLimitCounters.hit($0, keys: keys.map { "\(bucket):\($0)" }, limit: limit) }
+        if !within { throw AuthError.rateLimited }
     }
 }
 

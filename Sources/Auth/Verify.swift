@@ -25,27 +25,21 @@ extension AuthService {
             // code entry for it waits for the window to end (links keep working).
             let key = "otp_failures:\(email)"
             failureKey = key
-            let reached = try pool.withConnection { connection in
-                try connection.query("SELECT auth.rate_limit_reached(\(key), \(config.mail.otpMaxFailures)::integer, \(config.mail.otpExpiry)::double precision)").scalar
-            }
-            if reached == "t" { throw AuthError.rateLimited }
+            let reached = try pool.withConnection { try RateLimitCounters.reached($0, key: key, limit: otpFailureLimit) }
+            if reached { throw AuthError.rateLimited }
         }
         do {
-            return try pool.withConnection { connection in
-                try inTransaction(connection) {
-                    switch try consumeToken(connection, type: body.type, credential: body.credential) {
-                    case .halfway:
-                        return .json(.ok, #"{"msg":\#(jsonString(Self.halfwayMessage)),"code":"200"}"#)
-                    case .done(let userID, _):
-                        return .json(.ok, try startSession(connection, userID: userID, method: "otp"))
-                    }
+            return try pool.withTransaction { connection in
+                switch try consumeToken(connection, type: body.type, credential: body.credential) {
+                case .halfway:
+                    return .json(.ok, #"{"msg":\#(jsonString(Self.halfwayMessage)),"code":"200"}"#)
+                case .done(let userID, _):
+                    return .json(.ok, try startSession(connection, userID: userID, method: "otp"))
                 }
             }
         } catch let error as AuthError where error == .otpExpired(link: false) {
             if let failureKey {
-                _ = try? pool.withConnection { connection in
-                    try connection.query("SELECT auth.rate_limit_hit(ARRAY[\(failureKey)], \(config.mail.otpMaxFailures)::integer, \(config.mail.otpExpiry)::double precision)")
-                }
+                _ = try? pool.withConnection { try RateLimitCounters.hit($0, keys: [failureKey], limit: otpFailureLimit) }
             }
             throw error
         }
@@ -60,23 +54,17 @@ extension AuthService {
         enum Outcome { case session(String), code(String), halfway }
         let location: String
         do {
-            let outcome = try pool.withConnection { connection in
-                try inTransaction(connection) { () -> Outcome in
-                    switch try consumeToken(connection, type: link.type, credential: .tokenHash(link.token)) {
-                    case .halfway:
-                        return .halfway
-                    case .done(let userID, let flowStateID):
-                        guard pkce else { return .session(try startSession(connection, userID: userID, method: "otp")) }
-                        let code = UUID().uuidString.lowercased()
-                        let issued = try connection.query("""
-                            UPDATE auth.flow_state SET auth_code = \(Self.digest(code)), auth_code_issued_at = now(), updated_at = now()
-                            WHERE id = \(flowStateID)::uuid AND user_id = \(userID)::uuid RETURNING id
-                            """)
-                        guard issued.count == 1 else {
-                            throw AuthError.flowStateNotFound("No associated flow state found. This link was not requested with a PKCE code challenge", status: .badRequest)
-                        }
-                        return .code(code)
+            let outcome = try pool.withTransaction { connection -> Outcome in
+                switch try consumeToken(connection, type: link.type, credential: .tokenHash(link.token)) {
+                case .halfway:
+                    return .halfway
+                case .done(let userID, let flowStateID):
+                    guard pkce else { return .session(try startSession(connection, userID: userID, method: "otp")) }
+                    let code = UUID().uuidString.lowercased()
+                    guard try FlowStates.issueAuthCode(connection, id: flowStateID, userID: userID, codeDigest: Self.digest(code)) else {
+                        throw AuthError.flowStateNotFound("No associated flow state found. This link was not requested with a PKCE code challenge", status: .badRequest)
                     }
+                    return .code(code)
                 }
             }
             switch outcome {
@@ -105,80 +93,48 @@ extension AuthService {
     /// the caller's transaction (a concurrent verification of the same token waits on the row
     /// lock and then finds nothing: single use).
     func consumeToken(_ connection: Connection, type: AuthRequest.VerifyType, credential: AuthRequest.Verify.Credential) throws -> Consumed {
-        let types = TokenType.consumable(by: type).map(\.rawValue)
-        let rows: QueryResult
+        let types = TokenType.consumable(by: type)
+        let rows: [OneTimeTokens.Row]
         var isLink = false
         switch credential {
         case .tokenHash(let token):
             isLink = true
-            rows = try connection.query("""
-                SELECT id::text, user_id::text, token_type, otp_hash, relates_to, flow_state_id::text, extract(epoch FROM now() - created_at)
-                FROM auth.one_time_tokens WHERE token_hash = \(Self.digest(token)) AND token_type = ANY(\(array: types)::text[]) FOR UPDATE
-                """)
+            rows = try OneTimeTokens.lock(connection, linkDigest: Self.digest(token), types: types)
         case .otp(let email, _):
-            rows = try connection.query("""
-                SELECT id::text, user_id::text, token_type, otp_hash, relates_to, flow_state_id::text, extract(epoch FROM now() - created_at)
-                FROM auth.one_time_tokens WHERE relates_to = \(email) AND token_type = ANY(\(array: types)::text[])
-                ORDER BY array_position(\(array: types)::text[], token_type) FOR UPDATE
-                """)
+            rows = try OneTimeTokens.lock(connection, address: email, types: types)
         }
-        var match: Int?
-        for index in 0..<rows.count {
-            guard case .otp(let email, let code) = credential else { match = match ?? index; continue }
-            guard let userID = rows[index, 1], let tokenType = rows[index, 2].flatMap(TokenType.init(rawValue:)) else { continue }
+        var match: OneTimeTokens.Row?
+        for row in rows {
+            guard case .otp(let email, let code) = credential else { match = match ?? row; continue }
+            guard let userID = row.userID, let tokenType = row.tokenType.flatMap(TokenType.init(rawValue:)) else { continue }
             // Every candidate is compared, in constant time each.
             let expected = otpHash(code, type: tokenType, userID: userID, address: email)
-            if Crypto.constantTimeEquals(Array(expected.utf8), Array((rows[index, 3] ?? "").utf8)) && match == nil { match = index }
+            if Crypto.constantTimeEquals(Array(expected.utf8), Array((row.otpHash ?? "").utf8)) && match == nil { match = row }
         }
-        guard let index = match, let tokenID = rows[index, 0], let userID = rows[index, 1],
-              let tokenType = rows[index, 2].flatMap(TokenType.init(rawValue:)) else {
+        guard let token = match, let userID = token.userID, let tokenType = token.tokenType.flatMap(TokenType.init(rawValue:)) else {
             throw AuthError.otpExpired(link: isLink)
         }
-        guard let age = rows[index, 6].flatMap(Double.init), age <= config.mail.otpExpiry else { throw AuthError.otpExpired(link: isLink) }
-        let flowStateID = rows[index, 5]
+        guard let age = token.age, age <= config.mail.otpExpiry else { throw AuthError.otpExpired(link: isLink) }
         switch tokenType {
         case .confirmation, .recovery, .reauthentication:
-            _ = try connection.pipeline([
-                "UPDATE auth.users SET email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() WHERE id = \(userID)::uuid",
-                """
-                UPDATE auth.identities SET identity_data = identity_data || '{"email_verified":true}'::jsonb, updated_at = now()
-                WHERE user_id = \(userID)::uuid AND provider = 'email'
-                """,
-                "DELETE FROM auth.one_time_tokens WHERE user_id = \(userID)::uuid",
-            ])
+            try Users.confirmEmail(connection, id: userID)
         case .emailChangeNew, .emailChangeCurrent:
-            let user = try connection.query("SELECT email_change, email_change_confirm_status FROM auth.users WHERE id = \(userID)::uuid FOR UPDATE")
-            guard user.count == 1, let newEmail = user[0, 0], !newEmail.isEmpty else { throw AuthError.otpExpired(link: isLink) }
-            let other = try connection.query("""
-                SELECT 1 FROM auth.one_time_tokens WHERE user_id = \(userID)::uuid
-                AND token_type IN ('email_change_token_new', 'email_change_token_current') AND id <> \(tokenID)::uuid
-                """)
-            if !config.mail.autoconfirm && !other.isEmpty && user[0, 1] == "0" {
-                _ = try connection.pipeline([
-                    "DELETE FROM auth.one_time_tokens WHERE id = \(tokenID)::uuid",
-                    "UPDATE auth.users SET email_change_confirm_status = 1, updated_at = now() WHERE id = \(userID)::uuid",
-                ])
+            guard let change = try Users.lockEmailChange(connection, id: userID), let newEmail = change.newEmail, !newEmail.isEmpty else {
+                throw AuthError.otpExpired(link: isLink)
+            }
+            let other = try OneTimeTokens.otherEmailChangeExists(connection, userID: userID, excluding: token.id)
+            if !config.mail.autoconfirm && other && change.confirmStatus == "0" {
+                try Users.confirmEmailChangeHalfway(connection, id: userID, tokenID: token.id)
                 return .halfway
             }
-            let taken = try connection.query("SELECT 1 FROM auth.users WHERE lower(email) = \(newEmail) AND id <> \(userID)::uuid")
-            guard taken.isEmpty else { throw AuthError.emailExists }
-            _ = try connection.pipeline([
-                """
-                UPDATE auth.users SET email = \(newEmail), email_change = NULL, email_change_confirm_status = 0,
-                    email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now(), is_anonymous = false,
-                    raw_app_meta_data = CASE WHEN is_anonymous THEN '{"provider":"email","providers":["email"]}'::jsonb ELSE raw_app_meta_data END
-                WHERE id = \(userID)::uuid
-                """,
-                """
-                INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
-                VALUES (\(userID), \(userID)::uuid, jsonb_build_object('sub', \(userID)::text, 'email', \(newEmail)::text, 'email_verified', true, 'phone_verified', false), 'email')
-                ON CONFLICT (provider_id, provider) DO UPDATE SET identity_data = EXCLUDED.identity_data, updated_at = now()
-                """,
-                "DELETE FROM auth.one_time_tokens WHERE user_id = \(userID)::uuid",
-            ])
+            guard try !Users.emailTaken(connection, email: newEmail, byOtherThan: userID) else { throw AuthError.emailExists }
+            try Users.completeEmailChange(connection, id: userID, newEmail: newEmail)
         }
-        return .done(userID: userID, flowStateID: flowStateID)
+        return .done(userID: userID, flowStateID: token.flowStateID)
     }
+
+    /// The wrong codes counted per address: `OTP_MAX_FAILURES` within the code's lifetime.
+    var otpFailureLimit: RateLimit { RateLimit(hits: config.mail.otpMaxFailures, window: config.mail.otpExpiry) }
 
     /// `<redirect>#access_token=…&expires_at=…&expires_in=…&refresh_token=…&sb=&token_type=bearer&type=…`
     /// (keys sorted, as GoTrue writes them).

@@ -71,31 +71,60 @@ public struct JWKSet: Sendable {
     public init(keys: [JWK]) { self.keys = keys }
 
     public init(json: [UInt8]) throws(JWTError) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any],
-              let entries = object["keys"] as? [[String: Any]] else {
+        guard let document = JSONTree.decode(Document.self, json: json) else {
             throw .malformed("A JWKS must be a JSON object with a \"keys\" array")
         }
         var keys: [JWK] = []
-        for entry in entries {
-            if let use = entry["use"] as? String, use != "sig" { continue }
-            let keyID = entry["kid"] as? String
-            switch entry["kty"] as? String {
+        for entry in document.keys {
+            if let use = entry.use, use != "sig" { continue }
+            switch entry.kty {
             case "RSA":
-                guard let n = (entry["n"] as? String).flatMap({ Base64URL.decode(Substring($0)) }),
-                      let e = (entry["e"] as? String).flatMap({ Base64URL.decode(Substring($0)) }),
+                guard let n = entry.n.flatMap({ Base64URL.decode(Substring($0)) }),
+                      let e = entry.e.flatMap({ Base64URL.decode(Substring($0)) }),
                       let key = PublicKey(rsaModulus: n, exponent: e) else { continue }
-                keys.append(JWK(keyID: keyID, algorithm: "RS256", key: key))
+                keys.append(JWK(keyID: entry.kid, algorithm: "RS256", key: key))
             case "EC":
-                guard entry["crv"] as? String == "P-256",
-                      let x = (entry["x"] as? String).flatMap({ Base64URL.decode(Substring($0)) }),
-                      let y = (entry["y"] as? String).flatMap({ Base64URL.decode(Substring($0)) }),
+                guard entry.crv == "P-256",
+                      let x = entry.x.flatMap({ Base64URL.decode(Substring($0)) }),
+                      let y = entry.y.flatMap({ Base64URL.decode(Substring($0)) }),
                       let key = PublicKey(p256X: x, y: y) else { continue }
-                keys.append(JWK(keyID: keyID, algorithm: "ES256", key: key))
+                keys.append(JWK(keyID: entry.kid, algorithm: "ES256", key: key))
             default:
                 continue
             }
         }
         self.keys = keys
+    }
+
+    /// The document: an object whose `keys` is an array of objects (anything else refuses the
+    /// whole set).
+    struct Document: Decodable {
+        var keys: [Entry]
+    }
+
+    /// One key's members (RFC 7517 section 4, RFC 7518 section 6) this server reads; a member of
+    /// another JSON type reads as absent (the key is then skipped, or matched by any `kid`).
+    struct Entry: Decodable {
+        var kty, use, kid: String?
+        /// RSA: modulus and exponent.
+        var n, e: String?
+        /// EC: curve and coordinates.
+        var crv, x, y: String?
+
+        enum CodingKeys: String, CodingKey { case kty, use, kid, n, e, crv, x, y }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            func member(_ key: CodingKeys) -> String? { try? container.decodeIfPresent(String.self, forKey: key) }
+            kty = member(.kty)
+            use = member(.use)
+            kid = member(.kid)
+            n = member(.n)
+            e = member(.e)
+            crv = member(.crv)
+            x = member(.x)
+            y = member(.y)
+        }
     }
 }
 
@@ -106,13 +135,12 @@ extension JWT {
     public static func verify(_ token: String, keys: JWKSet, now: Date = Date()) throws(JWTError) -> [String: Any] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("Expected 3 parts in JWT; got \(parts.count)") }
-        guard let headerBytes = Base64URL.decode(parts[0]),
-              let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any] else {
+        guard let headerBytes = Base64URL.decode(parts[0]), let header = JSONTree.decode(JOSEHeader.self, json: headerBytes) else {
             throw .malformed("The JWT header is not a JSON object")
         }
-        guard let alg = header["alg"] as? String else { throw .malformed("JWT header has no alg") }
+        guard let alg = header.alg else { throw .malformed("JWT header has no alg") }
         guard alg == "RS256" || alg == "ES256" else { throw .unsupportedAlgorithm(alg) }
-        let keyID = header["kid"] as? String
+        let keyID = header.kid
         let candidates = keys.keys.filter { $0.algorithm == alg && (keyID == nil || $0.keyID == keyID) }
         guard let signature = Base64URL.decode(parts[2]) else { throw .badSignature }
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))

@@ -27,6 +27,25 @@ public enum JWTError: Error, Equatable, Sendable {
     }
 }
 
+/// The fields of a token's header (RFC 7515 section 4.1) this server reads. A field of another
+/// JSON type reads as absent (an `alg` that is not a string: "JWT header has no alg"); other
+/// fields are ignored.
+struct JOSEHeader: Decodable {
+    var alg: String?
+    /// Not checked (neither GoTrue nor PostgREST checks it).
+    var typ: String?
+    var kid: String?
+
+    enum CodingKeys: String, CodingKey { case alg, typ, kid }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        alg = try? container.decodeIfPresent(String.self, forKey: .alg)
+        typ = try? container.decodeIfPresent(String.self, forKey: .typ)
+        kid = try? container.decodeIfPresent(String.self, forKey: .kid)
+    }
+}
+
 /// HS256 JSON Web Tokens (RFC 7519) with the configured secret.
 public enum JWT {
     /// Clock skew tolerated on exp/nbf/iat, in seconds.
@@ -50,11 +69,10 @@ public enum JWT {
     public static func verifyHS256(_ token: String, secret: [UInt8], now: Date = Date(), audience: String? = nil) throws(JWTError) -> (json: String, claims: [String: Any]) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("Expected 3 parts in JWT; got \(parts.count)") }
-        guard let headerBytes = Base64URL.decode(parts[0]),
-              let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any] else {
+        guard let headerBytes = Base64URL.decode(parts[0]), let header = JSONTree.decode(JOSEHeader.self, json: headerBytes) else {
             throw .malformed("Error in $: Failed reading: not a valid json value at JWT header")
         }
-        guard let alg = header["alg"] as? String else { throw .malformed("JWT header has no alg") }
+        guard let alg = header.alg else { throw .malformed("JWT header has no alg") }
         guard alg == "HS256" else { throw .unsupportedAlgorithm(alg) }
         guard let signature = Base64URL.decode(parts[2]) else { throw .badSignature }
         let expected = Crypto.hmacSHA256(key: secret, data: Array(token.utf8[..<parts[2].startIndex.samePosition(in: token.utf8)!].dropLast()))

@@ -24,14 +24,31 @@ struct Binding: Sendable {
     let table: String?
     let filter: String?
 
+    /// The members of an entry the server reads; one of another JSON type reads as absent
+    /// (`event` then `*`, `schema` `public`).
+    struct Entry: Decodable {
+        var event, schema, table, filter: String?
+
+        enum CodingKeys: String, CodingKey { case event, schema, table, filter }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            func member(_ key: CodingKeys) -> String? { try? container.decodeIfPresent(String.self, forKey: key) }
+            event = member(.event)
+            schema = member(.schema)
+            table = member(.table)
+            filter = member(.filter)
+        }
+    }
+
     /// Nil for an entry that is not an object with a known event (the join then fails).
-    init?(_ entry: Any) {
-        guard let object = entry as? [String: Any] else { return nil }
-        guard let event = ChangeEvent(rawValue: (object["event"] as? String)?.uppercased() ?? "*") else { return nil }
+    init?(_ entry: JSONValue) {
+        guard let object = entry.object, let fields = try? JSONTree.decode(Entry.self, from: object) else { return nil }
+        guard let event = ChangeEvent(rawValue: fields.event?.uppercased() ?? "*") else { return nil }
         self.event = event
-        schema = (object["schema"] as? String) ?? "public"
-        table = (object["table"] as? String).flatMap { $0.isEmpty || $0 == "*" ? nil : $0 }
-        filter = (object["filter"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        schema = fields.schema ?? "public"
+        table = fields.table.flatMap { $0.isEmpty || $0 == "*" ? nil : $0 }
+        filter = fields.filter.flatMap { $0.isEmpty ? nil : $0 }
         let echo = JWT.serialize(object)
         echoJSON = echo
         id = Self.stableID(echo)

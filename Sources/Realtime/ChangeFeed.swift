@@ -41,7 +41,7 @@ public final class ChangeFeed: Sendable {
     let service: RealtimeService
     let conninfo: String
     let choice: RealtimeFeedChoice
-    private let running = Atomic<Bool>(false)
+    let running = Atomic<Bool>(false)
     /// Signalled when the feed's thread has closed its connection and ended.
     private let ended = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
@@ -49,7 +49,7 @@ public final class ChangeFeed: Sendable {
     /// WAL: the end of the last transaction processed (where a new stream resumes from).
     let processed = Atomic<UInt64>(0)
     /// WAL: streams opened so far (each gets its own slot name).
-    private let streams = Atomic<Int>(0)
+    let streams = Atomic<Int>(0)
 
     public init(service: RealtimeService, conninfo: String, choice: RealtimeFeedChoice = .auto) {
         self.service = service
@@ -149,85 +149,12 @@ public final class ChangeFeed: Sendable {
         }
     }
 
-    // MARK: the WAL feed
-
-    private func openStream() throws -> WALStream {
-        let number = streams.add(1, ordering: .relaxed).newValue
-        return try WALStream(feed: self, conninfo: conninfo, slot: "\(slotPrefix)_\(number)",
-                             resumeFrom: LSN(processed.load(ordering: .relaxed)))
-    }
-
-    private func runWAL(first: WALStream) {
-        var stream: WALStream? = first
-        var backoff = 0.1
-        while running.load(ordering: .acquiring) {
-            do {
-                if stream == nil {
-                    stream = try openStream()
-                    service.setFeed(.wal, listening: true)
-                    backoff = 0.1
-                    service.logger.info("realtime change feed streaming the WAL again", metadata: ["slot": "\(stream!.slot)"])
-                }
-                try stream!.pump(seconds: 0.25)
-            } catch {
-                // The slot was temporary: it went with the connection, and what was committed
-                // until a new one exists is not streamed. Clients reconnect and re-read.
-                stream = nil
-                lost(error)
-                Thread.sleep(forTimeInterval: backoff)
-                backoff = min(backoff * 2, 5)
-            }
-        }
-        stream = nil  // closes the connection: PostgreSQL drops the temporary slot
-        service.setFeed(.wal, listening: false)
-    }
-
-    private func lost(_ error: any Error) {
+    /// The feed's connection is gone: every Realtime socket is closed (clients rejoin and re-read).
+    func lost(_ error: any Error) {
         guard service.feedIsListening else { return }
         service.setFeed(service.feedKind ?? .wal, listening: false)
         service.logger.error("realtime change feed lost; closing realtime sockets", metadata: ["error": "\(error)"])
         service.closeAll(reason: "change feed lost")
-    }
-
-    // MARK: the trigger feed
-
-    /// LISTENs for the triggers' notifications, with the triggers installed first (or an error
-    /// logged: the server still serves everything else).
-    private func runTriggers() {
-        do {
-            try service.installTriggers()
-        } catch {
-            service.logger.error("realtime: could not install the trigger feed's triggers, so changes of tables without them are not announced; run SELECT realtime.use_triggers(true) as the tables' owner",
-                                 metadata: ["error": "\(error)"])
-        }
-        var connection: Connection?
-        var backoff = 0.1
-        while running.load(ordering: .acquiring) {
-            do {
-                if connection == nil {
-                    let fresh = try Connection(conninfo: conninfo, allowsPreparedStatements: false)
-                    try fresh.listen(Self.channel)
-                    connection = fresh
-                    service.setFeed(.triggers, listening: true)
-                    backoff = 0.1
-                    service.logger.info("realtime change feed listening")
-                }
-                for notification in try connection!.waitForNotifications(timeout: 0.25) where notification.channel == Self.channel {
-                    guard let change = Change(json: notification.payload) else {
-                        service.logger.warning("realtime: unreadable change notification")
-                        continue
-                    }
-                    process(change)
-                }
-                if running.load(ordering: .acquiring) { service.logLeaseFailure(service.renewLeases) }
-            } catch {
-                connection = nil
-                lost(error)
-                Thread.sleep(forTimeInterval: backoff)
-                backoff = min(backoff * 2, 5)
-            }
-        }
-        service.setFeed(.triggers, listening: false)
     }
 
     // MARK: fan-out

@@ -1,14 +1,94 @@
 import Foundation
 import HTTP
+import Identity
 
-/// One Phoenix channels message. `payload` is kept as parsed JSON on the way in and as JSON
-/// text on the way out.
+/// One Phoenix channels message as a client sends it. Its payload is read as `PhoenixPayload`;
+/// outgoing payloads are JSON text.
 struct PhoenixMessage {
     var joinRef: String?
     var ref: String?
     var topic: String
     var event: String
-    var payload: [String: Any]
+    var payload: PhoenixPayload
+}
+
+/// The payload members the server reads, whatever the event: `access_token` (`phx_join`,
+/// `access_token`), `user_token` (`phx_join`, older clients), `config.postgres_changes`
+/// (`phx_join`). Heartbeat and leave payloads carry nothing it reads. A member of another JSON
+/// type reads as absent (as Realtime ignores what it does not understand).
+struct PhoenixPayload: Decodable {
+    var accessToken: String?
+    var userToken: String?
+    /// Each entry as the client sent it: it is echoed back verbatim, and one that is not an
+    /// object with a known event fails the join with its JSON in the reason.
+    var postgresChanges: [JSONValue] = []
+
+    enum CodingKeys: String, CodingKey { case accessToken = "access_token", userToken = "user_token", config }
+
+    struct Config: Decodable {
+        var postgresChanges: [JSONValue]
+
+        enum CodingKeys: String, CodingKey { case postgresChanges = "postgres_changes" }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            postgresChanges = (try? container.decodeIfPresent([JSONValue].self, forKey: .postgresChanges)) ?? []
+        }
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        accessToken = try? container.decodeIfPresent(String.self, forKey: .accessToken)
+        userToken = try? container.decodeIfPresent(String.self, forKey: .userToken)
+        postgresChanges = (try? container.decodeIfPresent(Config.self, forKey: .config))?.postgresChanges ?? []
+    }
+}
+
+/// A `ref` or `join_ref`: a string, or a number as `NSNumber` writes it (`7`, `1.5`; `true` is
+/// `1`); anything else is none.
+struct PhoenixRef: Decodable {
+    var text: String?
+
+    init(from decoder: any Decoder) throws {
+        switch try JSONValue(from: decoder).value {
+        case let text as String: self.text = text
+        case let number as NSNumber: self.text = number.stringValue
+        default: self.text = nil
+        }
+    }
+}
+
+/// `[join_ref, ref, topic, event, payload, …]`: at least five elements, the payload an object.
+private struct Version2Frame: Decodable {
+    var message: PhoenixMessage
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        guard (container.count ?? 0) >= 5 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "fewer than 5 elements"))
+        }
+        let joinRef = try container.decode(PhoenixRef.self).text, ref = try container.decode(PhoenixRef.self).text
+        let topic = try container.decode(String.self), event = try container.decode(String.self)
+        message = PhoenixMessage(joinRef: joinRef, ref: ref, topic: topic, event: event, payload: try container.decode(PhoenixPayload.self))
+    }
+}
+
+/// `{"topic","event","payload","ref","join_ref"}`: topic and event strings; a payload that is
+/// missing or not an object reads as empty.
+private struct Version1Frame: Decodable {
+    var message: PhoenixMessage
+
+    enum CodingKeys: String, CodingKey { case topic, event, payload, ref, joinRef = "join_ref" }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        message = PhoenixMessage(joinRef: try container.decodeIfPresent(PhoenixRef.self, forKey: .joinRef)?.text,
+                                 ref: try container.decodeIfPresent(PhoenixRef.self, forKey: .ref)?.text,
+                                 topic: try container.decode(String.self, forKey: .topic), event: try container.decode(String.self, forKey: .event),
+                                 payload: (try? container.decodeIfPresent(PhoenixPayload.self, forKey: .payload)) ?? PhoenixPayload())
+    }
 }
 
 /// The two wire formats a socket picks with `vsn` (Phoenix: missing → 1.0.0).
@@ -20,18 +100,9 @@ enum PhoenixSerializer: String, Sendable {
 
     /// Nil for text that is not a message of this format.
     func decode(_ text: String) -> PhoenixMessage? {
-        guard let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else { return nil }
         switch self {
-        case .v2:
-            guard let array = json as? [Any], array.count >= 5,
-                  let topic = array[2] as? String, let event = array[3] as? String,
-                  let payload = array[4] as? [String: Any] else { return nil }
-            return PhoenixMessage(joinRef: Self.ref(array[0]), ref: Self.ref(array[1]), topic: topic, event: event, payload: payload)
-        case .v1:
-            guard let object = json as? [String: Any],
-                  let topic = object["topic"] as? String, let event = object["event"] as? String else { return nil }
-            let payload = object["payload"] as? [String: Any] ?? [:]
-            return PhoenixMessage(joinRef: Self.ref(object["join_ref"]), ref: Self.ref(object["ref"]), topic: topic, event: event, payload: payload)
+        case .v2: return JSONTree.decode(Version2Frame.self, json: Array(text.utf8))?.message
+        case .v1: return JSONTree.decode(Version1Frame.self, json: Array(text.utf8))?.message
         }
     }
 
@@ -42,14 +113,6 @@ enum PhoenixSerializer: String, Sendable {
             return "[\(Self.json(joinRef)),\(Self.json(ref)),\(jsonString(topic)),\(jsonString(event)),\(payloadJSON)]"
         case .v1:
             return #"{"topic":\#(jsonString(topic)),"event":\#(jsonString(event)),"payload":\#(payloadJSON),"ref":\#(Self.json(ref)),"join_ref":\#(Self.json(joinRef))}"#
-        }
-    }
-
-    private static func ref(_ value: Any?) -> String? {
-        switch value {
-        case let text as String: return text
-        case let number as NSNumber: return number.stringValue
-        default: return nil
         }
     }
 

@@ -198,8 +198,7 @@ public final class RealtimeService: Sendable {
             guard let message = serializer.decode(text) else { continue }
             _ = serializer.encode(joinRef: message.joinRef, ref: message.ref, topic: message.topic, event: message.event, payloadJSON: "{}")
             guard message.event == "phx_join" else { continue }
-            let config = message.payload["config"] as? [String: Any] ?? [:]
-            for entry in config["postgres_changes"] as? [Any] ?? [] {
+            for entry in message.payload.postgresChanges {
                 guard let binding = Binding(entry) else { continue }
                 count += 1
                 _ = binding.parametersDescription

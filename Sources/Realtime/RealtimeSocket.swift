@@ -114,7 +114,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
             reply(message, status: "error", response: #"{"reason":"ChannelRateLimitReached: Too many channels"}"#)
             return
         }
-        let token = (message.payload["access_token"] as? String) ?? (message.payload["user_token"] as? String) ?? socketToken
+        let token = message.payload.accessToken ?? message.payload.userToken ?? socketToken
         let authorization: RealtimeService.Authorization
         switch service.authorize(token) {
         case .failure(let refusal):
@@ -123,12 +123,10 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         case .success(let granted):
             authorization = granted
         }
-        let config = message.payload["config"] as? [String: Any] ?? [:]
-        let entries = config["postgres_changes"] as? [Any] ?? []
         var bindings: [Binding] = []
-        for entry in entries {
+        for entry in message.payload.postgresChanges {
             guard let binding = Binding(entry) else {
-                reply(message, status: "error", response: #"{"reason":\#(jsonString("Invalid postgres_changes entry: " + JWT.serialize(entry)))}"#)
+                reply(message, status: "error", response: #"{"reason":\#(jsonString("Invalid postgres_changes entry: " + JWT.serialize(entry.value)))}"#)
                 return
             }
             bindings.append(binding)
@@ -177,7 +175,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
     /// expired token ends the channel (Realtime's `system` error, then `phx_close`).
     private func refreshToken(_ message: PhoenixMessage) {
         guard var channel = channels[message.topic],
-              let token = message.payload["access_token"] as? String, !token.hasPrefix("sb_"), token != channel.token else { return }
+              let token = message.payload.accessToken, !token.hasPrefix("sb_"), token != channel.token else { return }
         switch service.authorize(token) {
         case .failure(let refusal):
             kick(message.topic, reason: refusal.message)

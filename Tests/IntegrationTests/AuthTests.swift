@@ -74,6 +74,70 @@ struct AuthTests {
         #expect(users.filter { $0["email"] as? String == address }.count == 1)
     }
 
+    /// The answers to bodies that are not JSON objects, hold a NUL, or give a field of another
+    /// type: exact texts, and for a body with several problems, which one is answered (the
+    /// body's JSON first, then NUL anywhere in it, then the fields in the order each endpoint
+    /// reads them). A repeated key counts with its last value; 0 and 1 pass as booleans.
+    @Test func malformedBodiesAnswerExactly() throws {
+        func failure(_ message: String) -> String { #"{"code":"validation_failed","message":"\#(message)"}"# }
+        let unknown = Self.email()
+        let cases: [(method: String, path: String, body: String, status: Int, text: String)] = [
+            ("POST", "/auth/v1/signup", #"{"email":"#, 400, failure("Could not read request body: invalid JSON")),
+            ("POST", "/auth/v1/signup", #"[{"email":"a@example.com"}]"#, 400, failure("Could not read request body: invalid JSON")),
+            ("POST", "/auth/v1/signup", #""a@example.com""#, 400, failure("Could not read request body: invalid JSON")),
+            ("POST", "/auth/v1/signup", #"{"email":1e999}"#, 400, failure("Could not read request body: invalid JSON")),
+            ("POST", "/auth/v1/signup", #"{"email":5}"#, 400, failure("Could not read request body: email must be a string")),
+            ("POST", "/auth/v1/signup", #"{"password":6,"email":5}"#, 400, failure("Could not read request body: email must be a string")),
+            ("POST", "/auth/v1/signup", #"{"email":"a@example.com","email":5}"#, 400, failure("Could not read request body: email must be a string")),
+            ("POST", "/auth/v1/signup", #"{"email":5,"unused":{"deep":["\u0000"]}}"#, 400,
+             failure("Could not read request body: strings must not contain NUL characters")),
+            ("POST", "/auth/v1/signup", #"{"email":"a@example.com","password":"x","data":[1]}"#, 400, failure("Could not read request body: data must be an object")),
+            ("POST", "/auth/v1/signup", #"{"email":"a@example.com","phone":{}}"#, 400, failure("Could not read request body: phone must be a string")),
+            ("POST", "/auth/v1/signup", #"{"email":"a@example.com","code_challenge":true}"#, 400,
+             failure("Could not read request body: code_challenge must be a string")),
+            ("POST", "/auth/v1/otp", #"{"email":"\#(unknown)","create_user":"no"}"#, 400, failure("Could not read request body: create_user must be a boolean")),
+            ("POST", "/auth/v1/otp", #"{"email":"\#(unknown)","create_user":2}"#, 400, failure("Could not read request body: create_user must be a boolean")),
+            ("POST", "/auth/v1/otp", #"{"email":"\#(unknown)","phone":"+15550100","create_user":"no"}"#, 400,
+             failure("Only an email address or phone number should be provided")),
+            ("POST", "/auth/v1/otp", #"{"email":"\#(unknown)","create_user":0}"#, 422, #"{"code":"otp_disabled","message":"Signups not allowed for otp"}"#),
+            ("POST", "/auth/v1/otp", #"{"email":"\#(unknown)","data":"x"}"#, 400, failure("Could not read request body: data must be an object")),
+            ("POST", "/auth/v1/recover", #"{"email":["a@example.com"]}"#, 400, failure("Could not read request body: email must be a string")),
+            ("POST", "/auth/v1/resend", #"{"type":"signup","email":true}"#, 400, failure("Could not read request body: email must be a string")),
+            ("POST", "/auth/v1/resend", #"{"type":7,"email":true}"#, 400, failure("Could not read request body: type must be a string")),
+            ("POST", "/auth/v1/verify", #"{"type":5}"#, 400, failure("Could not read request body: type must be a string")),
+            ("POST", "/auth/v1/verify", #"{"type":"email","token":1}"#, 400, failure("Could not read request body: token must be a string")),
+            ("POST", "/auth/v1/verify", #"{"type":"email","token_hash":"abc","redirect_to":5}"#, 400,
+             failure("Could not read request body: redirect_to must be a string")),
+            ("POST", "/auth/v1/token?grant_type=password", #"{"email":"a@example.com","password":5}"#, 400,
+             failure("Could not read request body: password must be a string")),
+            ("POST", "/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":5}"#, 400,
+             failure("Could not read request body: refresh_token must be a string")),
+            ("POST", "/auth/v1/token?grant_type=id_token", #"{"id_token":"x","provider":false}"#, 400,
+             failure("Could not read request body: provider must be a string")),
+            ("POST", "/auth/v1/token?grant_type=pkce", #"{"auth_code":"x","code_verifier":null}"#, 400,
+             failure("invalid request: both auth code and code verifier should be non-empty")),
+            ("POST", "/auth/v1/token?grant_type=pkce", #"{"auth_code":[],"code_verifier":"y"}"#, 400,
+             failure("Could not read request body: auth_code must be a string")),
+            ("PUT", "/auth/v1/user", #"{"data":"x"}"#, 400, failure("Could not read request body: data must be an object")),
+            ("PUT", "/auth/v1/user", #"{"email":"a@example.com","nonce":5}"#, 400, failure("Could not read request body: nonce must be a string")),
+            ("POST", "/auth/v1/admin/users", #"{"email":"a@example.com","email_confirm":"yes"}"#, 400,
+             failure("Could not read request body: email_confirm must be a boolean")),
+            ("PUT", "/auth/v1/admin/users/\(UUID().uuidString)", #"{"user_metadata":5}"#, 400,
+             failure("Could not read request body: user_metadata must be an object")),
+            ("PUT", "/auth/v1/admin/users/\(UUID().uuidString)", #"{"data":null,"user_metadata":5}"#, 400,
+             failure("Could not read request body: user_metadata must be an object")),
+        ]
+        for item in cases {
+            let response = try server.client().request(item.method, item.path, headers: server.headers(), body: item.body)
+            #expect(response.status == item.status, "\(item.method) \(item.path) \(item.body)")
+            #expect(response.text == item.text, "\(item.method) \(item.path) \(item.body)")
+        }
+        // The legacy shape, without the API-version header.
+        let legacy = try post("/auth/v1/signup", #"{"email":5}"#, legacy: true)
+        #expect(legacy.status == 400)
+        #expect(legacy.text == #"{"code":400,"error_code":"validation_failed","msg":"Could not read request body: email must be a string"}"#)
+    }
+
     @Test func passwordSignInAnswersUnknownAndWrongAlike() throws {
         let address = Self.email()
         let user = try server.signUp(email: address)

@@ -7,14 +7,11 @@ import Postgres
 extension AuthService {
     func logout(_ request: HTTPRequest, scope: AuthRequest.LogoutScope) throws -> HTTPResponse {
         let (userID, sessionID) = try authenticatedUser(request)
-        _ = try pool.withConnection { connection -> QueryResult in
+        try pool.withConnection { connection in
             switch scope {
-            case .local:
-                return try connection.query("DELETE FROM auth.sessions WHERE id = \(sessionID)::uuid")
-            case .others:
-                return try connection.query("DELETE FROM auth.sessions WHERE user_id = \(userID)::uuid AND id IS DISTINCT FROM \(sessionID)::uuid")
-            case .global:
-                return try connection.query("DELETE FROM auth.sessions WHERE user_id = \(userID)::uuid")
+            case .local: try Sessions.delete(connection, id: sessionID)
+            case .others: try Sessions.deleteOthers(connection, userID: userID, keeping: sessionID)
+            case .global: try Sessions.deleteAll(connection, userID: userID)
             }
         }
         return HTTPResponse(status: .noContent)

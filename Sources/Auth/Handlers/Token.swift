@@ -29,18 +29,15 @@ extension AuthService {
 
     func signInWithPassword(email: String, password: String) throws -> HTTPResponse {
         try pool.withConnection { connection in
-            let found = try connection.query("""
-                SELECT id::text, encrypted_password, email_confirmed_at IS NOT NULL FROM auth.users
-                WHERE lower(email) = \(email) AND deleted_at IS NULL AND (banned_until IS NULL OR banned_until < now())
-                """)
+            let found = try Users.passwordSignIn(connection, email: email)
             // Unknown e-mail and wrong password answer alike, in about the same time.
-            let hash = found.count == 1 ? (found[0, 1] ?? Password.dummyHash) : Password.dummyHash
-            guard Password.verify(password, hash: hash), password.utf8.count <= Password.maxBytes, found.count == 1, let userID = found[0, 0] else {
+            let hash = found?.passwordHash ?? Password.dummyHash
+            guard Password.verify(password, hash: hash), password.utf8.count <= Password.maxBytes, let found else {
                 throw AuthError.invalidCredentials
             }
             // As GoTrue: only once the password is right, so the answer tells nothing to others.
-            guard found[0, 2] == "t" else { throw AuthError.emailNotConfirmed }
-            return .json(.ok, try startSession(connection, userID: userID, method: "password"))
+            guard found.confirmed else { throw AuthError.emailNotConfirmed }
+            return .json(.ok, try startSession(connection, userID: found.id, method: "password"))
         }
     }
 
@@ -48,13 +45,8 @@ extension AuthService {
     func startSession(_ connection: Connection, userID: String, method: String) throws -> String {
         let sessionID = UUID().uuidString.lowercased()
         let refreshToken = Self.newRefreshToken()
-        let results = try connection.pipeline([
-            "UPDATE auth.users SET last_sign_in_at = now() WHERE id = \(userID)::uuid",
-            "INSERT INTO auth.sessions (id, user_id) VALUES (\(sessionID)::uuid, \(userID)::uuid)",
-            "INSERT INTO auth.refresh_tokens (token, user_id, session_id) VALUES (\(Self.digest(refreshToken)), \(userID)::uuid, \(sessionID)::uuid)",
-            "SELECT auth.user_json(u)::text FROM auth.users u WHERE u.id = \(userID)::uuid",
-        ])
-        return try sessionJSON(userJSON: results[3].scalar ?? "{}", sessionID: sessionID, refreshToken: refreshToken, method: method)
+        let user = try Sessions.start(connection, id: sessionID, userID: userID, refreshTokenDigest: Self.digest(refreshToken))
+        return try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, method: method)
     }
 
     /// Rotation with GoTrue's reuse detection: the presented token is revoked and a child issued
@@ -65,31 +57,17 @@ extension AuthService {
         // A reused token revokes its session; that must commit, so it is returned, then thrown.
         enum Outcome { case session(String), reused }
         let outcome = try pool.withTransaction { connection -> Outcome in
-            let found = try connection.query("""
-                SELECT r.id, r.user_id::text, r.session_id::text, r.revoked,
-                       extract(epoch FROM now() - r.updated_at) AS revoked_for
-                FROM auth.refresh_tokens r JOIN auth.sessions s ON s.id = r.session_id
-                WHERE r.token = \(Self.digest(token))
-                FOR UPDATE OF r
-                """)
-            guard found.count == 1, let tokenID = found[0, 0], let userID = found[0, 1], let sessionID = found[0, 2] else {
-                throw AuthError.refreshTokenNotFound
-            }
-            if found[0, 3] == "t" {
-                let revokedFor = Double(found[0, 4] ?? "") ?? .infinity
-                guard revokedFor <= config.refreshReuseInterval else {
-                    _ = try connection.query("DELETE FROM auth.sessions WHERE id = \(sessionID)::uuid")
+            guard let found = try RefreshTokens.lock(connection, digest: Self.digest(token)) else { throw AuthError.refreshTokenNotFound }
+            if found.revoked {
+                guard found.revokedFor ?? .infinity <= config.refreshReuseInterval else {
+                    try Sessions.delete(connection, id: found.sessionID)
                     return .reused
                 }
             }
             let newToken = Self.newRefreshToken()
-            _ = try connection.pipeline([
-                "UPDATE auth.refresh_tokens SET revoked = true, updated_at = CASE WHEN revoked THEN updated_at ELSE now() END WHERE id = \(tokenID)::bigint",
-                "INSERT INTO auth.refresh_tokens (token, user_id, session_id, parent) VALUES (\(Self.digest(newToken)), \(userID)::uuid, \(sessionID)::uuid, \(Self.digest(token)))",
-                "UPDATE auth.sessions SET refreshed_at = now(), updated_at = now() WHERE id = \(sessionID)::uuid",
-            ])
-            let user = try connection.query("SELECT auth.user_json(u)::text FROM auth.users u WHERE u.id = \(userID)::uuid").scalar ?? "{}"
-            return .session(try sessionJSON(userJSON: user, sessionID: sessionID, refreshToken: newToken, method: "token_refresh"))
+            try RefreshTokens.rotate(connection, found, parentDigest: Self.digest(token), childDigest: Self.digest(newToken))
+            let user = try Users.json(connection, id: found.userID) ?? "{}"
+            return .session(try sessionJSON(userJSON: user, sessionID: found.sessionID, refreshToken: newToken, method: "token_refresh"))
         }
         switch outcome {
         case .session(let json): return .json(.ok, json)

@@ -18,26 +18,17 @@ extension AuthService {
             throw AuthError.badJWT("missing sub claim")
         }
         let sessionID = (claims["session_id"] as? String).flatMap { UUID(uuidString: $0)?.uuidString.lowercased() }
-        let state = try pool.withConnection { connection in
-            try connection.query("""
-                SELECT EXISTS (SELECT 1 FROM auth.users WHERE id = \(userID)::uuid) AS user_exists,
-                       \(sessionID)::uuid IS NULL OR EXISTS (SELECT 1 FROM auth.sessions WHERE id = \(sessionID)::uuid AND user_id = \(userID)::uuid) AS session_exists
-                """)
-        }
-        guard state[0, "user_exists"] == "t" else { throw AuthError.userFromTokenNotFound }
-        guard state[0, "session_exists"] == "t" else { throw AuthError.sessionNotFound }
+        let exists = try pool.withConnection { try Sessions.holderExists($0, userID: userID, sessionID: sessionID) }
+        guard exists.user else { throw AuthError.userFromTokenNotFound }
+        guard exists.session else { throw AuthError.sessionNotFound }
         return (userID, sessionID)
     }
 
     /// The user's JSON; `missing` when there is no such user (404 for the admin API, GoTrue's 403
     /// when the user came from a token).
     func userJSON(_ userID: String, missing: AuthError = .userNotFound) throws -> String {
-        try pool.withConnection { connection in
-            guard let json = try connection.query("SELECT auth.user_json(u)::text FROM auth.users u WHERE u.id = \(userID)::uuid").scalar else {
-                throw missing
-            }
-            return json
-        }
+        guard let json = try pool.withConnection({ try Users.json($0, id: userID) }) else { throw missing }
+        return json
     }
 
     /// `PUT /user` and `PUT /admin/users/{id}`: metadata merged key by key (null deletes), e-mail
@@ -49,42 +40,22 @@ extension AuthService {
         // Two users changing to one address at once: the unique index decides (23505).
         do {
             return try pool.withTransaction { connection in
-                let current = try connection.query("SELECT is_anonymous, email FROM auth.users WHERE id = \(userID)::uuid FOR UPDATE")
-                guard current.count == 1 else { throw missing }
-                let anonymous = current[0, 0] == "t"
-                if anonymous && hash != nil && email == nil && current[0, 1] == nil {
+                guard let current = try Users.lockForUpdate(connection, id: userID) else { throw missing }
+                if current.isAnonymous && hash != nil && email == nil && current.email == nil {
                     throw AuthError.validationFailed("Updating password of an anonymous user without an email or phone is not allowed")
                 }
                 if let metadata = changes.metadataJSON {
-                    _ = try connection.query("""
-                        UPDATE auth.users SET raw_user_meta_data = coalesce((
-                            SELECT jsonb_object_agg(key, value) FROM jsonb_each(raw_user_meta_data || \(metadata)::jsonb)
-                            WHERE value <> 'null'::jsonb), '{}'::jsonb), updated_at = now()
-                        WHERE id = \(userID)::uuid
-                        """)
+                    try Users.mergeMetadata(connection, id: userID, metadataJSON: metadata)
                 }
-                if let email, email != current[0, 1] {
-                    let taken = try connection.query("SELECT 1 FROM auth.users WHERE lower(email) = \(email) AND id <> \(userID)::uuid")
-                    guard taken.isEmpty else { throw AuthError.emailExists }
+                if let email, email != current.email {
+                    guard try !Users.emailTaken(connection, email: email, byOtherThan: userID) else { throw AuthError.emailExists }
                     // Auto-confirm mode: the address is confirmed at once, as for sign-ups.
-                    _ = try connection.pipeline([
-                        """
-                        UPDATE auth.users SET email = \(email), email_confirmed_at = now(), updated_at = now(), is_anonymous = false,
-                            raw_app_meta_data = CASE WHEN is_anonymous THEN '{"provider":"email","providers":["email"]}'::jsonb ELSE raw_app_meta_data END
-                        WHERE id = \(userID)::uuid
-                        """,
-                        """
-                        INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
-                        VALUES (\(userID), \(userID)::uuid, jsonb_build_object('sub', \(userID)::text, 'email', \(email)::text, 'email_verified', true, 'phone_verified', false), 'email')
-                        ON CONFLICT (provider_id, provider) DO UPDATE SET identity_data = EXCLUDED.identity_data, updated_at = now()
-                        """,
-                    ])
+                    try Users.setConfirmedEmail(connection, id: userID, email: email)
                 }
                 if let hash {
-                    _ = try connection.query("UPDATE auth.users SET encrypted_password = \(hash), updated_at = now() WHERE id = \(userID)::uuid")
+                    try Users.setPassword(connection, id: userID, hash: hash)
                 }
-                let json = try connection.query("SELECT auth.user_json(u)::text FROM auth.users u WHERE u.id = \(userID)::uuid").scalar ?? "{}"
-                return json
+                return try Users.json(connection, id: userID) ?? "{}"
             }
         } catch let error as PostgresError where error.sqlState == "23505" {
             throw AuthError.emailExists

@@ -8,42 +8,13 @@ import Postgres
 /// in one transaction with the per-address interval and the mail budget checked, and hands the
 /// mails to the mailer after the commit: the request never waits for a mail server.
 extension AuthService {
-    /// The user row the mail flows read, locked for the transaction.
-    struct MailUserRow {
-        var user: MailUser
-        var confirmed: Bool
-        var isAnonymous: Bool
-        var pendingEmail: String?
-        /// Seconds since each kind of mail was last sent (nil: never).
-        var confirmationAgo: Double?
-        var recoveryAgo: Double?
-        var emailChangeAgo: Double?
-        var reauthenticationAgo: Double?
-    }
-
-    func lockMailUser(_ connection: Connection, email: String? = nil, id: String? = nil) throws -> MailUserRow? {
-        let found = try connection.query("""
-            SELECT id::text, coalesce(email, ''), raw_user_meta_data::text, email_confirmed_at IS NOT NULL, is_anonymous, email_change,
-                   extract(epoch FROM now() - confirmation_sent_at), extract(epoch FROM now() - recovery_sent_at),
-                   extract(epoch FROM now() - email_change_sent_at), extract(epoch FROM now() - reauthentication_sent_at)
-            FROM auth.users
-            WHERE (lower(email) = \(email) OR id = \(id)::uuid) AND deleted_at IS NULL
-            FOR UPDATE
-            """)
-        guard found.count == 1, let userID = found[0, 0] else { return nil }
-        return MailUserRow(user: MailUser(id: userID, email: found[0, 1] ?? "", metadataJSON: found[0, 2] ?? "{}"),
-                           confirmed: found[0, 3] == "t", isAnonymous: found[0, 4] == "t", pendingEmail: found[0, 5].flatMap { $0.isEmpty ? nil : $0 },
-                           confirmationAgo: found[0, 6].flatMap(Double.init), recoveryAgo: found[0, 7].flatMap(Double.init),
-                           emailChangeAgo: found[0, 8].flatMap(Double.init), reauthenticationAgo: found[0, 9].flatMap(Double.init))
-    }
-
     /// The confirmation mail of a sign-up (also `/otp` for a new address, `/resend` type signup).
     func confirmationMail(_ connection: Connection, _ row: MailUserRow, pkce: AuthRequest.PKCEChallenge?, redirectTo: String) throws -> OutgoingMail {
         try checkFrequency(secondsAgo: row.confirmationAgo)
         try countMailBudget(connection)
         let flow = try pkce.map { try createFlowState(connection, userID: row.user.id, pkce: $0, providerType: "email", method: "email/signup") }
         let mail = try issueMail(connection, kind: .confirmation, type: .confirmation, user: row.user, to: row.user.email, flowStateID: flow, redirectTo: redirectTo)
-        _ = try connection.query("UPDATE auth.users SET confirmation_sent_at = now() WHERE id = \(row.user.id)::uuid")
+        try Users.stampSent(connection, id: row.user.id, .confirmation)
         return mail
     }
 
@@ -54,7 +25,7 @@ extension AuthService {
         let method = kind == .magicLink ? "magiclink" : "recovery"
         let flow = try pkce.map { try createFlowState(connection, userID: row.user.id, pkce: $0, providerType: method, method: method) }
         let mail = try issueMail(connection, kind: kind, type: .recovery, user: row.user, to: row.user.email, flowStateID: flow, redirectTo: redirectTo)
-        _ = try connection.query("UPDATE auth.users SET recovery_sent_at = now() WHERE id = \(row.user.id)::uuid")
+        try Users.stampSent(connection, id: row.user.id, .recovery)
         return mail
     }
 
@@ -70,12 +41,9 @@ extension AuthService {
             mails.append(try issueMail(connection, kind: .emailChange, type: .emailChangeCurrent, user: row.user, to: row.user.email, flowStateID: flow,
                                        redirectTo: redirectTo, newEmail: newEmail))
         } else {
-            _ = try connection.query("DELETE FROM auth.one_time_tokens WHERE user_id = \(row.user.id)::uuid AND token_type = 'email_change_token_current'")
+            try OneTimeTokens.delete(connection, userID: row.user.id, type: .emailChangeCurrent)
         }
-        _ = try connection.query("""
-            UPDATE auth.users SET email_change = \(newEmail), email_change_sent_at = now(), email_change_confirm_status = 0, updated_at = now()
-            WHERE id = \(row.user.id)::uuid
-            """)
+        try Users.startEmailChange(connection, id: row.user.id, newEmail: newEmail)
         return mails
     }
 
@@ -88,28 +56,17 @@ extension AuthService {
         guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let hash = try Password.hash(try checkedPassword(body.password), cost: config.bcryptCost)
         let redirectTo = redirectTarget(request, given: body.redirectTo)
-        let (json, mail) = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> (String, OutgoingMail?) in
-                if let existing = try lockMailUser(connection, email: email) {
-                    if existing.confirmed { return (Self.obfuscatedUserJSON(email: email, metadataJSON: body.metadataJSON), nil) }
-                    let mail = try confirmationMail(connection, existing, pkce: body.pkce, redirectTo: redirectTo)
-                    return (try userJSON(connection, existing.user.id), mail)
-                }
-                let userID = UUID().uuidString.lowercased()
-                _ = try connection.pipeline([
-                    """
-                    INSERT INTO auth.users (id, email, encrypted_password, raw_app_meta_data, raw_user_meta_data)
-                    VALUES (\(userID)::uuid, \(email), \(hash), '{"provider":"email","providers":["email"]}'::jsonb, \(body.metadataJSON)::jsonb)
-                    """,
-                    """
-                    INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
-                    VALUES (\(userID), \(userID)::uuid, jsonb_build_object('sub', \(userID)::text, 'email', \(email)::text, 'email_verified', false, 'phone_verified', false), 'email')
-                    """,
-                ])
-                let row = try lockMailUser(connection, id: userID)!
-                let mail = try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
-                return (try userJSON(connection, userID), mail)
+        let (json, mail) = try pool.withTransaction { connection -> (String, OutgoingMail?) in
+            if let existing = try Users.lockForMail(connection, email: email) {
+                if existing.confirmed { return (Self.obfuscatedUserJSON(email: email, metadataJSON: body.metadataJSON), nil) }
+                let mail = try confirmationMail(connection, existing, pkce: body.pkce, redirectTo: redirectTo)
+                return (try userJSON(connection, existing.user.id), mail)
             }
+            let userID = UUID().uuidString.lowercased()
+            try Users.createUnconfirmed(connection, id: userID, email: email, passwordHash: hash, metadataJSON: body.metadataJSON)
+            let row = try Users.lockForMail(connection, id: userID)!
+            let mail = try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
+            return (try userJSON(connection, userID), mail)
         }
         send(mail.map { [$0] } ?? [])
         return .json(.ok, json)
@@ -120,11 +77,9 @@ extension AuthService {
         try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
         guard Self.isValidEmail(body.email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let redirectTo = redirectTarget(request, given: body.redirectTo)
-        let mail = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> OutgoingMail? in
-                guard let row = try lockMailUser(connection, email: body.email) else { return nil }
-                return try recoveryMail(connection, row, kind: .recovery, pkce: body.pkce, redirectTo: redirectTo)
-            }
+        let mail = try pool.withTransaction { connection -> OutgoingMail? in
+            guard let row = try Users.lockForMail(connection, email: body.email) else { return nil }
+            return try recoveryMail(connection, row, kind: .recovery, pkce: body.pkce, redirectTo: redirectTo)
         }
         send(mail.map { [$0] } ?? [])
         return .json(.ok, "{}")
@@ -137,33 +92,20 @@ extension AuthService {
         try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
         guard Self.isValidEmail(body.email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let redirectTo = redirectTarget(request, given: body.redirectTo)
-        let mail = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> OutgoingMail in
-                var row = try lockMailUser(connection, email: body.email)
-                if row == nil {
-                    guard body.createUser else { throw AuthError.otpDisabled }
-                    let userID = UUID().uuidString.lowercased()
-                    let confirmed = config.mail.autoconfirm
-                    _ = try connection.pipeline([
-                        """
-                        INSERT INTO auth.users (id, email, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
-                        VALUES (\(userID)::uuid, \(body.email), CASE WHEN \(confirmed)::boolean THEN now() END,
-                                '{"provider":"email","providers":["email"]}'::jsonb, \(body.metadataJSON)::jsonb)
-                        """,
-                        """
-                        INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
-                        VALUES (\(userID), \(userID)::uuid, jsonb_build_object('sub', \(userID)::text, 'email', \(body.email)::text,
-                                'email_verified', \(confirmed)::boolean, 'phone_verified', false), 'email')
-                        """,
-                    ])
-                    row = try lockMailUser(connection, id: userID)
-                }
-                guard let row else { throw AuthError.unexpected("user vanished") }
-                if !row.confirmed {
-                    return try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
-                }
-                return try recoveryMail(connection, row, kind: .magicLink, pkce: body.pkce, redirectTo: redirectTo)
+        let mail = try pool.withTransaction { connection -> OutgoingMail in
+            var row = try Users.lockForMail(connection, email: body.email)
+            if row == nil {
+                guard body.createUser else { throw AuthError.otpDisabled }
+                let userID = UUID().uuidString.lowercased()
+                try Users.createPasswordless(connection, id: userID, email: body.email, confirmed: config.mail.autoconfirm,
+                                             metadataJSON: body.metadataJSON)
+                row = try Users.lockForMail(connection, id: userID)
             }
+            guard let row else { throw AuthError.unexpected("user vanished") }
+            if !row.confirmed {
+                return try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
+            }
+            return try recoveryMail(connection, row, kind: .magicLink, pkce: body.pkce, redirectTo: redirectTo)
         }
         send([mail])
         return .json(.ok, "{}")
@@ -175,17 +117,15 @@ extension AuthService {
         try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
         guard Self.isValidEmail(body.email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let redirectTo = redirectTarget(request, given: body.redirectTo)
-        let mails = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> [OutgoingMail] in
-                guard let row = try lockMailUser(connection, email: body.email) else { return [] }
-                switch body.kind {
-                case .signup:
-                    guard !row.confirmed else { return [] }
-                    return [try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)]
-                case .emailChange:
-                    guard let pending = row.pendingEmail else { return [] }
-                    return try emailChangeMails(connection, row, newEmail: pending, pkce: body.pkce, redirectTo: redirectTo)
-                }
+        let mails = try pool.withTransaction { connection -> [OutgoingMail] in
+            guard let row = try Users.lockForMail(connection, email: body.email) else { return [] }
+            switch body.kind {
+            case .signup:
+                guard !row.confirmed else { return [] }
+                return [try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)]
+            case .emailChange:
+                guard let pending = row.pendingEmail else { return [] }
+                return try emailChangeMails(connection, row, newEmail: pending, pkce: body.pkce, redirectTo: redirectTo)
             }
         }
         send(mails)
@@ -196,20 +136,18 @@ extension AuthService {
     /// as `nonce` with a password change.
     func reauthenticate(_ request: HTTPRequest) throws -> HTTPResponse {
         let (userID, _) = try authenticatedUser(request)
-        let mail = try pool.withConnection { connection in
-            try inTransaction(connection) { () -> OutgoingMail in
-                guard let row = try lockMailUser(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
-                guard !row.user.email.isEmpty else {
-                    throw AuthError.validationFailed("Reauthentication requires the user to have an email or a phone number")
-                }
-                guard row.confirmed else { throw AuthError.reauthenticationEmailNotConfirmed }
-                try checkFrequency(secondsAgo: row.reauthenticationAgo)
-                try countMailBudget(connection)
-                let mail = try issueMail(connection, kind: .reauthentication, type: .reauthentication, user: row.user, to: row.user.email,
-                                         flowStateID: nil, redirectTo: config.siteURL)
-                _ = try connection.query("UPDATE auth.users SET reauthentication_sent_at = now() WHERE id = \(userID)::uuid")
-                return mail
+        let mail = try pool.withTransaction { connection -> OutgoingMail in
+            guard let row = try Users.lockForMail(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
+            guard !row.user.email.isEmpty else {
+                throw AuthError.validationFailed("Reauthentication requires the user to have an email or a phone number")
             }
+            guard row.confirmed else { throw AuthError.reauthenticationEmailNotConfirmed }
+            try checkFrequency(secondsAgo: row.reauthenticationAgo)
+            try countMailBudget(connection)
+            let mail = try issueMail(connection, kind: .reauthentication, type: .reauthentication, user: row.user, to: row.user.email,
+                                     flowStateID: nil, redirectTo: config.siteURL)
+            try Users.stampSent(connection, id: userID, .reauthentication)
+            return mail
         }
         send([mail])
         return .json(.ok, "{}")
@@ -229,15 +167,12 @@ extension AuthService {
             guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
             let redirectTo = redirectTarget(request, given: changes.redirectTo)
             try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
-            let mails = try pool.withConnection { connection in
-                try inTransaction(connection) { () -> [OutgoingMail]? in
-                    guard let row = try lockMailUser(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
-                    if email == row.user.email.lowercased() { return [] }
-                    if row.isAnonymous && config.mail.autoconfirm { return nil }
-                    let taken = try connection.query("SELECT 1 FROM auth.users WHERE lower(email) = \(email) AND id <> \(userID)::uuid")
-                    guard taken.isEmpty else { throw AuthError.emailExists }
-                    return try emailChangeMails(connection, row, newEmail: email, pkce: changes.pkce, redirectTo: redirectTo)
-                }
+            let mails = try pool.withTransaction { connection -> [OutgoingMail]? in
+                guard let row = try Users.lockForMail(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
+                if email == row.user.email.lowercased() { return [] }
+                if row.isAnonymous && config.mail.autoconfirm { return nil }
+                guard try !Users.emailTaken(connection, email: email, byOtherThan: userID) else { throw AuthError.emailExists }
+                return try emailChangeMails(connection, row, newEmail: email, pkce: changes.pkce, redirectTo: redirectTo)
             }
             if let mails {
                 send(mails)
@@ -250,27 +185,21 @@ extension AuthService {
     /// With `SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`: a session older than 24 hours
     /// changes the password only with the mailed code, which is spent.
     func checkReauthentication(userID: String, sessionID: String?, nonce: String?) throws {
-        try pool.withConnection { connection in
-            try inTransaction(connection) {
-                let age = try connection.query("SELECT extract(epoch FROM now() - created_at) FROM auth.sessions WHERE id = \(sessionID)::uuid").scalar
-                if let age = age.flatMap(Double.init), age <= 24 * 3600 { return }
-                guard let nonce else { throw AuthError.reauthenticationNeeded }
-                let found = try connection.query("""
-                    SELECT id::text, otp_hash, relates_to, extract(epoch FROM now() - created_at) FROM auth.one_time_tokens
-                    WHERE user_id = \(userID)::uuid AND token_type = 'reauthentication_token' FOR UPDATE
-                    """)
-                guard found.count == 1, let id = found[0, 0], let stored = found[0, 1], let address = found[0, 2],
-                      Crypto.constantTimeEquals(Array(otpHash(nonce, type: .reauthentication, userID: userID, address: address).utf8), Array(stored.utf8)),
-                      (Double(found[0, 3] ?? "") ?? .infinity) <= config.mail.otpExpiry else {
-                    throw AuthError.reauthenticationNotValid
-                }
-                _ = try connection.query("DELETE FROM auth.one_time_tokens WHERE id = \(id)::uuid")
+        try pool.withTransaction { connection in
+            if let age = try Sessions.age(connection, id: sessionID), age <= 24 * 3600 { return }
+            guard let nonce else { throw AuthError.reauthenticationNeeded }
+            guard let token = try OneTimeTokens.lock(connection, userID: userID, type: .reauthentication), let stored = token.otpHash,
+                  let address = token.relatesTo,
+                  Crypto.constantTimeEquals(Array(otpHash(nonce, type: .reauthentication, userID: userID, address: address).utf8), Array(stored.utf8)),
+                  token.age ?? .infinity <= config.mail.otpExpiry else {
+                throw AuthError.reauthenticationNotValid
             }
+            try OneTimeTokens.delete(connection, id: token.id)
         }
     }
 
     func userJSON(_ connection: Connection, _ userID: String) throws -> String {
-        try connection.query("SELECT auth.user_json(u)::text FROM auth.users u WHERE u.id = \(userID)::uuid").scalar ?? "{}"
+        try Users.json(connection, id: userID) ?? "{}"
     }
 
     /// GoTrue's answer to a sign-up for an address that is already confirmed (autoconfirm off):

@@ -22,27 +22,7 @@ enum TokenType: String, Sendable {
     }
 }
 
-/// The user a mail is about.
-struct MailUser {
-    var id: String
-    var email: String
-    var metadataJSON: String
-}
-
 extension AuthService {
-    /// Runs `body` in a transaction on `connection` (rolled back when it throws).
-    func inTransaction<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
-        try connection.execute("BEGIN")
-        do {
-            let result = try body()
-            try connection.execute("COMMIT")
-            return result
-        } catch {
-            if !connection.isIdle { try? connection.execute("ROLLBACK") }
-            throw error
-        }
-    }
-
     /// Issues a new token of `type` for `user` (replacing the previous one, so only the latest
     /// mail works) and renders its mail to `address`. A PKCE flow's link token starts with
     /// `pkce_` (clients and `GET /verify` tell the flows apart by it).
@@ -50,13 +30,8 @@ extension AuthService {
                    flowStateID: String?, redirectTo: String, newEmail: String = "") throws -> OutgoingMail {
         let code = Self.newOTP(length: config.mail.otpLength)
         let linkToken = kind.linkType.map { _ in (flowStateID != nil ? "pkce_" : "") + Crypto.hex(Crypto.randomBytes(28)) }
-        _ = try connection.query("""
-            INSERT INTO auth.one_time_tokens (user_id, token_type, token_hash, otp_hash, relates_to, flow_state_id)
-            VALUES (\(user.id)::uuid, \(type.rawValue), \(linkToken.map(Self.digest)), \(otpHash(code, type: type, userID: user.id, address: address)),
-                    \(address), \(flowStateID)::uuid)
-            ON CONFLICT (user_id, token_type) DO UPDATE SET token_hash = EXCLUDED.token_hash, otp_hash = EXCLUDED.otp_hash,
-                relates_to = EXCLUDED.relates_to, flow_state_id = EXCLUDED.flow_state_id, created_at = now()
-            """)
+        try OneTimeTokens.issue(connection, userID: user.id, type: type, tokenDigest: linkToken.map(Self.digest),
+                                otpHash: otpHash(code, type: type, userID: user.id, address: address), relatesTo: address, flowStateID: flowStateID)
         var values = MailTemplate.Values()
         let link = linkToken.flatMap { token in kind.linkType.map { verifyLink(token: token, type: $0, redirectTo: redirectTo) } }
         values.confirmationURL = link ?? ""
@@ -111,20 +86,14 @@ extension AuthService {
     /// One hit on the mail budget (`RATE_LIMIT_EMAIL_SENT`), inside the caller's transaction.
     func countMailBudget(_ connection: Connection) throws {
         let limit = config.mail.emailSentLimit
-        let within = try connection.query("SELECT auth.rate_limit_hit(ARRAY['email_sent:all'], \(limit.hits)::integer, \(limit.window)::double precision)").scalar
-        if within != "t" { throw AuthError.overEmailSendRateLimit("Email rate limit exceeded") }
+        let within = try RateLimitCounters.hit(connection, keys: ["email_sent:all"], limit: limit)
+        if !within { throw AuthError.overEmailSendRateLimit("Email rate limit exceeded") }
     }
 
     /// A new PKCE flow for `userID`; returns its id.
     func createFlowState(_ connection: Connection, userID: String, pkce: AuthRequest.PKCEChallenge, providerType: String, method: String) throws -> String {
         let id = UUID().uuidString.lowercased()
-        _ = try connection.query("""
-            INSERT INTO auth.flow_state (id, user_id, code_challenge_method, code_challenge, provider_type, authentication_method)
-            VALUES (\(id)::uuid, \(userID)::uuid, \(pkce.method), \(pkce.challenge), \(providerType), \(method))
-            """)
-        if Int.random(in: 0..<100) == 0 {
-            _ = try connection.query("DELETE FROM auth.flow_state WHERE created_at < now() - interval '1 day'")
-        }
+        try FlowStates.create(connection, id: id, userID: userID, challenge: pkce, providerType: providerType, method: method)
         return id
     }
 

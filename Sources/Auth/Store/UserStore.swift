@@ -1,0 +1,328 @@
+import Foundation
+import Postgres
+
+/// `auth.users` (with the e-mail identities created beside a user): the statements the handlers
+/// compose, each on the caller's connection (so inside its transaction when it has one).
+enum Users {
+    /// The app metadata of an e-mail user.
+    static let emailAppMetadata = #"{"provider":"email","providers":["email"]}"#
+
+    /// The user as GoTrue answers it (`auth.user_json`); nil when there is no such user.
+    static func json(_ connection: Connection, id: String) throws -> String? {
+        try connection.query(jsonStatement(id: id)).scalar
+    }
+
+    static func jsonStatement(id: String) -> SQL {
+        "SELECT auth.user_json(u)::text FROM auth.users u WHERE u.id = \(id)::uuid"
+    }
+
+    /// One page of users, oldest first, as a JSON array.
+    static func page(_ connection: Connection, page: Int, perPage: Int) throws -> String {
+        try connection.query("""
+            SELECT coalesce(jsonb_agg(auth.user_json(u) ORDER BY u.created_at), '[]'::jsonb)::text
+            FROM (SELECT * FROM auth.users ORDER BY created_at LIMIT \(perPage) OFFSET \((page - 1) * perPage)) u
+            """).scalar ?? "[]"
+    }
+
+    static func delete(_ connection: Connection, id: String) throws {
+        _ = try connection.query("DELETE FROM auth.users WHERE id = \(id)::uuid")
+    }
+
+    // MARK: creation
+
+    /// A confirmed e-mail user with its identity, a session and its first refresh token (one
+    /// statement), then its JSON (pipelined); nil when the address is taken.
+    static func createSignedIn(_ connection: Connection, id: String, email: String, passwordHash: String, metadataJSON: String,
+                               sessionID: String, refreshTokenDigest: String) throws -> String? {
+        let results = try connection.pipeline([
+            """
+            WITH u AS (
+                INSERT INTO auth.users (id, email, encrypted_password, email_confirmed_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data)
+                VALUES (\(id)::uuid, \(email), \(passwordHash), now(), now(), \(emailAppMetadata)::jsonb, \(metadataJSON)::jsonb)
+                ON CONFLICT ((lower(email))) WHERE email IS NOT NULL DO NOTHING
+                RETURNING id, email
+            ), i AS (
+                INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at)
+                SELECT id::text, id, jsonb_build_object('sub', id::text, 'email', email, 'email_verified', true, 'phone_verified', false), 'email', now() FROM u
+            ), s AS (
+                INSERT INTO auth.sessions (id, user_id) SELECT \(sessionID)::uuid, id FROM u RETURNING id, user_id
+            )
+            INSERT INTO auth.refresh_tokens (token, user_id, session_id) SELECT \(refreshTokenDigest), user_id, id FROM s
+            """,
+            jsonStatement(id: id),
+        ])
+        return results[1].scalar
+    }
+
+    /// An anonymous user with a session and its first refresh token, then its JSON (pipelined).
+    static func createAnonymousSignedIn(_ connection: Connection, id: String, metadataJSON: String, sessionID: String,
+                                        refreshTokenDigest: String) throws -> String? {
+        let results = try connection.pipeline([
+            """
+            WITH u AS (
+                INSERT INTO auth.users (id, is_anonymous, last_sign_in_at, raw_app_meta_data, raw_user_meta_data)
+                VALUES (\(id)::uuid, true, now(), '{"provider":"anonymous","providers":[]}'::jsonb, \(metadataJSON)::jsonb)
+                RETURNING id
+            ), s AS (
+                INSERT INTO auth.sessions (id, user_id) SELECT \(sessionID)::uuid, id FROM u RETURNING id, user_id
+            )
+            INSERT INTO auth.refresh_tokens (token, user_id, session_id) SELECT \(refreshTokenDigest), user_id, id FROM s
+            """,
+            jsonStatement(id: id),
+        ])
+        return results[1].scalar
+    }
+
+    /// The admin API's new e-mail user with its identity (one statement), then its JSON
+    /// (pipelined); nil when the address is taken.
+    static func createByAdmin(_ connection: Connection, id: String, email: String, passwordHash: String?, confirmed: Bool,
+                              metadataJSON: String) throws -> String? {
+        let results = try connection.pipeline([
+            """
+            WITH u AS (
+                INSERT INTO auth.users (id, email, encrypted_password, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
+                VALUES (\(id)::uuid, \(email), \(passwordHash), CASE WHEN \(confirmed)::boolean THEN now() END,
+                        '{"provider":"email","providers":["email"]}'::jsonb, \(metadataJSON)::jsonb)
+                ON CONFLICT ((lower(email))) WHERE email IS NOT NULL DO NOTHING RETURNING id, email
+            )
+            INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
+            SELECT id::text, id, jsonb_build_object('sub', id::text, 'email', email, 'email_verified', \(confirmed)::boolean), 'email' FROM u
+            """,
+            jsonStatement(id: id),
+        ])
+        return results[1].scalar
+    }
+
+    /// A sign-up awaiting its confirmation mail: the user and its unverified identity (pipelined).
+    static func createUnconfirmed(_ connection: Connection, id: String, email: String, passwordHash: String, metadataJSON: String) throws {
+        _ = try connection.pipeline([
+            """
+            INSERT INTO auth.users (id, email, encrypted_password, raw_app_meta_data, raw_user_meta_data)
+            VALUES (\(id)::uuid, \(email), \(passwordHash), '{"provider":"email","providers":["email"]}'::jsonb, \(metadataJSON)::jsonb)
+            """,
+            """
+            INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
+            VALUES (\(id), \(id)::uuid, jsonb_build_object('sub', \(id)::text, 'email', \(email)::text, 'email_verified', false, 'phone_verified', false), 'email')
+            """,
+        ])
+    }
+
+    /// `/otp`'s new user without a password, confirmed at once when `confirmed`, and its
+    /// identity (pipelined).
+    static func createPasswordless(_ connection: Connection, id: String, email: String, confirmed: Bool, metadataJSON: String) throws {
+        _ = try connection.pipeline([
+            """
+            INSERT INTO auth.users (id, email, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
+            VALUES (\(id)::uuid, \(email), CASE WHEN \(confirmed)::boolean THEN now() END,
+                    '{"provider":"email","providers":["email"]}'::jsonb, \(metadataJSON)::jsonb)
+            """,
+            """
+            INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
+            VALUES (\(id), \(id)::uuid, jsonb_build_object('sub', \(id)::text, 'email', \(email)::text,
+                    'email_verified', \(confirmed)::boolean, 'phone_verified', false), 'email')
+            """,
+        ])
+    }
+
+    /// An id_token sign-in's new user; its e-mail left out when another account holds it.
+    static func createExternal(_ connection: Connection, id: String, email: String?, verified: Bool, appMetadataJSON: String,
+                               metadataJSON: String) throws {
+        _ = try connection.query("""
+            INSERT INTO auth.users (id, email, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
+            SELECT \(id)::uuid, e.email, CASE WHEN e.email IS NOT NULL AND \(verified)::boolean THEN now() END,
+                   \(appMetadataJSON)::jsonb, \(metadataJSON)::jsonb
+            FROM (SELECT CASE WHEN EXISTS (SELECT 1 FROM auth.users WHERE lower(email) = \(email)) THEN NULL
+                              ELSE \(email)::text END AS email) e
+            """)
+    }
+
+    // MARK: reads
+
+    /// What a password sign-in checks.
+    struct PasswordSignIn {
+        var id: String
+        var passwordHash: String?
+        var confirmed: Bool
+    }
+
+    /// The user with this (lower-cased) address that may sign in (not deleted, not banned); nil
+    /// when none.
+    static func passwordSignIn(_ connection: Connection, email: String) throws -> PasswordSignIn? {
+        let found = try connection.query("""
+            SELECT id::text, encrypted_password, email_confirmed_at IS NOT NULL FROM auth.users
+            WHERE lower(email) = \(email) AND deleted_at IS NULL AND (banned_until IS NULL OR banned_until < now())
+            """)
+        guard found.count == 1, let id = found[0, 0] else { return nil }
+        return PasswordSignIn(id: id, passwordHash: found[0, 1], confirmed: found[0, 2] == "t")
+    }
+
+    /// Whether another user than `id` has this (lower-cased) address.
+    static func emailTaken(_ connection: Connection, email: String, byOtherThan id: String) throws -> Bool {
+        try !connection.query("SELECT 1 FROM auth.users WHERE lower(email) = \(email) AND id <> \(id)::uuid").isEmpty
+    }
+
+    /// The user's anonymity and address, locked for the transaction; nil when there is no such user.
+    static func lockForUpdate(_ connection: Connection, id: String) throws -> (isAnonymous: Bool, email: String?)? {
+        let current = try connection.query("SELECT is_anonymous, email FROM auth.users WHERE id = \(id)::uuid FOR UPDATE")
+        guard current.count == 1 else { return nil }
+        return (current[0, 0] == "t", current[0, 1])
+    }
+
+    /// The user row the mail flows read (by address or by id), locked for the transaction.
+    static func lockForMail(_ connection: Connection, email: String? = nil, id: String? = nil) throws -> MailUserRow? {
+        let found = try connection.query("""
+            SELECT id::text, coalesce(email, ''), raw_user_meta_data::text, email_confirmed_at IS NOT NULL, is_anonymous, email_change,
+                   extract(epoch FROM now() - confirmation_sent_at), extract(epoch FROM now() - recovery_sent_at),
+                   extract(epoch FROM now() - email_change_sent_at), extract(epoch FROM now() - reauthentication_sent_at)
+            FROM auth.users
+            WHERE (lower(email) = \(email) OR id = \(id)::uuid) AND deleted_at IS NULL
+            FOR UPDATE
+            """)
+        guard found.count == 1, let userID = found[0, 0] else { return nil }
+        return MailUserRow(user: MailUser(id: userID, email: found[0, 1] ?? "", metadataJSON: found[0, 2] ?? "{}"),
+                           confirmed: found[0, 3] == "t", isAnonymous: found[0, 4] == "t", pendingEmail: found[0, 5].flatMap { $0.isEmpty ? nil : $0 },
+                           confirmationAgo: found[0, 6].flatMap(Double.init), recoveryAgo: found[0, 7].flatMap(Double.init),
+                           emailChangeAgo: found[0, 8].flatMap(Double.init), reauthenticationAgo: found[0, 9].flatMap(Double.init))
+    }
+
+    /// The pending e-mail change and its confirmation status (`0`: none confirmed yet, `1`: one
+    /// of two), locked for the transaction; nil when there is no such user.
+    static func lockEmailChange(_ connection: Connection, id: String) throws -> (newEmail: String?, confirmStatus: String?)? {
+        let user = try connection.query("SELECT email_change, email_change_confirm_status FROM auth.users WHERE id = \(id)::uuid FOR UPDATE")
+        guard user.count == 1 else { return nil }
+        return (user[0, 0], user[0, 1])
+    }
+
+    /// The id of the user (not anonymous) with this verified address, locked; nil when none.
+    static func lockLinkable(_ connection: Connection, email: String) throws -> String? {
+        try connection.query("""
+            SELECT id::text FROM auth.users WHERE lower(email) = \(email) AND NOT is_anonymous FOR UPDATE
+            """).scalar
+    }
+
+    // MARK: updates
+
+    /// `raw_user_meta_data` merged key by key with `metadataJSON` (a null value deletes the key).
+    static func mergeMetadata(_ connection: Connection, id: String, metadataJSON: String) throws {
+        _ = try connection.query("""
+            UPDATE auth.users SET raw_user_meta_data = coalesce((
+                SELECT jsonb_object_agg(key, value) FROM jsonb_each(raw_user_meta_data || \(metadataJSON)::jsonb)
+                WHERE value <> 'null'::jsonb), '{}'::jsonb), updated_at = now()
+            WHERE id = \(id)::uuid
+            """)
+    }
+
+    /// A new address confirmed at once (an anonymous user becomes an e-mail user) and its
+    /// identity (pipelined).
+    static func setConfirmedEmail(_ connection: Connection, id: String, email: String) throws {
+        _ = try connection.pipeline([
+            """
+            UPDATE auth.users SET email = \(email), email_confirmed_at = now(), updated_at = now(), is_anonymous = false,
+                raw_app_meta_data = CASE WHEN is_anonymous THEN '{"provider":"email","providers":["email"]}'::jsonb ELSE raw_app_meta_data END
+            WHERE id = \(id)::uuid
+            """,
+            upsertEmailIdentity(userID: id, email: email),
+        ])
+    }
+
+    /// The e-mail identity of `userID`, verified, created or replaced.
+    static func upsertEmailIdentity(userID: String, email: String) -> SQL {
+        """
+        INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
+        VALUES (\(userID), \(userID)::uuid, jsonb_build_object('sub', \(userID)::text, 'email', \(email)::text, 'email_verified', true, 'phone_verified', false), 'email')
+        ON CONFLICT (provider_id, provider) DO UPDATE SET identity_data = EXCLUDED.identity_data, updated_at = now()
+        """
+    }
+
+    static func setPassword(_ connection: Connection, id: String, hash: String) throws {
+        _ = try connection.query("UPDATE auth.users SET encrypted_password = \(hash), updated_at = now() WHERE id = \(id)::uuid")
+    }
+
+    /// The columns that stamp when each kind of mail was last sent.
+    enum SentAt: String {
+        case confirmation = "confirmation_sent_at"
+        case recovery = "recovery_sent_at"
+        case reauthentication = "reauthentication_sent_at"
+    }
+
+    static func stampSent(_ connection: Connection, id: String, _ column: SentAt) throws {
+        _ = try connection.query("UPDATE auth.users SET \(ident: column.rawValue) = now() WHERE id = \(id)::uuid")
+    }
+
+    /// An e-mail change waiting for its confirmations.
+    static func startEmailChange(_ connection: Connection, id: String, newEmail: String) throws {
+        _ = try connection.query("""
+            UPDATE auth.users SET email_change = \(newEmail), email_change_sent_at = now(), email_change_confirm_status = 0, updated_at = now()
+            WHERE id = \(id)::uuid
+            """)
+    }
+
+    /// A mailed token spent: the address confirmed, the e-mail identity verified, and every
+    /// outstanding token of the user deleted (pipelined).
+    static func confirmEmail(_ connection: Connection, id: String) throws {
+        _ = try connection.pipeline([
+            "UPDATE auth.users SET email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() WHERE id = \(id)::uuid",
+            """
+            UPDATE auth.identities SET identity_data = identity_data || '{"email_verified":true}'::jsonb, updated_at = now()
+            WHERE user_id = \(id)::uuid AND provider = 'email'
+            """,
+            OneTimeTokens.deleteAllStatement(userID: id),
+        ])
+    }
+
+    /// The first of the two confirmations of a secure e-mail change: its token spent, the status
+    /// set (pipelined).
+    static func confirmEmailChangeHalfway(_ connection: Connection, id: String, tokenID: String) throws {
+        _ = try connection.pipeline([
+            OneTimeTokens.deleteStatement(id: tokenID),
+            "UPDATE auth.users SET email_change_confirm_status = 1, updated_at = now() WHERE id = \(id)::uuid",
+        ])
+    }
+
+    /// The pending address becomes the user's (confirmed), its identity replaced, every
+    /// outstanding token deleted (pipelined).
+    static func completeEmailChange(_ connection: Connection, id: String, newEmail: String) throws {
+        _ = try connection.pipeline([
+            """
+            UPDATE auth.users SET email = \(newEmail), email_change = NULL, email_change_confirm_status = 0,
+                email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now(), is_anonymous = false,
+                raw_app_meta_data = CASE WHEN is_anonymous THEN '{"provider":"email","providers":["email"]}'::jsonb ELSE raw_app_meta_data END
+            WHERE id = \(id)::uuid
+            """,
+            upsertEmailIdentity(userID: id, email: newEmail),
+            OneTimeTokens.deleteAllStatement(userID: id),
+        ])
+    }
+
+    /// `provider` added to the user's `app_metadata.providers` and the address confirmed (an
+    /// id_token sign-in linked to this account by its verified e-mail).
+    static func linkProvider(_ connection: Connection, id: String, provider: String) throws {
+        _ = try connection.query("""
+            UPDATE auth.users SET raw_app_meta_data = jsonb_set(raw_app_meta_data, '{providers}',
+                (SELECT coalesce(jsonb_agg(DISTINCT p), '[]'::jsonb) FROM jsonb_array_elements_text(
+                    coalesce(raw_app_meta_data -> 'providers', '[]'::jsonb) || to_jsonb(\(provider)::text)) p)),
+                email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now()
+            WHERE id = \(id)::uuid
+            """)
+    }
+}
+
+/// The user a mail is about.
+struct MailUser {
+    var id: String
+    var email: String
+    var metadataJSON: String
+}
+
+/// The user row the mail flows read, locked for the transaction.
+struct MailUserRow {
+    var user: MailUser
+    var confirmed: Bool
+    var isAnonymous: Bool
+    var pendingEmail: String?
+    /// Seconds since each kind of mail was last sent (nil: never).
+    var confirmationAgo: Double?
+    var recoveryAgo: Double?
+    var emailChangeAgo: Double?
+    var reauthenticationAgo: Double?
+}
