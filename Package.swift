@@ -2,7 +2,7 @@
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 // Linux only: the HTTP server is built on epoll and Glibc, the embedded cluster on the system's
@@ -10,16 +10,16 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "onboard",
     products: [
-        .executable(name: "onboard", targets: ["onboard"]),
+        .executable(name: "onboard", targets: ["onboard"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2")
     ],
     targets: [
         // C: only Postgres sees libpq.
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // C: libcrypto for JWT (and libxcrypt's bcrypt) and for the WebSocket handshake's SHA-1; libssl for the SMTP client's TLS.
+        // C: libcrypto for Identity's tokens (and libxcrypt's bcrypt) and for the WebSocket handshake's SHA-1; libssl for the SMTP client's TLS.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev", "libcrypt-dev"])]),
 
         // The epoll loop that the HTTP server and the pipelined database connections share.
@@ -29,16 +29,22 @@ let package = Package(
         .target(name: "Identity", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // C: epoll, which Glibc's module does not export.
         .systemLibrary(name: "CSystemLinux"),
-        .target(name: "HTTP", dependencies: ["CSystemLinux", "COpenSSL", "EventLoop", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .target(
+            name: "HTTP", dependencies: ["CSystemLinux", "COpenSSL", "EventLoop", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings
+        ),
         .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .target(name: "REST", dependencies: ["HTTP", "Postgres", "Identity"], swiftSettings: swiftSettings),
-        .target(name: "Auth", dependencies: ["HTTP", "Postgres", "Identity", "COpenSSL", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
-        .target(name: "Realtime", dependencies: ["HTTP", "Postgres", "Identity", "REST", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .target(
+            name: "Auth", dependencies: ["HTTP", "Postgres", "Identity", "COpenSSL", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "Realtime", dependencies: ["HTTP", "Postgres", "Identity", "REST", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
         .target(
             name: "App",
             dependencies: [
                 "Postgres", "Migrations", "EmbeddedPostgres", "EventLoop", "HTTP", "Identity", "REST", "Auth", "Realtime",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: swiftSettings
         ),
@@ -47,7 +53,7 @@ let package = Package(
             dependencies: [
                 "App", "Auth", "Migrations", "Postgres", "Identity", "HTTP", "REST",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: swiftSettings
         ),
@@ -56,7 +62,9 @@ let package = Package(
         .executableTarget(name: "RequestFuzz", dependencies: ["App", "HTTP", "Identity", "REST", "Auth", "Realtime"], swiftSettings: swiftSettings),
         .target(
             name: "TestSupport",
-            dependencies: ["App", "COpenSSL", "EmbeddedPostgres", "Migrations", "Postgres", "HTTP", "Identity", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "App", "COpenSSL", "EmbeddedPostgres", "Migrations", "Postgres", "HTTP", "Identity", .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -66,8 +74,11 @@ let package = Package(
         .testTarget(name: "IdentityTests", dependencies: ["Identity"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EventLoop", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Postgres", "Identity", "HTTP", "App", "Realtime", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
-        .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["TestSupport", "Postgres", "Identity", "HTTP", "App", "Realtime", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings)
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,13 +1,13 @@
+import Auth
+import EventLoop
 import Foundation
 import HTTP
 import Identity
 import Logging
 import Migrations
 import Postgres
-import Realtime
 import REST
-import Auth
-import EventLoop
+import Realtime
 import Synchronization
 
 /// The one place that composes the layers: database, migrations, pool, schema cache, routes and
@@ -72,8 +72,9 @@ public final class Application: Sendable {
         let rest = RESTService(pool: pool, schema: schema, config: restConfig)
         var authConfig = config.auth
         authConfig.issuer = "http://\(config.host):\(config.port)/auth/v1"
-        let mailer = Mailer(transport: config.auth.mail.smtp.map { .smtp($0, config.auth.mail.sender) } ?? .log, logger: logger,
-                            retryDelays: config.auth.mail.retryDelays)
+        let mailer = Mailer(
+            transport: config.auth.mail.smtp.map { .smtp($0, config.auth.mail.sender) } ?? .log, logger: logger,
+            retryDelays: config.auth.mail.retryDelays)
         self.mailer = mailer
         let auth = AuthService(pool: pool, config: authConfig, logger: logger, mailer: mailer)
         var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
@@ -84,22 +85,27 @@ public final class Application: Sendable {
         self.realtime = realtime
         self.changeFeed = changeFeed
         let loop = EventLoop()
-        let pipeline = PipelineClient(conninfo: database.url, size: config.effectivePipelineConnections,
-                                      allowsPreparedStatements: config.preparedStatements, loop: loop)
+        let pipeline = PipelineClient(
+            conninfo: database.url, size: config.effectivePipelineConnections,
+            allowsPreparedStatements: config.preparedStatements, loop: loop)
         self.pipeline = pipeline
-        let metrics = Metrics(pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
-                              mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil)
+        let metrics = Metrics(
+            pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
+            mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil)
         let migrator = Migrator(directory: config.migrationsDirectory)
         let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, metrics: metrics) : nil
-        let router = Routes.make(config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
-                                 migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed) }, logger: logger)
-        server = HTTPServer(host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
-                            loop: loop, inline: inline, responder: { request in
-                                let started = DispatchTime.now().uptimeNanoseconds
-                                let response = router.respond(to: request)
-                                metrics.record(request, response, since: started)
-                                return response
-                            })
+        let router = Routes.make(
+            config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
+            migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed) }, logger: logger)
+        server = HTTPServer(
+            host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
+            loop: loop, inline: inline,
+            responder: { request in
+                let started = DispatchTime.now().uptimeNanoseconds
+                let response = router.respond(to: request)
+                metrics.record(request, response, since: started)
+                return response
+            })
     }
 
     public var port: Int { server.port }

@@ -2,8 +2,8 @@ import Auth
 import Foundation
 import HTTP
 import Identity
-import Realtime
 import REST
+import Realtime
 
 /// What `onboard serve`'s command line gives beside the environment.
 public struct ServeFlags: Sendable {
@@ -15,8 +15,10 @@ public struct ServeFlags: Sendable {
     /// Allows a weak or generated JWT secret against any database (local development).
     public var dev = false
 
-    public init(host: String? = nil, port: Int? = nil, databaseURL: String? = nil, dataDirectory: String? = nil,
-                migrationsDirectory: String? = nil, dev: Bool = false) {
+    public init(
+        host: String? = nil, port: Int? = nil, databaseURL: String? = nil, dataDirectory: String? = nil,
+        migrationsDirectory: String? = nil, dev: Bool = false
+    ) {
         self.host = host
         self.port = port
         self.databaseURL = databaseURL
@@ -158,28 +160,30 @@ extension ServerConfig {
             guard let configured = auth.providers[name] else { return ("", "(unset: \(name) sign-in disabled)") }
             return (configured.clientIDs.joined(separator: ","), configured.keys.location)
         }
-        let google = provider("google"), apple = provider("apple")
-        let rows: [(String, String)] = [
-            ("host", host), ("port", "\(port)"), ("database", databaseText), ("migrations", migrationsDirectory.path),
-            ("JWT_SECRET", mask(String(decoding: keys.jwtSecret, as: UTF8.self))), ("ANON_KEY", mask(keys.anonKey)),
-            ("SERVICE_ROLE_KEY", mask(keys.serviceRoleKey)), ("JWT_EXP", "\(auth.jwtExpiry)"), ("DB_POOL_SIZE", "\(poolSize)"),
-            ("DB_PIPELINE_CONNECTIONS", "\(effectivePipelineConnections)"),
-            ("DATABASE_LISTEN_URL", listenDatabaseURL.map(hidePassword) ?? "(the database)"),
-            ("DB_PREPARED_STATEMENTS", "\(preparedStatements)"), ("DB_MIGRATE_ON_START", "\(migrateOnStart)"),
-            ("WORKER_THREADS", "\(limits.workerThreads)"), ("IO_THREAD_NICE", "\(limits.ioThreadNice)"), ("MAX_CONNECTIONS", "\(limits.maxConnections)"),
-            ("MAX_BODY_BYTES", "\(limits.maxBodyBytes)"), ("CORS_ALLOWED_ORIGINS", cors.allowedOrigins.joined(separator: ",")),
-            ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
-            ("PGRST_DB_AGGREGATES_ENABLED", "\(aggregatesEnabled)"),
-            ("REALTIME_FEED", realtimeFeed.rawValue),
-            ("BCRYPT_COST", "\(auth.bcryptCost)"),
-            ("DASHBOARD_PASSWORD", dashboard.password.map(mask) ?? "(unset)"),
-            ("DASHBOARD_SERVICE_KEY_SIGN_IN", "\(dashboard.serviceKeySignIn)"),
-            ("DASHBOARD_SESSION_HOURS", "\(dashboard.sessionSeconds / 3600)"),
-            ("RATE_LIMIT_SIGN_IN_SIGN_UPS", "\(auth.signInLimit.hits) per \(Int(auth.signInLimit.window)) s"),
-            ("RATE_LIMIT_TOKEN_REFRESH", "\(auth.refreshLimit.hits) per \(Int(auth.refreshLimit.window)) s"),
-            ("RATE_LIMIT_HEADER", auth.rateLimitHeader ?? "(unset: the TCP peer)"),
-            ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks),
-        ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)")
+        let google = provider("google")
+        let apple = provider("apple")
+        let rows: [(String, String)] =
+            [
+                ("host", host), ("port", "\(port)"), ("database", databaseText), ("migrations", migrationsDirectory.path),
+                ("JWT_SECRET", mask(String(decoding: keys.jwtSecret, as: UTF8.self))), ("ANON_KEY", mask(keys.anonKey)),
+                ("SERVICE_ROLE_KEY", mask(keys.serviceRoleKey)), ("JWT_EXP", "\(auth.jwtExpiry)"), ("DB_POOL_SIZE", "\(poolSize)"),
+                ("DB_PIPELINE_CONNECTIONS", "\(effectivePipelineConnections)"),
+                ("DATABASE_LISTEN_URL", listenDatabaseURL.map(hidePassword) ?? "(the database)"),
+                ("DB_PREPARED_STATEMENTS", "\(preparedStatements)"), ("DB_MIGRATE_ON_START", "\(migrateOnStart)"),
+                ("WORKER_THREADS", "\(limits.workerThreads)"), ("IO_THREAD_NICE", "\(limits.ioThreadNice)"), ("MAX_CONNECTIONS", "\(limits.maxConnections)"),
+                ("MAX_BODY_BYTES", "\(limits.maxBodyBytes)"), ("CORS_ALLOWED_ORIGINS", cors.allowedOrigins.joined(separator: ",")),
+                ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
+                ("PGRST_DB_AGGREGATES_ENABLED", "\(aggregatesEnabled)"),
+                ("REALTIME_FEED", realtimeFeed.rawValue),
+                ("BCRYPT_COST", "\(auth.bcryptCost)"),
+                ("DASHBOARD_PASSWORD", dashboard.password.map(mask) ?? "(unset)"),
+                ("DASHBOARD_SERVICE_KEY_SIGN_IN", "\(dashboard.serviceKeySignIn)"),
+                ("DASHBOARD_SESSION_HOURS", "\(dashboard.sessionSeconds / 3600)"),
+                ("RATE_LIMIT_SIGN_IN_SIGN_UPS", "\(auth.signInLimit.hits) per \(Int(auth.signInLimit.window)) s"),
+                ("RATE_LIMIT_TOKEN_REFRESH", "\(auth.refreshLimit.hits) per \(Int(auth.refreshLimit.window)) s"),
+                ("RATE_LIMIT_HEADER", auth.rateLimitHeader ?? "(unset: the TCP peer)"),
+                ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks)
+            ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)")
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }

@@ -7,9 +7,11 @@ enum Gateway {
     static let errorStyle = ErrorStyle { #"{"code":null,"details":null,"hint":null,"message":\#(jsonString($0))}"# }
 
     /// The request headers the Supabase clients send.
-    static let allowedHeaders = "apikey, authorization, content-type, accept, accept-profile, content-profile, prefer, range, range-unit, x-client-info, x-supabase-api-version, x-retry-count, x-request-id"
+    static let allowedHeaders =
+        "apikey, authorization, content-type, accept, accept-profile, content-profile, prefer, range, range-unit, x-client-info, x-supabase-api-version, x-retry-count, x-request-id"
     /// The response headers the Supabase clients read.
-    static let exposedHeaders = "Content-Range, Content-Location, Location, Preference-Applied, Range-Unit, X-Supabase-Api-Version, X-Request-Id, x-sb-error-code, Proxy-Status"
+    static let exposedHeaders =
+        "Content-Range, Content-Location, Location, Preference-Applied, Range-Unit, X-Supabase-Api-Version, X-Request-Id, x-sb-error-code, Proxy-Status"
 
     static func cors(allowedOrigins: [String] = ["*"]) -> CORSConfig {
         CORSConfig(allowedOrigins: allowedOrigins, allowedHeaders: allowedHeaders, exposedHeaders: exposedHeaders)

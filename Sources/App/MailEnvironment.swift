@@ -97,7 +97,7 @@ extension MailConfig {
             ("SMTP_MAX_FREQUENCY", "\(Int(maxFrequency)) s"), ("RATE_LIMIT_EMAIL_SENT", "\(emailSentLimit.hits) per hour"),
             ("RATE_LIMIT_OTP", "\(otpRequestLimit.hits) per 300 s"), ("RATE_LIMIT_VERIFY", "\(verifyLimit.hits) per 300 s"),
             ("EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "\(Int(flowStateExpiry)) s"),
-            ("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "\(requireReauthentication)"),
+            ("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "\(requireReauthentication)")
         ]
     }
 }

@@ -1,20 +1,22 @@
+import Auth
 import Foundation
 import Glibc
-import Migrations
 import HTTP
+import Migrations
 import Postgres
-import Realtime
 import REST
+import Realtime
 import Synchronization
-import Auth
 
 /// Prometheus metrics for `GET /metrics`: requests by route and status, a latency histogram by
 /// route, the pool's connections in use and waiters, and auth failures by reason. Route labels
 /// are bounded: known tables, functions and auth endpoints by name, everything else `other`.
 public final class Metrics: Sendable {
     static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
-    static let authEndpoints: Set<String> = ["signup", "token", "user", "logout", "settings", "health", "admin", "verify", "recover",
-                                             "otp", "magiclink", "resend", "reauthenticate"]
+    static let authEndpoints: Set<String> = [
+        "signup", "token", "user", "logout", "settings", "health", "admin", "verify", "recover",
+        "otp", "magiclink", "resend", "reauthenticate"
+    ]
 
     struct Histogram {
         var counts = [UInt64](repeating: 0, count: Metrics.buckets.count)
@@ -42,8 +44,10 @@ public final class Metrics: Sendable {
     /// Tables also served at bare paths (`/children`).
     private let bareTables: Set<String>
 
-    init(pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
-         mailer: Mailer? = nil, pipeline: PipelineClient? = nil) {
+    init(
+        pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
+        mailer: Mailer? = nil, pipeline: PipelineClient? = nil
+    ) {
         self.pool = pool
         self.pipeline = pipeline
         self.schema = schema
@@ -149,13 +153,15 @@ public final class Metrics: Sendable {
         }
         let routeList = routes.sorted { $0.key < $1.key }.map { route, entry in
             let seconds = snapshot.latency[route].map { $0.total > 0 ? $0.sum / Double($0.total) : 0 } ?? 0
-            return #"{"route":\#(jsonString(route)),"requests":\#(entry.requests),"client_errors":\#(entry.clientErrors),"server_errors":\#(entry.serverErrors),"mean_ms":\#((seconds * 100_000).rounded() / 100)}"#
+            return
+                #"{"route":\#(jsonString(route)),"requests":\#(entry.requests),"client_errors":\#(entry.clientErrors),"server_errors":\#(entry.serverErrors),"mean_ms":\#((seconds * 100_000).rounded() / 100)}"#
         }
         let stats = pool.stats
         var out = #""uptime_seconds":\#(Int(Date().timeIntervalSince(started))),"routes":[\#(routeList.joined(separator: ","))],"#
         out += #""pool":{"size":\#(pool.size),"open":\#(stats.open),"in_use":\#(stats.inUse),"waiting":\#(stats.waiting)}"#
         if let realtime, let feed {
-            out += #","realtime":{"sockets":\#(realtime.socketCount),"subscriptions":\#(realtime.subscriptionCount),"events_delivered":\#(feed.deliveredCount),"feed_listening":\#(feed.isListening)}"#
+            out +=
+                #","realtime":{"sockets":\#(realtime.socketCount),"subscriptions":\#(realtime.subscriptionCount),"events_delivered":\#(feed.deliveredCount),"feed_listening":\#(feed.isListening)}"#
         }
         return out
     }
@@ -215,7 +221,8 @@ public final class Metrics: Sendable {
         out += "onboard_process_start_time_seconds \(Int(started.timeIntervalSince1970))\n"
         if let mailer {
             let stats = mailer.stats
-            out += "# HELP onboard_mail_total Mails of the Auth flows by outcome: sent (accepted by the SMTP server), logged (no SMTP_HOST: written to the log), failed (given up after retries), dropped (queue full or server stopping).\n"
+            out +=
+                "# HELP onboard_mail_total Mails of the Auth flows by outcome: sent (accepted by the SMTP server), logged (no SMTP_HOST: written to the log), failed (given up after retries), dropped (queue full or server stopping).\n"
             out += "# TYPE onboard_mail_total counter\n"
             for (result, count) in [("dropped", stats.dropped), ("failed", stats.failed), ("logged", stats.logged), ("sent", stats.sent)] {
                 out += "onboard_mail_total{result=\"\(result)\"} \(count)\n"
@@ -281,7 +288,11 @@ struct Readiness: Sendable {
             let changed = states.filter { $0.kind == .changed }.map { "\($0.version)_\($0.name)" }
             let ready = pending.isEmpty && changed.isEmpty
             let list = { (names: [String]) in "[" + names.map(jsonString).joined(separator: ",") + "]" }
-            return Readiness(ready: ready, json: #"{"status":\#(ready ? "\"ready\"" : "\"not ready\""),"database":"ok","migrations":{"applied":\#(states.filter { $0.kind == .applied }.count),"pending":\#(list(pending)),"changed":\#(list(changed))}\#(realtime)}"#)
+            return Readiness(
+                ready: ready,
+                json:
+                    #"{"status":\#(ready ? "\"ready\"" : "\"not ready\""),"database":"ok","migrations":{"applied":\#(states.filter { $0.kind == .applied }.count),"pending":\#(list(pending)),"changed":\#(list(changed))}\#(realtime)}"#
+            )
         } catch {
             return Readiness(ready: false, json: #"{"status":"not ready","database":\#(jsonString("unavailable: \(error)"))\#(realtime)}"#)
         }

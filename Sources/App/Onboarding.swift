@@ -12,8 +12,9 @@ public enum Onboarding {
         ownerColumns: ["user_profiles": "id"],
         familySharedColumns: ["children": "user_id"],
         familyColumns: ["families": "id", "family_members": "family_id"],
-        membership: OwnershipPolicy.Membership(schema: "public", table: "family_members", familyColumn: "family_id",
-                                               userColumn: "user_id", roleColumn: "role", ownerRole: "owner"))
+        membership: OwnershipPolicy.Membership(
+            schema: "public", table: "family_members", familyColumn: "family_id",
+            userColumn: "user_id", roleColumn: "role", ownerRole: "owner"))
 }
 
 /// The dashboard's user pages: the product's tables beside GoTrue's.
@@ -22,7 +23,9 @@ extension Onboarding {
     /// 50 when `text` is empty.
     static func userSearch(_ text: String) -> SQL {
         let id = UUID(uuidString: text)?.uuidString.lowercased()
-        let pattern = "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+        let pattern =
+            "%"
+            + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_") + "%"
         return """
             SELECT coalesce(json_agg(json_build_object(

@@ -1,16 +1,18 @@
+import Auth
+import Dispatch
 import HTTP
 import Identity
 import Logging
 import Migrations
 import Postgres
-import Realtime
 import REST
-import Auth
-import Dispatch
+import Realtime
 
 enum Routes {
-    static func make(config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, metrics: Metrics,
-                     migrator: Migrator, readiness: @escaping @Sendable () -> Readiness, logger: Logger) -> Router {
+    static func make(
+        config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, metrics: Metrics,
+        migrator: Migrator, readiness: @escaping @Sendable () -> Readiness, logger: Logger
+    ) -> Router {
         var router = Router(logger: logger, errorStyle: Gateway.errorStyle)
         // Liveness: 200 while the process serves, saying honestly whether the database answers.
         router.add(.get, "/health") { _ in
@@ -53,8 +55,10 @@ enum Routes {
                 guard let key = apiKey(request), !key.isEmpty else {
                     return .json(.unauthorized, #"{"message":"No API key found in request","hint":"No `apikey` request header or url param was found."}"#)
                 }
-                guard Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.anonKey.utf8))
-                        || Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.serviceRoleKey.utf8)) else {
+                guard
+                    Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.anonKey.utf8))
+                        || Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.serviceRoleKey.utf8))
+                else {
                     return .json(.unauthorized, #"{"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}"#)
                 }
             }

@@ -2,8 +2,8 @@ import Auth
 import Foundation
 import HTTP
 import Identity
-import Realtime
 import REST
+import Realtime
 
 /// Everything `serve` needs, resolved once from flags, environment and defaults.
 public struct ServerConfig: Sendable {

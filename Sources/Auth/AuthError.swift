@@ -50,9 +50,11 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
 
     var status: HTTPStatus {
         switch self {
-        case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken, .idToken, .idTokenNonce: return .badRequest
+        case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken, .idToken, .idTokenNonce:
+            return .badRequest
         case .weakPassword, .userAlreadyExists, .emailExists, .otpDisabled, .reauthenticationEmailNotConfirmed, .flowStateExpired,
-             .reauthenticationNotValid: return .unprocessableContent
+            .reauthenticationNotValid:
+            return .unprocessableContent
         case .emailNotConfirmed, .badCodeVerifier, .reauthenticationNeeded, .phoneProviderDisabled: return .badRequest
         case .otpExpired: return .forbidden
         case .overEmailSendRateLimit: return .tooManyRequests

@@ -146,8 +146,10 @@ public enum AuthRequest: Sendable, Equatable {
             return .settings
         case (.post, ["signup"]):
             let body = try RequestBody.decode(RequestBody.SignUp.self, body)
-            return .signUp(SignUp(email: try body.email.email(), phone: try body.phone.nonEmpty(), password: try body.password.read(),
-                                  metadataJSON: try body.data.read()?.text ?? "{}", pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
+            return .signUp(
+                SignUp(
+                    email: try body.email.email(), phone: try body.phone.nonEmpty(), password: try body.password.read(),
+                    metadataJSON: try body.data.read()?.text ?? "{}", pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
         case (.post, ["recover"]):
             let body = try RequestBody.decode(RequestBody.Recover.self, body)
             guard let email = try body.email.email() else { throw .validationFailed("Password recovery requires an email") }
@@ -162,8 +164,10 @@ public enum AuthRequest: Sendable, Equatable {
             if try body.channel.read().map({ !$0.isEmpty }) ?? false {
                 throw .validationFailed("Channel should only be specified with Phone OTP")
             }
-            return .otp(OTP(email: email, createUser: try body.createUser.read() ?? true, metadataJSON: try body.data.read()?.text ?? "{}",
-                            pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
+            return .otp(
+                OTP(
+                    email: email, createUser: try body.createUser.read() ?? true, metadataJSON: try body.data.read()?.text ?? "{}",
+                    pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
         case (.post, ["resend"]):
             let body = try RequestBody.decode(RequestBody.Resend.self, body)
             let type = try body.type.read() ?? ""
@@ -210,7 +214,8 @@ public enum AuthRequest: Sendable, Equatable {
                 return .token(.idToken(IDTokenGrant(idToken: try grant.idToken.read(), provider: try grant.provider.read(), nonce: try grant.nonce.read())))
             case "pkce":
                 let grant = try RequestBody.decode(RequestBody.PKCEGrant.self, body)
-                let code = try grant.authCode.read() ?? "", verifier = try grant.codeVerifier.read() ?? ""
+                let code = try grant.authCode.read() ?? ""
+                let verifier = try grant.codeVerifier.read() ?? ""
                 guard !code.isEmpty, !verifier.isEmpty else {
                     throw .validationFailed("invalid request: both auth code and code verifier should be non-empty")
                 }
@@ -250,8 +255,9 @@ public enum AuthRequest: Sendable, Equatable {
             return .listUsers(page: page, perPage: perPage)
         case (.post, ["users"]):
             let user = try RequestBody.decode(RequestBody.AdminCreateUser.self, body)
-            return .createUser(email: try user.email.email(), password: try user.password.read(),
-                               metadataJSON: try user.userMetadata.read()?.text ?? "{}", emailConfirmed: try user.emailConfirm.read() ?? false)
+            return .createUser(
+                email: try user.email.email(), password: try user.password.read(),
+                metadataJSON: try user.userMetadata.read()?.text ?? "{}", emailConfirmed: try user.emailConfirm.read() ?? false)
         case (.get, let parts) where parts.count == 2 && parts[0] == "users":
             return .getUser(userID(parts[1]))
         case (.put, let parts) where parts.count == 2 && parts[0] == "users":

@@ -1,7 +1,7 @@
 import Foundation
 import HTTP
-import Logging
 import Identity
+import Logging
 import Postgres
 import Synchronization
 
@@ -108,6 +108,7 @@ public final class AuthService: Sendable {
         var external = ["anonymous_users": true, "email": true, "phone": false]
         for name in IDTokenProvider.builtIn { external[name] = config.providers[name] != nil }
         let providers = external.keys.sorted().map { "\(jsonString($0)):\(external[$0]!)" }.joined(separator: ",")
-        return #"{"external":{\#(providers)},"disable_signup":false,"mailer_autoconfirm":\#(config.mail.autoconfirm),"phone_autoconfirm":false,"sms_provider":"","saml_enabled":false}"#
+        return
+            #"{"external":{\#(providers)},"disable_signup":false,"mailer_autoconfirm":\#(config.mail.autoconfirm),"phone_autoconfirm":false,"sms_provider":"","saml_enabled":false}"#
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HTTP
 import Identity
 import Postgres
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A configured id_token provider (Google, Apple): who issues its tokens, for whom, and where
 /// its signing keys are published.
@@ -75,7 +76,9 @@ public final class JWKSSource: Sendable {
         URLSession.shared.dataTask(with: request) { data, response, error in
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             result.withLock {
-                if let data, status == 200 { $0 = .success(Array(data)) } else {
+                if let data, status == 200 {
+                    $0 = .success(Array(data))
+                } else {
                     $0 = .failure(.unexpected("JWKS fetch from \(location) failed: status \(status) \(error.map { "\($0)" } ?? "")"))
                 }
             }
@@ -140,8 +143,10 @@ extension AuthService {
     func signInExternal(provider: String, subject: String, claims: [String: Any]) throws -> String {
         let email = (claims["email"] as? String)?.lowercased()
         let verified = (claims["email_verified"] as? Bool) ?? ((claims["email_verified"] as? String) == "true")
-        var identity: [String: Any] = ["iss": claims["iss"] ?? "", "sub": subject, "provider_id": subject,
-                                       "email_verified": verified, "phone_verified": false]
+        var identity: [String: Any] = [
+            "iss": claims["iss"] ?? "", "sub": subject, "provider_id": subject,
+            "email_verified": verified, "phone_verified": false
+        ]
         if let email { identity["email"] = email }
         for key in ["name", "picture", "given_name", "family_name"] { if let value = claims[key] { identity[key] = value } }
         if let name = claims["name"] { identity["full_name"] = name }

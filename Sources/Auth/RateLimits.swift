@@ -8,7 +8,8 @@ extension AuthService {
     /// appended to `X-Forwarded-For`), else the TCP peer.
     func clientAddress(_ request: HTTPRequest) -> String {
         guard let name = config.rateLimitHeader, let value = request.headers.values(name).last,
-              let hop = value.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !hop.isEmpty else {
+            let hop = value.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !hop.isEmpty
+        else {
             return request.remoteAddress
         }
         return hop

@@ -218,13 +218,16 @@ extension PKCEFields {
     /// Both or neither; the challenge 43 to 128 characters of `[A-Za-z0-9._~-]`, the method
     /// `s256` or `plain` in any case.
     func pkce() throws(AuthError) -> AuthRequest.PKCEChallenge? {
-        let challenge = try codeChallenge.read() ?? "", method = try codeChallengeMethod.read() ?? ""
+        let challenge = try codeChallenge.read() ?? ""
+        let method = try codeChallengeMethod.read() ?? ""
         if challenge.isEmpty && method.isEmpty { return nil }
         guard !challenge.isEmpty, !method.isEmpty else { throw .validationFailed("PKCE flow requires code_challenge_method and code_challenge") }
-        guard (43...128).contains(challenge.utf8.count), challenge.utf8.allSatisfy({ byte in
-            (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39)
-                || byte == 0x2d || byte == 0x2e || byte == 0x5f || byte == 0x7e
-        }) else {
+        guard (43...128).contains(challenge.utf8.count),
+            challenge.utf8.allSatisfy({ byte in
+                (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39)
+                    || byte == 0x2d || byte == 0x2e || byte == 0x5f || byte == 0x7e
+            })
+        else {
             throw .validationFailed("code challenge has to be between 43 and 128 characters and contain only unreserved characters")
         }
         let lowered = method.lowercased()
@@ -241,7 +244,7 @@ extension BodyField<String> {
     }
 }
 
-extension Optional<BodyField<String>> {
+extension BodyField<String>? {
     /// An e-mail field, trimmed and lower-cased; absent, null or empty is nil.
     func email() throws(AuthError) -> String? {
         guard let field = self else { return nil }

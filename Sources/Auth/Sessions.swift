@@ -18,10 +18,11 @@ extension AuthService {
             "sub": user["id"] ?? "", "email": user["email"] ?? "", "phone": user["phone"] ?? "",
             "app_metadata": user["app_metadata"] ?? [:], "user_metadata": user["user_metadata"] ?? [:],
             "role": "authenticated", "aal": "aal1", "amr": [["method": method, "timestamp": now]],
-            "session_id": sessionID, "is_anonymous": user["is_anonymous"] ?? false,
+            "session_id": sessionID, "is_anonymous": user["is_anonymous"] ?? false
         ]
         let accessToken = JWT.signHS256(claims: claims, secret: config.keys.jwtSecret)
-        return #"{"access_token":\#(jsonString(accessToken)),"token_type":"bearer","expires_in":\#(config.jwtExpiry),"expires_at":\#(expiresAt),"refresh_token":\#(jsonString(refreshToken)),"user":\#(userJSON)}"#
+        return
+            #"{"access_token":\#(jsonString(accessToken)),"token_type":"bearer","expires_in":\#(config.jwtExpiry),"expires_at":\#(expiresAt),"refresh_token":\#(jsonString(refreshToken)),"user":\#(userJSON)}"#
     }
 
     /// 128 random bits, URL-safe; only its SHA-256 is stored.

@@ -18,7 +18,8 @@ extension AuthService {
     static func isValidEmail(_ email: String) -> Bool {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-              email.count <= 255, !email.contains(where: { $0.isWhitespace }) else { return false }
+            email.count <= 255, !email.contains(where: { $0.isWhitespace })
+        else { return false }
         return true
     }
 }

@@ -62,7 +62,8 @@ extension AuthService {
                     guard pkce else { return .session(try startSession(connection, userID: userID, method: "otp")) }
                     let code = UUID().uuidString.lowercased()
                     guard try FlowStates.issueAuthCode(connection, id: flowStateID, userID: userID, codeDigest: Self.digest(code)) else {
-                        throw AuthError.flowStateNotFound("No associated flow state found. This link was not requested with a PKCE code challenge", status: .badRequest)
+                        throw AuthError.flowStateNotFound(
+                            "No associated flow state found. This link was not requested with a PKCE code challenge", status: .badRequest)
                     }
                     return .code(code)
                 }
@@ -78,7 +79,10 @@ extension AuthService {
             }
         } catch let error as AuthError {
             var fields: [(String, String)] = []
-            if let oauth = [HTTPStatus.badRequest: "invalid_request", .unauthorized: "unauthorized_client", .forbidden: "access_denied", .internalServerError: "server_error", .serviceUnavailable: "temporarily_unavailable"][error.status] {
+            if let oauth = [
+                HTTPStatus.badRequest: "invalid_request", .unauthorized: "unauthorized_client", .forbidden: "access_denied",
+                .internalServerError: "server_error", .serviceUnavailable: "temporarily_unavailable"
+            ][error.status] {
                 fields.append(("error", oauth))
             }
             fields += [("error_code", error.code), ("error_description", error.message)]
@@ -105,7 +109,10 @@ extension AuthService {
         }
         var match: OneTimeTokens.Row?
         for row in rows {
-            guard case .otp(let email, let code) = credential else { match = match ?? row; continue }
+            guard case .otp(let email, let code) = credential else {
+                match = match ?? row
+                continue
+            }
             guard let userID = row.userID, let tokenType = row.tokenType.flatMap(TokenType.init(rawValue:)) else { continue }
             // Every candidate is compared, in constant time each.
             let expected = otpHash(code, type: tokenType, userID: userID, address: email)
@@ -145,7 +152,7 @@ extension AuthService {
         let fields: [(String, String)] = [
             ("access_token", session["access_token"] as? String ?? ""), ("expires_at", "\(session["expires_at"] ?? "")"),
             ("expires_in", "\(session["expires_in"] ?? "")"), ("refresh_token", session["refresh_token"] as? String ?? ""), ("sb", ""),
-            ("token_type", "bearer"), ("type", type),
+            ("token_type", "bearer"), ("type", type)
         ]
         return redirect + "#" + formEncode(fields)
     }
@@ -157,9 +164,11 @@ extension AuthService {
         let fragment = hashless.count > 1 ? "#" + hashless[1] : ""
         let parts = base.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let names = Set(fields.map(\.0))
-        var query = parts.count > 1 ? parts[1].split(separator: "&").map(String.init).filter { pair in
-            !names.contains(String(pair.split(separator: "=", maxSplits: 1).first ?? "").removingPercentEncoding ?? "")
-        } : []
+        var query =
+            parts.count > 1
+            ? parts[1].split(separator: "&").map(String.init).filter { pair in
+                !names.contains(String(pair.split(separator: "=", maxSplits: 1).first ?? "").removingPercentEncoding ?? "")
+            } : []
         query.append(formEncode(fields))
         return String(parts[0]) + "?" + query.filter { !$0.isEmpty }.joined(separator: "&") + fragment
     }

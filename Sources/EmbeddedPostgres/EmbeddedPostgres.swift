@@ -88,8 +88,12 @@ public final class EmbeddedPostgres: Sendable {
         }
         if !fileManager.fileExists(atPath: clusterDirectory.appendingPathComponent("PG_VERSION").path) {
             try? fileManager.removeItem(at: clusterDirectory)
-            try pgCommand("initdb", ["-D", clusterDirectory.path, "-U", superuser, "--auth=trust",
-                                     "--encoding=UTF8", "--locale=C", "--no-instructions"])
+            try pgCommand(
+                "initdb",
+                [
+                    "-D", clusterDirectory.path, "-U", superuser, "--auth=trust",
+                    "--encoding=UTF8", "--locale=C", "--no-instructions"
+                ])
         }
         if isRunning() { return }
         // Nothing answers on the socket, so the pid and socket lock files are stale (a crash, or
@@ -97,9 +101,11 @@ public final class EmbeddedPostgres: Sendable {
         try? fileManager.removeItem(at: clusterDirectory.appendingPathComponent("postmaster.pid"))
         try? fileManager.removeItem(at: socketDirectory.appendingPathComponent(".s.PGSQL.\(port).lock"))
         // wal_level=logical: Realtime streams committed changes through logical replication.
-        var serverOptions = ["-k", socketDirectory.path, "-p", String(port),
-                             "-c", "listen_addresses=\(options.tcpPort == nil ? "" : "127.0.0.1")",
-                             "-c", "TimeZone=UTC", "-c", "max_connections=200", "-c", "wal_level=logical"]
+        var serverOptions = [
+            "-k", socketDirectory.path, "-p", String(port),
+            "-c", "listen_addresses=\(options.tcpPort == nil ? "" : "127.0.0.1")",
+            "-c", "TimeZone=UTC", "-c", "max_connections=200", "-c", "wal_level=logical"
+        ]
         if !options.durable {
             serverOptions += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
         }
@@ -107,8 +113,12 @@ public final class EmbeddedPostgres: Sendable {
             serverOptions += ["-c", "\(name)=\(value)"]
         }
         let quoted = serverOptions.map { $0.contains(" ") || $0.isEmpty || $0.hasSuffix("=") ? "'\($0)'" : $0 }
-        try pgCommand("pg_ctl", ["-D", clusterDirectory.path, "-l", dataDirectory.appendingPathComponent("server.log").path,
-                                 "-w", "-t", "60", "-o", quoted.joined(separator: " "), "start"])
+        try pgCommand(
+            "pg_ctl",
+            [
+                "-D", clusterDirectory.path, "-l", dataDirectory.appendingPathComponent("server.log").path,
+                "-w", "-t", "60", "-o", quoted.joined(separator: " "), "start"
+            ])
     }
 
     /// True when this cluster's server accepts connections on its socket. (`pg_ctl status` only
@@ -121,13 +131,15 @@ public final class EmbeddedPostgres: Sendable {
     /// Stops the server (fast shutdown: open transactions are rolled back, data is safe).
     public func stop() throws {
         guard FileManager.default.fileExists(atPath: clusterDirectory.appendingPathComponent("postmaster.pid").path),
-              (try? pgCommand("pg_ctl", ["-D", clusterDirectory.path, "status"])) != nil else { return }
+            (try? pgCommand("pg_ctl", ["-D", clusterDirectory.path, "status"])) != nil
+        else { return }
         try pgCommand("pg_ctl", ["-D", clusterDirectory.path, "-w", "-t", "60", "-m", "fast", "stop"])
     }
 
     /// A libpq URL for a database of this cluster, over the Unix socket.
     public func url(database: String) -> String {
-        let host = socketDirectory.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? socketDirectory.path
+        let host =
+            socketDirectory.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? socketDirectory.path
         return "postgresql://\(superuser)@/\(database)?host=\(host)&port=\(port)"
     }
 

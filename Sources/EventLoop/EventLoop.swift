@@ -86,7 +86,10 @@ public final class EventLoop: @unchecked Sendable {  // handlers/afterBatch: loo
             if event.data.fd == wakeDescriptor {
                 var value: UInt64 = 0
                 _ = read(wakeDescriptor, &value, 8)
-                for task in tasks.withLock({ tasks in defer { tasks.removeAll() }; return tasks }) { task() }
+                for task in tasks.withLock({ tasks in
+                    defer { tasks.removeAll() }
+                    return tasks
+                }) { task() }
             } else if let handler = handlers[event.data.fd] {
                 handler(event.events)
             } else {

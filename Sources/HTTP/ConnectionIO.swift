@@ -138,10 +138,13 @@ extension HTTPServer {
         let bytes = serialize(response, head: request.method == .head, keepAlive: keepAlive, requestID: response.headers["X-Request-Id"])
         inFlight.add(-1, ordering: .acquiringAndReleasing)
         if logger.logLevel <= .info {
-            logger.info("request", metadata: [
-                "method": "\(request.method)", "path": "\(request.path)", "status": "\(response.status)",
-                "bytes": "\(response.body.count)", "ms": "\(Int((monotonicNow() - started) * 1000))", "request.id": "\(response.headers["X-Request-Id"] ?? "")",
-            ])
+            logger.info(
+                "request",
+                metadata: [
+                    "method": "\(request.method)", "path": "\(request.path)", "status": "\(response.status)",
+                    "bytes": "\(response.body.count)", "ms": "\(Int((monotonicNow() - started) * 1000))",
+                    "request.id": "\(response.headers["X-Request-Id"] ?? "")"
+                ])
         }
         write(bytes, to: connection)
     }
@@ -190,8 +193,10 @@ extension HTTPServer {
     /// read level-triggered by the epoll thread; bytes read past the request are its first frames.
     func startWebSocket(_ connection: ClientConnection, delegate: any WebSocketDelegate) {
         let (epoll, stopping) = state.withLock { ($0.epoll, $0.stopping) }
-        let webSocket = WebSocket(fd: connection.fd, epoll: epoll, remoteAddress: connection.remoteAddress,
-                                  limits: limits.webSocket, delegate: delegate) { [self] fd in
+        let webSocket = WebSocket(
+            fd: connection.fd, epoll: epoll, remoteAddress: connection.remoteAddress,
+            limits: limits.webSocket, delegate: delegate
+        ) { [self] fd in
             state.withLock { state in
                 state.connections[fd] = nil
                 state.deadlines[fd] = nil

@@ -45,7 +45,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
 extension String {
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        let a = utf8, b = other.utf8
+        let a = utf8
+        let b = other.utf8
         guard a.count == b.count else { return false }
         for (x, y) in zip(a, b) where x != y {
             let lx = x >= 0x41 && x <= 0x5a ? x | 0x20 : x

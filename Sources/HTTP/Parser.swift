@@ -24,7 +24,9 @@ public struct HTTPParser: Sendable {
         self.limits = limits
     }
 
-    static let knownMethods: Set<HTTPMethod> = [.get, .head, .post, .put, .patch, .delete, .options, HTTPMethod(rawValue: "TRACE"), HTTPMethod(rawValue: "CONNECT")]
+    static let knownMethods: Set<HTTPMethod> = [
+        .get, .head, .post, .put, .patch, .delete, .options, HTTPMethod(rawValue: "TRACE"), HTTPMethod(rawValue: "CONNECT")
+    ]
 
     public func parse(_ buffer: [UInt8]) -> Outcome {
         buffer.withUnsafeBufferPointer { parse($0) }
@@ -86,7 +88,10 @@ public struct HTTPParser: Sendable {
             if end + 2 - headerStart > limits.maxHeaderBytes {  // the section counted with its CRLFs, as while incomplete
                 return .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large"))
             }
-            if end == position { position += 2; break }
+            if end == position {
+                position += 2
+                break
+            }
             let field = bytes[position..<end]
             // RFC 9112 §5.2: obs-fold is rejected.
             if field.first == 0x20 || field.first == 0x09 {
@@ -106,8 +111,9 @@ public struct HTTPParser: Sendable {
             guard bytes[valueStart..<valueEnd].allSatisfy({ $0 >= 0x20 || $0 == 0x09 }), !bytes[valueStart..<valueEnd].contains(0x7f) else {
                 return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: invalid character in header value"))
             }
-            headers.add(String(decoding: bytes[field.startIndex..<colon], as: UTF8.self),
-                        String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self))
+            headers.add(
+                String(decoding: bytes[field.startIndex..<colon], as: UTF8.self),
+                String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self))
             if headers.count > limits.maxHeaderCount {
                 return .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large"))
             }
@@ -136,7 +142,8 @@ public struct HTTPParser: Sendable {
             }
             let codings = transferEncodings.flatMap { $0.split(separator: ",") }.map { $0.trimmedOWS.lowercased() }
             guard codings == ["chunked"], versionMinor == 1 else {
-                return .failed(HTTPParseError(status: codings.last == "chunked" ? .notImplemented : .badRequest, message: "Bad Request: unsupported Transfer-Encoding"))
+                return .failed(
+                    HTTPParseError(status: codings.last == "chunked" ? .notImplemented : .badRequest, message: "Bad Request: unsupported Transfer-Encoding"))
             }
             switch parseChunked(bytes, from: position) {
             case .needMore:
@@ -152,7 +159,8 @@ public struct HTTPParser: Sendable {
         if !contentLengths.isEmpty {
             let values = Set(contentLengths.flatMap { $0.split(separator: ",") }.map { $0.trimmedOWS })
             guard values.count == 1, let text = values.first, !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  text.utf8.count <= 18, let value = Int(text) else {
+                text.utf8.count <= 18, let value = Int(text)
+            else {
                 return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: invalid Content-Length"))
             }
             length = value
@@ -184,7 +192,8 @@ public struct HTTPParser: Sendable {
             let line = bytes[position..<lineEnd]
             let sizeText = line.prefix { $0 != 0x3b && $0 != 0x20 && $0 != 0x09 }
             guard !sizeText.isEmpty, sizeText.count <= 8, sizeText.allSatisfy(isHexDigit),
-                  let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16) else {
+                let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16)
+            else {
                 return .failed(HTTPParseError(status: .badRequest, message: "Bad Request: invalid chunk size"))
             }
             position = lineEnd + 2
@@ -193,11 +202,14 @@ public struct HTTPParser: Sendable {
                 var trailerBytes = 0
                 while true {
                     guard let end = findCRLF(bytes, from: position, limit: limits.maxHeaderBytes) else {
-                        return bytes.count - position > limits.maxHeaderBytes ? .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large")) : .needMore
+                        return bytes.count - position > limits.maxHeaderBytes
+                            ? .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large")) : .needMore
                     }
                     if end == position { return .done(body: body, end: end + 2) }
                     trailerBytes += end - position
-                    if trailerBytes > limits.maxHeaderBytes { return .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large")) }
+                    if trailerBytes > limits.maxHeaderBytes {
+                        return .failed(HTTPParseError(status: .requestHeaderFieldsTooLarge, message: "Request Header Fields Too Large"))
+                    }
                     position = end + 2
                 }
             }

@@ -48,9 +48,11 @@ public final class HTTPServer: Sendable {
         var threads: [pthread_t] = []
     }
 
-    public init(host: String = "127.0.0.1", port: Int = 54321, limits: ServerLimits = ServerLimits(), cors: CORSConfig = CORSConfig(),
-                errorStyle: ErrorStyle = .plain, logger: Logger = Logger(label: "onboard.http"), loop: EventLoop = EventLoop(),
-                inline: InlineResponder? = nil, responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 54321, limits: ServerLimits = ServerLimits(), cors: CORSConfig = CORSConfig(),
+        errorStyle: ErrorStyle = .plain, logger: Logger = Logger(label: "onboard.http"), loop: EventLoop = EventLoop(),
+        inline: InlineResponder? = nil, responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+    ) {
         self.host = host
         self.limits = limits
         self.cors = cors
@@ -111,7 +113,11 @@ public final class HTTPServer: Sendable {
         for _ in 0..<max(1, limits.workerThreads) { workQueue.push(nil) }
         for thread in threads { pthread_join(thread, nil) }
         let (remaining, webSockets) = state.withLock { state -> ([ClientConnection], [WebSocket]) in
-            defer { state.connections.removeAll(); state.deadlines.removeAll(); state.webSockets.removeAll() }
+            defer {
+                state.connections.removeAll()
+                state.deadlines.removeAll()
+                state.webSockets.removeAll()
+            }
             return (state.connections.values.filter { $0.state.webSocket == nil }, Array(state.webSockets.values))
         }
         for connection in remaining { close(connection.fd) }
@@ -127,8 +133,9 @@ public final class HTTPServer: Sendable {
 
     private func ioLoop() {
         if limits.ioThreadNice != 0, onboard_set_thread_nice(limits.ioThreadNice) != 0 {
-            logger.warning("could not raise the I/O thread's priority (nice \(limits.ioThreadNice)): it needs CAP_SYS_NICE; it runs at the default priority",
-                           metadata: ["errno": "\(errno)"])
+            logger.warning(
+                "could not raise the I/O thread's priority (nice \(limits.ioThreadNice)): it needs CAP_SYS_NICE; it runs at the default priority",
+                metadata: ["errno": "\(errno)"])
         }
         let listener = state.withLock { $0.listener }
         var lastScan = monotonicNow()
@@ -183,7 +190,8 @@ public final class HTTPServer: Sendable {
             }
             guard admitted else {
                 // Over the limit (or shutting down): a fast, honest answer instead of a hang.
-                let response = serialize(errorStyle.response(.serviceUnavailable, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
+                let response = serialize(
+                    errorStyle.response(.serviceUnavailable, "Service Unavailable: too many connections"), head: false, keepAlive: false, requestID: nil)
                 _ = response.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(fd)
                 continue

@@ -45,8 +45,16 @@ enum Socket {
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0 else { let code = errno; close(fd); throw SocketError.system("bind \(host):\(port)", code) }
-        guard Glibc.listen(fd, 4096) == 0 else { let code = errno; close(fd); throw SocketError.system("listen", code) }
+        guard bound == 0 else {
+            let code = errno
+            close(fd)
+            throw SocketError.system("bind \(host):\(port)", code)
+        }
+        guard Glibc.listen(fd, 4096) == 0 else {
+            let code = errno
+            close(fd)
+            throw SocketError.system("listen", code)
+        }
         var actual = sockaddr_storage()
         var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) } }

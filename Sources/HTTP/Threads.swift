@@ -26,13 +26,18 @@ func monotonicNow() -> Double {
 
 /// Starts a detached-from-Swift-concurrency OS thread.
 func startThread(name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t {
-    final class Box: @unchecked Sendable { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+    final class Box: @unchecked Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
     var thread = pthread_t()
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    pthread_create(&thread, nil, { pointer in
-        let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
+    pthread_create(
+        &thread, nil,
+        { pointer in
+            let box = Unmanaged<Box>.fromOpaque(pointer!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
     return thread
 }

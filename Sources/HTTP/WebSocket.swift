@@ -102,8 +102,10 @@ public final class WebSocket: Sendable {
         case readWrite
     }
 
-    init(fd: Int32, epoll: Int32, remoteAddress: String, limits: WebSocketLimits,
-         delegate: any WebSocketDelegate, onTerminate: @escaping @Sendable (Int32) -> Void) {
+    init(
+        fd: Int32, epoll: Int32, remoteAddress: String, limits: WebSocketLimits,
+        delegate: any WebSocketDelegate, onTerminate: @escaping @Sendable (Int32) -> Void
+    ) {
         self.remoteAddress = remoteAddress
         self.limits = limits
         self.delegate = delegate
@@ -182,8 +184,9 @@ public final class WebSocket: Sendable {
         let interest: Interest = output.queue.isEmpty ? .read : .readWrite
         if output.interest != .unregistered && interest != output.interest {
             output.interest = interest
-            var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (interest == .readWrite ? EPOLLOUT.rawValue : 0),
-                                    data: epoll_data_t(fd: output.fd))
+            var event = epoll_event(
+                events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (interest == .readWrite ? EPOLLOUT.rawValue : 0),
+                data: epoll_data_t(fd: output.fd))
             epoll_ctl(output.epoll, EPOLL_CTL_MOD, output.fd, &event)
         }
     }
@@ -203,8 +206,9 @@ public final class WebSocket: Sendable {
         state.withLock { output in
             guard output.closing != .ended else { return }
             output.interest = output.queue.isEmpty ? .read : .readWrite
-            var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (output.interest == .readWrite ? EPOLLOUT.rawValue : 0),
-                                    data: epoll_data_t(fd: output.fd))
+            var event = epoll_event(
+                events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (output.interest == .readWrite ? EPOLLOUT.rawValue : 0),
+                data: epoll_data_t(fd: output.fd))
             if epoll_ctl(output.epoll, EPOLL_CTL_MOD, output.fd, &event) != 0 {
                 epoll_ctl(output.epoll, EPOLL_CTL_ADD, output.fd, &event)
             }
@@ -215,7 +219,10 @@ public final class WebSocket: Sendable {
     func handle(events: UInt32) {
         if events & EPOLLOUT.rawValue != 0 {
             state.withLock { flushLocked(&$0) }
-            if let code = finishedCode() { terminate(code: code); return }
+            if let code = finishedCode() {
+                terminate(code: code)
+                return
+            }
         }
         guard events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else { return }
         var chunk = [UInt8](repeating: 0, count: 16384)

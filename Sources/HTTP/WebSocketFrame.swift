@@ -66,9 +66,21 @@ struct WebSocketDecoder {
         var events: [WebSocketEvent] = []
         while let event = nextEvent() {
             events.append(event)
-            if case .fail = event { failed = true; buffer = []; start = 0; fragments = []; break }
+            if case .fail = event {
+                failed = true
+                buffer = []
+                start = 0
+                fragments = []
+                break
+            }
             // Nothing after a Close is read (RFC 6455 §5.5.1): drop what came with it.
-            if case .close = event { failed = true; buffer = []; start = 0; fragments = []; break }
+            if case .close = event {
+                failed = true
+                buffer = []
+                start = 0
+                fragments = []
+                break
+            }
         }
         if start == buffer.count {
             // Everything decoded: let the storage go (an idle socket keeps no buffer).
@@ -87,7 +99,8 @@ struct WebSocketDecoder {
         while true {
             let available = buffer.count - start
             guard available >= 2 else { return nil }
-            let byte0 = buffer[start], byte1 = buffer[start + 1]
+            let byte0 = buffer[start]
+            let byte1 = buffer[start + 1]
             let fin = byte0 & 0x80 != 0
             guard byte0 & 0x70 == 0 else { return .fail(.protocolError, "reserved bits set without an extension") }
             guard let opcode = WebSocketOpcode(rawValue: byte0 & 0x0F) else { return .fail(.protocolError, "unknown opcode \(byte0 & 0x0F)") }

@@ -153,7 +153,8 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func next() throws -> TreeDecoder {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath + [IndexKey(currentIndex)], debugDescription: "Unkeyed container is at end"))
+            throw DecodingError.valueNotFound(
+                Any.self, .init(codingPath: codingPath + [IndexKey(currentIndex)], debugDescription: "Unkeyed container is at end"))
         }
         defer { currentIndex += 1 }
         return TreeDecoder(value: array[currentIndex], codingPath: codingPath + [IndexKey(currentIndex)])

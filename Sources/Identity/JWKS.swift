@@ -33,7 +33,7 @@ public final class PublicKey: @unchecked Sendable {
         guard x.count == 32, y.count == 32 else { return nil }
         let algorithm = DER.sequence([
             DER.oid([0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01]),  // id-ecPublicKey
-            DER.oid([0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07]),  // prime256v1
+            DER.oid([0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07])  // prime256v1
         ])
         self.init(kind: .p256, subjectPublicKeyInfo: DER.sequence([algorithm, DER.bitString([0x04] + x + y)]))
     }
@@ -80,14 +80,16 @@ public struct JWKSet: Sendable {
             switch entry.kty {
             case "RSA":
                 guard let n = entry.n.flatMap({ Base64URL.decode(Substring($0)) }),
-                      let e = entry.e.flatMap({ Base64URL.decode(Substring($0)) }),
-                      let key = PublicKey(rsaModulus: n, exponent: e) else { continue }
+                    let e = entry.e.flatMap({ Base64URL.decode(Substring($0)) }),
+                    let key = PublicKey(rsaModulus: n, exponent: e)
+                else { continue }
                 keys.append(JWK(keyID: entry.kid, algorithm: "RS256", key: key))
             case "EC":
                 guard entry.crv == "P-256",
-                      let x = entry.x.flatMap({ Base64URL.decode(Substring($0)) }),
-                      let y = entry.y.flatMap({ Base64URL.decode(Substring($0)) }),
-                      let key = PublicKey(p256X: x, y: y) else { continue }
+                    let x = entry.x.flatMap({ Base64URL.decode(Substring($0)) }),
+                    let y = entry.y.flatMap({ Base64URL.decode(Substring($0)) }),
+                    let key = PublicKey(p256X: x, y: y)
+                else { continue }
                 keys.append(JWK(keyID: entry.kid, algorithm: "ES256", key: key))
             default:
                 continue
@@ -146,7 +148,8 @@ extension JWT {
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard candidates.contains(where: { $0.key.verify(signature: signature, data: signingInput) }) else { throw .badSignature }
         guard let payloadBytes = Base64URL.decode(parts[1]),
-              let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any] else {
+            let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any]
+        else {
             throw .malformed("The JWT claims are not a JSON object")
         }
         let time = now.timeIntervalSince1970
@@ -164,7 +167,10 @@ public enum DER {
         if count < 0x80 { return [UInt8(count)] }
         var bytes: [UInt8] = []
         var rest = count
-        while rest > 0 { bytes.insert(UInt8(rest & 0xff), at: 0); rest >>= 8 }
+        while rest > 0 {
+            bytes.insert(UInt8(rest & 0xff), at: 0)
+            rest >>= 8
+        }
         return [0x80 | UInt8(bytes.count)] + bytes
     }
 

@@ -66,7 +66,9 @@ public enum JWT {
 
     /// Verifies an HS256 token and its time claims; returns the claims' JSON text and object.
     /// `alg` must be exactly HS256: `none` and every other algorithm are refused.
-    public static func verifyHS256(_ token: String, secret: [UInt8], now: Date = Date(), audience: String? = nil) throws(JWTError) -> (json: String, claims: [String: Any]) {
+    public static func verifyHS256(
+        _ token: String, secret: [UInt8], now: Date = Date(), audience: String? = nil
+    ) throws(JWTError) -> (json: String, claims: [String: Any]) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("Expected 3 parts in JWT; got \(parts.count)") }
         guard let headerBytes = Base64URL.decode(parts[0]), let header = JSONTree.decode(JOSEHeader.self, json: headerBytes) else {
@@ -78,7 +80,8 @@ public enum JWT {
         let expected = Crypto.hmacSHA256(key: secret, data: Array(token.utf8[..<parts[2].startIndex.samePosition(in: token.utf8)!].dropLast()))
         guard Crypto.constantTimeEquals(signature, expected) else { throw .badSignature }
         guard let payloadBytes = Base64URL.decode(parts[1]),
-              let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any] else {
+            let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any]
+        else {
             throw .claims("Parsing claims failed")
         }
         // PostgREST's checks, in its order: each time claim a number when present (null is

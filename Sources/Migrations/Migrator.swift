@@ -38,7 +38,8 @@ public enum MigrationError: Error, Equatable, CustomStringConvertible {
         case .duplicateVersion(let version):
             return "two migration files share version \(version)"
         case .checksumMismatch(let files):
-            return "applied migration(s) changed on disk since they ran: \(files.joined(separator: ", ")) — write a new migration instead of editing an applied one"
+            return
+                "applied migration(s) changed on disk since they ran: \(files.joined(separator: ", ")) — write a new migration instead of editing an applied one"
         case .failed(let file, let line, let error):
             var text = "migration \(file) failed"
             if let line { text += " at line \(line)" }
@@ -125,7 +126,8 @@ public struct Migrator: Sendable {
                 }
                 try connection.execute(migration.sql)
                 let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
-                _ = try connection.query("""
+                _ = try connection.query(
+                    """
                     INSERT INTO onboard_migrations.schema_migrations (version, name, checksum, duration_ms)
                     VALUES (\(migration.version), \(migration.name), encode(sha256(convert_to(\(migration.sql), 'UTF8')), 'hex'), \(milliseconds))
                     """)
@@ -159,7 +161,8 @@ public struct Migrator: Sendable {
         if try connection.query("SELECT to_regclass('onboard_migrations.schema_migrations') IS NOT NULL").scalar == "t" { return }
         // Concurrent first runs may race on CREATE ... IF NOT EXISTS; the lock makes it safe.
         do {
-            try connection.execute("""
+            try connection.execute(
+                """
                 BEGIN;
                 SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey + 1));
                 CREATE SCHEMA IF NOT EXISTS onboard_migrations;
@@ -179,7 +182,8 @@ public struct Migrator: Sendable {
     }
 
     private func states(_ connection: Connection, files: [Migration]) throws -> [MigrationState] {
-        let applied = try connection.query("""
+        let applied = try connection.query(
+            """
             SELECT m.version, m.name, m.checksum = encode(sha256(convert_to(f.sql, 'UTF8')), 'hex') AS same,
                    f.sql IS NOT NULL AS present,
                    to_char(m.applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS applied_at, m.duration_ms
@@ -194,9 +198,11 @@ public struct Migrator: Sendable {
             let version = applied[row, "version"]!
             appliedVersions.insert(version)
             let kind: MigrationState.Kind = applied[row, "present"] == "f" ? .missing : (applied[row, "same"] == "t" ? .applied : .changed)
-            result.append(MigrationState(version: version, name: applied[row, "name"]!, kind: kind,
-                                         appliedAt: applied[row, "applied_at"],
-                                         durationMilliseconds: applied[row, "duration_ms"].flatMap { Int($0) }))
+            result.append(
+                MigrationState(
+                    version: version, name: applied[row, "name"]!, kind: kind,
+                    appliedAt: applied[row, "applied_at"],
+                    durationMilliseconds: applied[row, "duration_ms"].flatMap { Int($0) }))
         }
         for file in files where !appliedVersions.contains(file.version) {
             result.append(MigrationState(version: file.version, name: file.name, kind: .pending, appliedAt: nil, durationMilliseconds: nil))

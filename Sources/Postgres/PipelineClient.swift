@@ -60,8 +60,9 @@ public final class PipelineClient: @unchecked Sendable {
     }
 
     public var stats: Stats {
-        Stats(open: counters.open.load(ordering: .relaxed), exchanges: counters.exchanges.load(ordering: .relaxed),
-              declined: counters.declined.load(ordering: .relaxed))
+        Stats(
+            open: counters.open.load(ordering: .relaxed), exchanges: counters.exchanges.load(ordering: .relaxed),
+            declined: counters.declined.load(ordering: .relaxed))
     }
 
     public init(conninfo: String, size: Int, allowsPreparedStatements: Bool = true, depth: Int = 8, maxWaiting: Int = 1024, loop: EventLoop) {
@@ -174,7 +175,8 @@ public final class PipelineClient: @unchecked Sendable {
     /// Connects on a background thread (libpq's connect blocks) and hands the connection to the
     /// loop; retries every second while the database is unreachable.
     private func connectInBackground(after delay: Double) {
-        let conninfo = conninfo, prepared = allowsPreparedStatements
+        let conninfo = conninfo
+        let prepared = allowsPreparedStatements
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
             guard let handle = PipelinedConnection.open(conninfo) else {
                 if !closed.load(ordering: .acquiring) { connectInBackground(after: 1) }
@@ -182,7 +184,10 @@ public final class PipelineClient: @unchecked Sendable {
             }
             let box = HandleBox(handle)
             loop.execute { [self] in
-                guard !closed.load(ordering: .acquiring) else { PQfinish(box.handle); return }
+                guard !closed.load(ordering: .acquiring) else {
+                    PQfinish(box.handle)
+                    return
+                }
                 let connection = PipelinedConnection(handle: box.handle, allowsPreparedStatements: prepared, client: self)
                 live.append(connection)
                 counters.open.store(live.count, ordering: .relaxed)

@@ -40,12 +40,21 @@ final class PipelinedConnection {
     /// Connects (blocking: call off the loop), sets the session up and enters pipeline mode.
     static func open(_ conninfo: String) -> OpaquePointer? {
         guard let handle = PQconnectdb(conninfo) else { return nil }
-        guard PQstatus(handle) == CONNECTION_OK else { PQfinish(handle); return nil }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            PQfinish(handle)
+            return nil
+        }
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
-        guard let result = PQexec(handle, "SET client_encoding TO 'UTF8'; SET TimeZone TO 'UTC'") else { PQfinish(handle); return nil }
+        guard let result = PQexec(handle, "SET client_encoding TO 'UTF8'; SET TimeZone TO 'UTC'") else {
+            PQfinish(handle)
+            return nil
+        }
         let ok = PQresultStatus(result) == PGRES_COMMAND_OK
         PQclear(result)
-        guard ok, PQsetnonblocking(handle, 1) == 0, PQenterPipelineMode(handle) == 1 else { PQfinish(handle); return nil }
+        guard ok, PQsetnonblocking(handle, 1) == 0, PQenterPipelineMode(handle) == 1 else {
+            PQfinish(handle)
+            return nil
+        }
         return handle
     }
 
@@ -116,9 +125,15 @@ final class PipelinedConnection {
         guard !closed else { return }
         switch PQflush(handle) {
         case 0:
-            if watchingWrites { watchingWrites = false; client.loop.modify(fd, events: EventLoop.readable) }
+            if watchingWrites {
+                watchingWrites = false
+                client.loop.modify(fd, events: EventLoop.readable)
+            }
         case 1:
-            if !watchingWrites { watchingWrites = true; client.loop.modify(fd, events: EventLoop.readable | EventLoop.writable) }
+            if !watchingWrites {
+                watchingWrites = true
+                client.loop.modify(fd, events: EventLoop.readable | EventLoop.writable)
+            }
         default:
             fail(PostgresError.connection(handle, "could not send to the server"))
         }
@@ -142,7 +157,10 @@ final class PipelinedConnection {
             let result = PQgetResult(handle)
             if inFlight[head].step < inFlight[head].steps.count {
                 if inFlight[head].awaitingEnd {
-                    if let result { PQclear(result); continue }  // a further result of the same step
+                    if let result {
+                        PQclear(result)
+                        continue
+                    }  // a further result of the same step
                     inFlight[head].awaitingEnd = false
                     inFlight[head].step += 1
                     continue

@@ -10,7 +10,8 @@ public struct LSN: Comparable, Hashable, Sendable, CustomStringConvertible {
     public init?(_ text: String) {
         let parts = text.split(separator: "/")
         guard parts.count == 2, let high = UInt64(parts[0], radix: 16), let low = UInt64(parts[1], radix: 16),
-              high <= UInt64(UInt32.max), low <= UInt64(UInt32.max) else { return nil }
+            high <= UInt64(UInt32.max), low <= UInt64(UInt32.max)
+        else { return nil }
         value = high << 32 | low
     }
 

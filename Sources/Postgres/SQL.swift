@@ -160,7 +160,10 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
         var out = "{"
         for (index, value) in values.enumerated() {
             if index > 0 { out += "," }
-            guard let value else { out += "NULL"; continue }
+            guard let value else {
+                out += "NULL"
+                continue
+            }
             out += "\""
             for scalar in value.unicodeScalars {
                 if scalar == "\"" || scalar == "\\" { out += "\\" }

@@ -7,9 +7,13 @@ import Foundation
 enum OpenAPI {
     static func document(_ cache: SchemaCache) -> String {
         var paths: [String: Any] = [
-            "/": ["get": ["tags": ["Introspection"], "summary": "OpenAPI description (this document)",
-                          "produces": ["application/openapi+json", "application/json"],
-                          "responses": ["200": ["description": "OK"]]]],
+            "/": [
+                "get": [
+                    "tags": ["Introspection"], "summary": "OpenAPI description (this document)",
+                    "produces": ["application/openapi+json", "application/json"],
+                    "responses": ["200": ["description": "OK"]]
+                ]
+            ]
         ]
         var definitions: [String: Any] = [:]
         var parameters: [String: Any] = commonParameters
@@ -22,7 +26,9 @@ enum OpenAPI {
                 if let expression = column.defaultExpression {
                     // A default must be a value of the column's type; an expression (now(),
                     // gen_random_uuid()) is described, not given as a value.
-                    if let value = defaultValue(expression, type: column.type) { property["default"] = value } else {
+                    if let value = defaultValue(expression, type: column.type) {
+                        property["default"] = value
+                    } else {
                         property["description"] = "Default: \(expression)"
                     }
                 }
@@ -40,23 +46,37 @@ enum OpenAPI {
             definitions[table.name] = definition
             let refs = { (names: [String]) in names.map { ["$ref": "#/parameters/\($0)"] } }
             let body: [String: Any] = ["$ref": "#/parameters/body.\(table.name)"]
-            parameters["body.\(table.name)"] = ["name": table.name, "in": "body", "required": false, "description": table.name,
-                                               "schema": ["$ref": "#/definitions/\(table.name)"]]
+            parameters["body.\(table.name)"] = [
+                "name": table.name, "in": "body", "required": false, "description": table.name,
+                "schema": ["$ref": "#/definitions/\(table.name)"]
+            ]
             var operations: [String: Any] = [
-                "get": ["tags": [table.name], "parameters": filters + refs(["select", "order", "range", "rangeUnit", "offset", "limit", "preferCount"]),
-                        "responses": ["200": ["description": "OK", "schema": ["type": "array", "items": ["$ref": "#/definitions/\(table.name)"]]],
-                                      "206": ["description": "Partial Content"]]],
-                "patch": ["tags": [table.name], "parameters": filters + [body] + refs(["preferReturn"]),
-                          "responses": ["204": ["description": "No Content"]]],
-                "delete": ["tags": [table.name], "parameters": filters + refs(["preferReturn"]),
-                           "responses": ["204": ["description": "No Content"]]],
+                "get": [
+                    "tags": [table.name], "parameters": filters + refs(["select", "order", "range", "rangeUnit", "offset", "limit", "preferCount"]),
+                    "responses": [
+                        "200": ["description": "OK", "schema": ["type": "array", "items": ["$ref": "#/definitions/\(table.name)"]]],
+                        "206": ["description": "Partial Content"]
+                    ]
+                ],
+                "patch": [
+                    "tags": [table.name], "parameters": filters + [body] + refs(["preferReturn"]),
+                    "responses": ["204": ["description": "No Content"]]
+                ],
+                "delete": [
+                    "tags": [table.name], "parameters": filters + refs(["preferReturn"]),
+                    "responses": ["204": ["description": "No Content"]]
+                ]
             ]
             if table.insertable {
-                operations["post"] = ["tags": [table.name], "parameters": [body] + refs(["select", "preferPost"]),
-                                      "responses": ["201": ["description": "Created"]]]
+                operations["post"] = [
+                    "tags": [table.name], "parameters": [body] + refs(["select", "preferPost"]),
+                    "responses": ["201": ["description": "Created"]]
+                ]
                 if !table.primaryKey.isEmpty {
-                    operations["put"] = ["tags": [table.name], "parameters": filters + [body] + refs(["preferReturn"]),
-                                         "responses": ["200": ["description": "OK"], "201": ["description": "Created"], "204": ["description": "No Content"]]]
+                    operations["put"] = [
+                        "tags": [table.name], "parameters": filters + [body] + refs(["preferReturn"]),
+                        "responses": ["200": ["description": "OK"], "201": ["description": "Created"], "204": ["description": "No Content"]]
+                    ]
                 }
             }
             paths["/\(table.name)"] = operations
@@ -74,17 +94,23 @@ enum OpenAPI {
             if !required.isEmpty { arguments["required"] = required }
             let ok = ["200": ["description": "OK"]]
             var operations: [String: Any] = [
-                "post": ["tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
-                         "parameters": [["in": "body", "name": "args", "required": true, "schema": arguments],
-                                        ["$ref": "#/parameters/preferParams"]],
-                         "responses": ok],
+                "post": [
+                    "tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
+                    "parameters": [
+                        ["in": "body", "name": "args", "required": true, "schema": arguments],
+                        ["$ref": "#/parameters/preferParams"]
+                    ],
+                    "responses": ok
+                ]
             ]
             if function.volatility != .volatile {
-                operations["get"] = ["tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
-                                     "parameters": function.arguments.map { argument -> [String: Any] in
-                                         queryParameter(argument)
-                                     },
-                                     "responses": ok]
+                operations["get"] = [
+                    "tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
+                    "parameters": function.arguments.map { argument -> [String: Any] in
+                        queryParameter(argument)
+                    },
+                    "responses": ok
+                ]
             }
             paths["/rpc/\(function.name)"] = operations
         }
@@ -94,26 +120,38 @@ enum OpenAPI {
             "basePath": "/", "schemes": ["http"],
             "consumes": ["application/json", "application/vnd.pgrst.object+json;nulls=stripped", "application/vnd.pgrst.object+json", "text/csv"],
             "produces": ["application/json", "application/vnd.pgrst.object+json;nulls=stripped", "application/vnd.pgrst.object+json", "text/csv"],
-            "paths": paths, "definitions": definitions, "parameters": parameters,
+            "paths": paths, "definitions": definitions, "parameters": parameters
         ]
         let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 
     /// PostgREST's shared query and header parameters.
-    static var commonParameters: [String: Any] { [
-        "select": ["name": "select", "in": "query", "required": false, "type": "string", "description": "Filtering Columns"],
-        "order": ["name": "order", "in": "query", "required": false, "type": "string", "description": "Ordering"],
-        "range": ["name": "Range", "in": "header", "required": false, "type": "string", "description": "Limiting and Pagination"],
-        "rangeUnit": ["name": "Range-Unit", "in": "header", "required": false, "type": "string", "default": "items", "description": "Limiting and Pagination"],
-        "offset": ["name": "offset", "in": "query", "required": false, "type": "string", "description": "Limiting and Pagination"],
-        "limit": ["name": "limit", "in": "query", "required": false, "type": "string", "description": "Limiting and Pagination"],
-        "preferCount": ["name": "Prefer", "in": "header", "required": false, "type": "string", "enum": ["count=none"], "description": "Preference"],
-        "preferReturn": ["name": "Prefer", "in": "header", "required": false, "type": "string", "enum": ["return=representation", "return=minimal", "return=none"], "description": "Preference"],
-        "preferPost": ["name": "Prefer", "in": "header", "required": false, "type": "string",
-                       "enum": ["return=representation", "return=minimal", "return=none", "resolution=ignore-duplicates", "resolution=merge-duplicates"], "description": "Preference"],
-        "preferParams": ["name": "Prefer", "in": "header", "required": false, "type": "string", "enum": ["params=single-object"], "description": "Preference"],
-    ] }
+    static var commonParameters: [String: Any] {
+        [
+            "select": ["name": "select", "in": "query", "required": false, "type": "string", "description": "Filtering Columns"],
+            "order": ["name": "order", "in": "query", "required": false, "type": "string", "description": "Ordering"],
+            "range": ["name": "Range", "in": "header", "required": false, "type": "string", "description": "Limiting and Pagination"],
+            "rangeUnit": [
+                "name": "Range-Unit", "in": "header", "required": false, "type": "string", "default": "items", "description": "Limiting and Pagination"
+            ],
+            "offset": ["name": "offset", "in": "query", "required": false, "type": "string", "description": "Limiting and Pagination"],
+            "limit": ["name": "limit", "in": "query", "required": false, "type": "string", "description": "Limiting and Pagination"],
+            "preferCount": ["name": "Prefer", "in": "header", "required": false, "type": "string", "enum": ["count=none"], "description": "Preference"],
+            "preferReturn": [
+                "name": "Prefer", "in": "header", "required": false, "type": "string", "enum": ["return=representation", "return=minimal", "return=none"],
+                "description": "Preference"
+            ],
+            "preferPost": [
+                "name": "Prefer", "in": "header", "required": false, "type": "string",
+                "enum": ["return=representation", "return=minimal", "return=none", "resolution=ignore-duplicates", "resolution=merge-duplicates"],
+                "description": "Preference"
+            ],
+            "preferParams": [
+                "name": "Prefer", "in": "header", "required": false, "type": "string", "enum": ["params=single-object"], "description": "Preference"
+            ]
+        ]
+    }
 
     /// A query parameter may be a string, number, integer, boolean or array (of those) in Swagger
     /// 2.0, never an object: JSON arguments travel as text.

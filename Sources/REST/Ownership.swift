@@ -37,8 +37,10 @@ public struct OwnershipPolicy: Sendable, Equatable {
         }
     }
 
-    public init(ownerColumns: [String: String], familySharedColumns: [String: String] = [:], familyColumns: [String: String] = [:],
-                membership: Membership? = nil) {
+    public init(
+        ownerColumns: [String: String], familySharedColumns: [String: String] = [:], familyColumns: [String: String] = [:],
+        membership: Membership? = nil
+    ) {
         self.ownerColumns = ownerColumns
         self.familySharedColumns = familySharedColumns
         self.familyColumns = familyColumns
@@ -75,8 +77,10 @@ enum OwnershipDecision {
 enum Ownership {
     /// Checks `request` against `policy` for `caller`; throws 42501 for writes that would create
     /// or move a row to another owner, or for writes without a user.
-    static func decide(_ request: ApiRequest, table: String, policy: OwnershipPolicy, enabled: Bool,
-                       caller: Caller) throws(RESTError) -> OwnershipDecision {
+    static func decide(
+        _ request: ApiRequest, table: String, policy: OwnershipPolicy, enabled: Bool,
+        caller: Caller
+    ) throws(RESTError) -> OwnershipDecision {
         guard enabled, !caller.isServiceRole else { return .unrestricted }
         if let membership = policy.membership {
             if let column = policy.familyColumns[table] {
@@ -112,8 +116,10 @@ enum Ownership {
 
     /// Family-shared rows (children): created only for oneself; read and updated by the family;
     /// deleted by the owner or the family's owner; never moved to another owner.
-    static func decideShared(_ request: ApiRequest, table: String, column: String, membership: OwnershipPolicy.Membership,
-                             caller: Caller) throws(RESTError) -> OwnershipDecision {
+    static func decideShared(
+        _ request: ApiRequest, table: String, column: String, membership: OwnershipPolicy.Membership,
+        caller: Caller
+    ) throws(RESTError) -> OwnershipDecision {
         guard caller.role == "authenticated", let userID = caller.userID else {
             switch request.action {
             case .read: return .nothing
@@ -142,8 +148,10 @@ enum Ownership {
 
     /// Family tables: members read their family; only updates (the owner renaming, which the
     /// grants and RLS narrow further) go through REST; rows come and go by the RPCs.
-    static func decideFamilyTable(_ request: ApiRequest, table: String, column: String, membership: OwnershipPolicy.Membership,
-                                  caller: Caller) throws(RESTError) -> OwnershipDecision {
+    static func decideFamilyTable(
+        _ request: ApiRequest, table: String, column: String, membership: OwnershipPolicy.Membership,
+        caller: Caller
+    ) throws(RESTError) -> OwnershipDecision {
         guard caller.role == "authenticated", let userID = caller.userID else {
             if request.isRead { return .nothing }
             throw .ownership(table: table, authenticated: caller.role != "anon")

@@ -96,7 +96,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     public var status: HTTPStatus {
         switch self {
         case .parse, .invalidBody, .unknownBodyColumn, .unknownColumn, .tooManyAffected, .invalidPreferences,
-             .putLimitNotAllowed, .putMatchingPK, .spreadNotToOne, .aggregatesNotAllowed:
+            .putLimitNotAllowed, .putMatchingPK, .spreadNotToOne, .aggregatesNotAllowed:
             return .badRequest
         case .invalidRPCMethod, .invalidFilters, .unsupportedMethod: return .methodNotAllowed
         case .invalidSchema, .notAcceptable, .singularity: return .notAcceptable
@@ -117,10 +117,11 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     /// `error` is not that, or its JSON does not parse (then it is an ordinary error).
     static func raisedByFunction(_ error: PostgresError) -> (status: HTTPStatus, fields: [String: String?], headers: [(String, String)])? {
         guard error.kind == .server, error.sqlState == "PGRST",
-              case .object(let body)? = JSONValue.parse(Array(error.message.utf8)),
-              case .object(let detail)? = error.detail.flatMap({ JSONValue.parse(Array($0.utf8)) }),
-              case .number(let statusText)? = detail.first(where: { $0.key == "status" })?.value,
-              let status = Int(statusText), (100...599).contains(status) else { return nil }
+            case .object(let body)? = JSONValue.parse(Array(error.message.utf8)),
+            case .object(let detail)? = error.detail.flatMap({ JSONValue.parse(Array($0.utf8)) }),
+            case .number(let statusText)? = detail.first(where: { $0.key == "status" })?.value,
+            let status = Int(statusText), (100...599).contains(status)
+        else { return nil }
         var fields: [String: String?] = [:]
         for (key, value) in body where ["code", "message", "details", "hint"].contains(key) {
             if case .string(let text) = value { fields[key] = text } else if value == .null { fields[key] = .some(nil) }
@@ -181,7 +182,10 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .invalidRange(let problem):
             switch problem {
             case .lowerGreaterThanUpper:
-                return ("PGRST103", "Requested range not satisfiable", "The lower boundary must be lower than or equal to the upper boundary in the Range header.", nil)
+                return (
+                    "PGRST103", "Requested range not satisfiable", "The lower boundary must be lower than or equal to the upper boundary in the Range header.",
+                    nil
+                )
             case .outOfBounds(let offset, let total):
                 return ("PGRST103", "Requested range not satisfiable", "An offset of \(offset) was requested, but there are only \(total) rows.", nil)
             }
@@ -194,8 +198,10 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             return ("PGRST116", "Cannot coerce the result to a single JSON object", "The result contains \(rows) rows", nil)
         case .unsupportedMethod(let method): return ("PGRST117", "Unsupported HTTP method: \(method)", nil, nil)
         case .spreadNotToOne(let origin, let target):
-            return ("PGRST119", "A spread operation on '\(target)' is not possible",
-                    "'\(origin)' and '\(target)' do not form a many-to-one or one-to-one relationship", nil)
+            return (
+                "PGRST119", "A spread operation on '\(target)' is not possible",
+                "'\(origin)' and '\(target)' do not form a many-to-one or one-to-one relationship", nil
+            )
         case .aggregatesNotAllowed: return ("PGRST123", "Use of aggregate functions is not allowed", nil, nil)
         case .invalidPreferences(let prefs):
             return ("PGRST122", "Invalid preferences given with handling=strict", "Invalid preferences: \(prefs.joined(separator: ", "))", nil)
@@ -204,7 +210,8 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .invalidResourcePath: return ("PGRST125", "Invalid path specified in request URL", nil, nil)
         case .unknownFunction(let name, let arguments, let hint, let search):
             let parameters = arguments.isEmpty ? " without parameters" : "(\(arguments.joined(separator: ", ")))"
-            let named = arguments.isEmpty
+            let named =
+                arguments.isEmpty
                 ? " without parameters"
                 : " with parameter\(arguments.count > 1 ? "s" : "") \(arguments.joined(separator: ", "))"
             let searched: String
@@ -214,27 +221,39 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             case .unnamed(let type): searched = " with a single unnamed \(type) parameter"
             case .singleObject: searched = " with a single json/jsonb parameter"
             }
-            return ("PGRST202", "Could not find the function public.\(name)\(search.namesArguments ? parameters : "") in the schema cache",
-                    "Searched for the function public.\(name)\(searched), but no matches were found in the schema cache.",
-                    search.namesArguments ? hint.map { "Perhaps you meant to call the function public.\($0)" } : nil)
+            return (
+                "PGRST202", "Could not find the function public.\(name)\(search.namesArguments ? parameters : "") in the schema cache",
+                "Searched for the function public.\(name)\(searched), but no matches were found in the schema cache.",
+                search.namesArguments ? hint.map { "Perhaps you meant to call the function public.\($0)" } : nil
+            )
         case .ambiguousFunction(let signatures):
-            return ("PGRST203", "Could not choose the best candidate function between: \(signatures.joined(separator: ", "))", nil,
-                    "Try renaming the parameters or the function itself in the database so function overloading can be resolved")
+            return (
+                "PGRST203", "Could not choose the best candidate function between: \(signatures.joined(separator: ", "))", nil,
+                "Try renaming the parameters or the function itself in the database so function overloading can be resolved"
+            )
         case .noRelationship(let parent, let target):
-            return ("PGRST200", "Could not find a relationship between '\(parent)' and '\(target)' in the schema cache",
-                    "Searched for a foreign key relationship between '\(parent)' and '\(target)' in the schema 'public', but no matches were found.", nil)
+            return (
+                "PGRST200", "Could not find a relationship between '\(parent)' and '\(target)' in the schema cache",
+                "Searched for a foreign key relationship between '\(parent)' and '\(target)' in the schema 'public', but no matches were found.", nil
+            )
         case .ambiguousRelationship(let parent, let target, let candidates):
-            return ("PGRST201", "Could not embed because more than one relationship was found for '\(parent)' and '\(target)'", nil,
-                    "Try changing '\(target)' to one of the following: \(candidates.map { "'\(target)!\($0.name)'" }.joined(separator: ", ")). Find the desired relationship in the 'details' key.")
+            return (
+                "PGRST201", "Could not embed because more than one relationship was found for '\(parent)' and '\(target)'", nil,
+                "Try changing '\(target)' to one of the following: \(candidates.map { "'\(target)!\($0.name)'" }.joined(separator: ", ")). Find the desired relationship in the 'details' key."
+            )
         case .unknownBodyColumn(let column, let table):
             return ("PGRST204", "Could not find the '\(column)' column of '\(table)' in the schema cache", nil, nil)
         case .unknownTable(let table, let hint):
-            return ("PGRST205", "Could not find the table 'public.\(table)' in the schema cache", nil,
-                    hint.map { "Perhaps you meant the table 'public.\($0)'" })
+            return (
+                "PGRST205", "Could not find the table 'public.\(table)' in the schema cache", nil,
+                hint.map { "Perhaps you meant the table 'public.\($0)'" }
+            )
         case .unknownColumn(let column, let table): return ("42703", "column \(table).\(column) does not exist", nil, nil)
         case .noAPIKey: return (nil, "No API key found in request", nil, "No `apikey` request header or url param was found.")
         case .invalidAPIKey: return (nil, "Invalid API key", nil, "Double check your Supabase `anon` or `service_role` API key.")
-        case .jwt(let error): let (code, message, details) = Self.jwtFields(error); return (code, message, details, nil)
+        case .jwt(let error):
+            let (code, message, details) = Self.jwtFields(error)
+            return (code, message, details, nil)
         case .emptyToken: return ("PGRST301", Self.emptyTokenMessage, nil, nil)
         case .ownership(let table, _):
             return ("42501", "new row violates row-level security policy for table \"\(table)\"", nil, nil)
@@ -292,9 +311,11 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         var detailsJSON = field(details)
         if case .ambiguousRelationship(_, _, let candidates) = self {
             // PostgREST lists the candidates as objects.
-            detailsJSON = "[" + candidates.map {
-                #"{"cardinality":\#(jsonString($0.cardinality)),"embedding":\#(jsonString($0.description)),"relationship":\#(jsonString($0.name))}"#
-            }.joined(separator: ",") + "]"
+            detailsJSON =
+                "["
+                + candidates.map {
+                    #"{"cardinality":\#(jsonString($0.cardinality)),"embedding":\#(jsonString($0.description)),"relationship":\#(jsonString($0.name))}"#
+                }.joined(separator: ",") + "]"
         }
         return #"{"code":\#(field(code)),"details":\#(detailsJSON),"hint":\#(field(hint)),"message":\#(jsonString(message))}"#
     }

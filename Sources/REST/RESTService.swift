@@ -90,8 +90,10 @@ public final class RESTService: Sendable {
     /// The whole request path short of I/O: parse, ownership, plan and SQL, then the response
     /// rendered from a result the caller makes up (`pageTotal` rows, `total` counted). What the
     /// request-path fuzz target drives; nothing here may trap, whatever the request.
-    public static func dryRun(_ request: HTTPRequest, resource: String, caller: Caller, cache: SchemaCache, config: RESTConfig,
-                              pageTotal: Int, total: Int?) -> (statement: SQL?, response: HTTPResponse) {
+    public static func dryRun(
+        _ request: HTTPRequest, resource: String, caller: Caller, cache: SchemaCache, config: RESTConfig,
+        pageTotal: Int, total: Int?
+    ) -> (statement: SQL?, response: HTTPResponse) {
         do {
             let plan = try plan(request, resource: resource, caller: caller, cache: cache, config: config)
             let result = MainResult(total: total, pageTotal: pageTotal, body: pageTotal == 0 ? "[]" : "[{}]", inserted: nil)
@@ -103,11 +105,13 @@ public final class RESTService: Sendable {
 
     static func plan(_ request: HTTPRequest, resource: String, caller: Caller, cache: SchemaCache, config: RESTConfig) throws(RESTError) -> ActionPlan {
         guard config.allowedRoles.contains(caller.role) else {
-            throw .database(PostgresError(kind: .server, message: "permission denied to set role \"\(caller.role)\"", sqlState: "42501"),
-                            authenticated: caller.role != "anon")
+            throw .database(
+                PostgresError(kind: .server, message: "permission denied to set role \"\(caller.role)\"", sqlState: "42501"),
+                authenticated: caller.role != "anon")
         }
-        var api = try ApiRequest.parse(method: request.method, resource: resource, query: request.query,
-                                       headers: request.headers, body: request.body)
+        var api = try ApiRequest.parse(
+            method: request.method, resource: resource, query: request.query,
+            headers: request.headers, body: request.body)
         if !config.transactionEnd.allowsOverride { api.preferences.transaction = nil }
         var planner = Planner(cache: cache, policy: config.policy, ownershipEnabled: config.enforceOwnership)
         planner.rollbackByDefault = config.transactionEnd.rollsBack
@@ -130,13 +134,15 @@ public final class RESTService: Sendable {
             """
         do {
             let rows = try pool.withConnection { try $0.pipeline([Self.setup(caller: caller, readOnly: true), query])[1] }
-            var tables = Set<String>(), functions = Set<String>()
+            var tables = Set<String>()
+            var functions = Set<String>()
             for row in 0..<rows.count {
                 guard let name = rows[row, 1] else { continue }
                 if rows[row, 0] == "t" { tables.insert(name) } else { functions.insert(name) }
             }
-            return SchemaCache(tables: cache.tables.values.filter { tables.contains($0.name) },
-                               functions: cache.functions.values.flatMap { $0 }.filter { functions.contains($0.name) })
+            return SchemaCache(
+                tables: cache.tables.values.filter { tables.contains($0.name) },
+                functions: cache.functions.values.flatMap { $0 }.filter { functions.contains($0.name) })
         } catch let error as PostgresError {
             throw .database(error, authenticated: caller.role != "anon")
         } catch {
@@ -173,8 +179,10 @@ public final class RESTService: Sendable {
     /// connection and replies when the results arrive, without blocking the thread. Returns false
     /// (having replied nothing) for what needs a worker: the OpenAPI document, plans that must
     /// decide between COMMIT and ROLLBACK or roll back, or no pipelined connection free.
-    public func respond(to request: HTTPRequest, resource: String, caller: Caller, pipeline: PipelineClient,
-                        reply: @escaping (HTTPResponse) -> Void) -> Bool {
+    public func respond(
+        to request: HTTPRequest, resource: String, caller: Caller, pipeline: PipelineClient,
+        reply: @escaping (HTTPResponse) -> Void
+    ) -> Bool {
         let plan: ActionPlan
         do {
             plan = try self.plan(request, resource: resource, caller: caller)
@@ -227,7 +235,8 @@ public final class RESTService: Sendable {
         let statusQuery = statusQuery(plan)
         let explain: [SQL] = plan.plannedCount.map { [$0] } ?? []
         let first = plan.rollback ? 2 : 1
-        let statements: [SQL] = plan.rollback
+        let statements: [SQL] =
+            plan.rollback
             ? ["BEGIN", setup, statement] + statusQuery + explain + ["ROLLBACK"]
             : [setup, statement] + statusQuery + explain
         return Exchange(statements: statements) { results in
@@ -291,8 +300,9 @@ public final class RESTService: Sendable {
     /// The planner's row estimate from `EXPLAIN (FORMAT JSON)`: `[{"Plan": {"Plan Rows": n, …}}]`.
     static func plannedRows(_ result: QueryResult) -> Int? {
         guard let text = result.scalar, let json = JSONValue.parse(Array(text.utf8)), case .array(let plans) = json,
-              case .object(let members)? = plans.first, case .object(let plan)? = members.first(where: { $0.key == "Plan" })?.value,
-              case .number(let rows)? = plan.first(where: { $0.key == "Plan Rows" })?.value else { return nil }
+            case .object(let members)? = plans.first, case .object(let plan)? = members.first(where: { $0.key == "Plan" })?.value,
+            case .number(let rows)? = plan.first(where: { $0.key == "Plan Rows" })?.value
+        else { return nil }
         return Double(rows).flatMap { $0.isFinite ? Int(min(max($0, 0), 1e15)) : nil }
     }
 
@@ -302,8 +312,9 @@ public final class RESTService: Sendable {
         guard result.count > 0, result.columns.count >= 4 else {
             return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil, status: chosen, headers: headers)
         }
-        return MainResult(total: result[0, 0].flatMap { Int($0) }, pageTotal: result[0, 1].flatMap { Int($0) } ?? 0,
-                          body: result[0, 2], inserted: result[0, 3].flatMap { Int($0) }, status: chosen, headers: headers)
+        return MainResult(
+            total: result[0, 0].flatMap { Int($0) }, pageTotal: result[0, 1].flatMap { Int($0) } ?? 0,
+            body: result[0, 2], inserted: result[0, 3].flatMap { Int($0) }, status: chosen, headers: headers)
     }
 
     /// `response.headers` as PostgREST reads it: a JSON array of one-member objects,
@@ -352,8 +363,9 @@ public struct RequestContext: Sendable, Equatable {
                 headers.append((name, field.value))
             }
         }
-        self.init(method: request.method.rawValue, path: resource.isEmpty ? "/" : resource,
-                  headersJSON: Self.object(headers), cookiesJSON: Self.object(cookies))
+        self.init(
+            method: request.method.rawValue, path: resource.isEmpty ? "/" : resource,
+            headersJSON: Self.object(headers), cookiesJSON: Self.object(cookies))
     }
 
     /// A JSON object of string members; a repeated name keeps its last value (PostgREST builds a map).

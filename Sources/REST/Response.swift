@@ -116,7 +116,8 @@ enum ResponseRenderer {
     /// column of the one row inserted (`is.null` for a null), URL-encoded as http-types does.
     static func location(_ plan: ActionPlan, _ body: String?) -> String? {
         guard let body, case .array(let rows)? = JSONValue.parse(Array(body.utf8)), case .array(let values)? = rows.first,
-              values.count == plan.locationKeys.count else { return nil }
+            values.count == plan.locationKeys.count
+        else { return nil }
         var pairs: [String] = []
         for (key, value) in zip(plan.locationKeys, values) {
             let operand: String
@@ -140,7 +141,7 @@ enum ResponseRenderer {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let digits = Array("0123456789ABCDEF".unicodeScalars)
@@ -211,12 +212,21 @@ enum ResponseRenderer {
     static func preferenceApplied(_ plan: ActionPlan) -> String? {
         let p = plan.request.preferences
         var values: [String] = []
-        var isMutation = false, isCreate = false, isUpdateOrDelete = false, isCall = false
+        var isMutation = false
+        var isCreate = false
+        var isUpdateOrDelete = false
+        var isCall = false
         switch plan.action {
-        case .insert: isMutation = true; isCreate = true
+        case .insert:
+            isMutation = true
+            isCreate = true
         case .singleUpsert: isMutation = true
-        case .update: isMutation = true; isUpdateOrDelete = true
-        case .delete: isMutation = true; isUpdateOrDelete = true
+        case .update:
+            isMutation = true
+            isUpdateOrDelete = true
+        case .delete:
+            isMutation = true
+            isUpdateOrDelete = true
         case .call: isCall = true
         case .read, .describe: break
         }

@@ -16,8 +16,10 @@ public struct SchemaCache: Sendable {
         /// The domain representation of the column's type, if it has one.
         public let representation: Representation
 
-        public init(name: String, type: String, nullable: Bool = true, defaultExpression: String? = nil,
-                    representation: Representation = Representation()) {
+        public init(
+            name: String, type: String, nullable: Bool = true, defaultExpression: String? = nil,
+            representation: Representation = Representation()
+        ) {
             self.name = name
             self.type = type
             self.nullable = nullable
@@ -76,8 +78,10 @@ public struct SchemaCache: Sendable {
         /// `pgrst_source."a", …` as stored (no representation): a row of the table's type again.
         let rowReturned: String
 
-        public init(name: String, columns: [Column], primaryKey: [String], insertable: Bool = true, description: String? = nil,
-                    computed: [String: ComputedField] = [:]) {
+        public init(
+            name: String, columns: [Column], primaryKey: [String], insertable: Bool = true, description: String? = nil,
+            computed: [String: ComputedField] = [:]
+        ) {
             self.name = name
             self.columns = columns
             self.primaryKey = primaryKey
@@ -142,8 +146,10 @@ public struct SchemaCache: Sendable {
         public let returnsVoid: Bool
         public let volatility: Volatility
 
-        public init(name: String, arguments: [Argument], returnType: String, returnsSet: Bool, returnsComposite: Bool,
-                    returnsVoid: Bool = false, volatility: Volatility = .volatile) {
+        public init(
+            name: String, arguments: [Argument], returnType: String, returnsSet: Bool, returnsComposite: Bool,
+            returnsVoid: Bool = false, volatility: Volatility = .volatile
+        ) {
             self.name = name
             self.arguments = arguments
             self.returnType = returnType
@@ -217,8 +223,10 @@ public struct SchemaCache: Sendable {
     /// media type: `mediaHandlers["lines"]?["image/png"]`.
     public let mediaHandlers: [String: [String: MediaHandler]]
 
-    public init(tables: [Table], functions: [Function], foreignKeys: [ForeignKey] = [],
-                mediaHandlers: [String: [String: MediaHandler]] = [:]) {
+    public init(
+        tables: [Table], functions: [Function], foreignKeys: [ForeignKey] = [],
+        mediaHandlers: [String: [String: MediaHandler]] = [:]
+    ) {
         self.tables = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var grouped: [String: [Function]] = [:]
         for function in functions { grouped[function.name, default: []].append(function) }
@@ -369,10 +377,12 @@ public struct SchemaCache: Sendable {
         }
         let foreignKeys = keys.rows.compactMap { row -> ForeignKey? in
             guard let name = row["name"] ?? nil, let table = row["table_name"] ?? nil, let target = row["foreign_table"] ?? nil else { return nil }
-            return ForeignKey(name: name, table: table, columns: names(row["columns"]), referencedTable: target, referencedColumns: names(row["foreign_columns"]))
+            return ForeignKey(
+                name: name, table: table, columns: names(row["columns"]), referencedTable: target, referencedColumns: names(row["foreign_columns"]))
         }
-        return SchemaCache(tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys,
-                           mediaHandlers: mediaHandlers(handlers.rows))
+        return SchemaCache(
+            tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys,
+            mediaHandlers: mediaHandlers(handlers.rows))
     }
 
     /// The media handlers from their catalog rows, by relation and media type.
@@ -399,7 +409,12 @@ public struct SchemaCache: Sendable {
             default: break
             }
         }
-        struct Pending { var columns: [Column] = []; var pk: [String] = []; var kind = "r"; var description: String? }
+        struct Pending {
+            var columns: [Column] = []
+            var pk: [String] = []
+            var kind = "r"
+            var description: String?
+        }
         var order: [String] = []
         var pending: [String: Pending] = [:]
         for row in columns {
@@ -408,9 +423,11 @@ public struct SchemaCache: Sendable {
                 order.append(table)
                 pending[table] = Pending(kind: (row["kind"] ?? nil) ?? "r", description: row["description"] ?? nil)
             }
-            pending[table]!.columns.append(Column(name: name, type: type, nullable: (row["nullable"] ?? nil) == "t",
-                                                  defaultExpression: row["default_expression"] ?? nil,
-                                                  representation: byType[type] ?? Representation()))
+            pending[table]!.columns.append(
+                Column(
+                    name: name, type: type, nullable: (row["nullable"] ?? nil) == "t",
+                    defaultExpression: row["default_expression"] ?? nil,
+                    representation: byType[type] ?? Representation()))
             if (row["in_pk"] ?? nil) == "t" { pending[table]!.pk.append(name) }
         }
         var parsed: [Function] = []
@@ -421,7 +438,9 @@ public struct SchemaCache: Sendable {
             if let text = row["arguments"] ?? nil, case .array(let items)? = JSONValue.parse(Array(text.utf8)) {
                 let defaults = Int((row["default_count"] ?? nil) ?? "0") ?? 0
                 for (position, item) in items.enumerated() {
-                    guard case .array(let fields) = item, fields.count >= 2, case .string(let argName) = fields[0], case .string(let type) = fields[1] else { continue }
+                    guard case .array(let fields) = item, fields.count >= 2, case .string(let argName) = fields[0], case .string(let type) = fields[1] else {
+                        continue
+                    }
                     var variadic = false
                     if fields.count > 2, case .string(let mode) = fields[2] { variadic = mode == "v" }
                     arguments.append(Function.Argument(name: argName, type: type, hasDefault: position >= items.count - defaults, variadic: variadic))
@@ -439,8 +458,9 @@ public struct SchemaCache: Sendable {
         }
         let tables = order.map { name in
             let p = pending[name]!
-            return Table(name: name, columns: p.columns, primaryKey: p.pk, insertable: p.kind != "m", description: p.description,
-                         computed: computed[name] ?? [:])
+            return Table(
+                name: name, columns: p.columns, primaryKey: p.pk, insertable: p.kind != "m", description: p.description,
+                computed: computed[name] ?? [:])
         }
         return SchemaCache(tables: tables, functions: parsed)
     }
@@ -473,7 +493,8 @@ func fuzzyClosest(_ query: String, among candidates: [String], minScore: Double)
 
 /// Levenshtein distance (small strings: table and function names).
 func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var previous = Array(0...b.count)

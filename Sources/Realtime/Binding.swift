@@ -134,7 +134,8 @@ extension SchemaCache.Table {
     /// on this table's single-column primary key of a type whose text is canonical once parsed.
     func rowKey(for filter: Condition?) -> String? {
         guard primaryKey.count == 1, case .filter(let condition)? = filter, condition.column == primaryKey[0], condition.op == .eq,
-              case .value(let value) = condition.operand, let type = column(condition.column)?.type else { return nil }
+            case .value(let value) = condition.operand, let type = column(condition.column)?.type
+        else { return nil }
         switch type {
         case "uuid": return UUID(uuidString: value).map { $0.uuidString.lowercased() }
         case "integer", "bigint", "smallint": return Int64(value).map(String.init)

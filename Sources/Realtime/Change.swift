@@ -44,9 +44,10 @@ extension Change {
     /// A trigger's notification: {"schema","table","type","commit_timestamp","pk",["old"]}.
     init?(json: String) {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any],
-              let schema = object["schema"] as? String, let table = object["table"] as? String,
-              let type = object["type"] as? String, ["INSERT", "UPDATE", "DELETE"].contains(type),
-              let timestamp = object["commit_timestamp"] as? String, let key = object["pk"] as? [String: Any], !key.isEmpty else { return nil }
+            let schema = object["schema"] as? String, let table = object["table"] as? String,
+            let type = object["type"] as? String, ["INSERT", "UPDATE", "DELETE"].contains(type),
+            let timestamp = object["commit_timestamp"] as? String, let key = object["pk"] as? [String: Any], !key.isEmpty
+        else { return nil }
         self.init(schema: schema, table: table, type: type, commitTimestamp: timestamp, key: key, oldRow: object["old"] as? [String: Any], committed: nil)
     }
 

@@ -114,7 +114,9 @@ public final class ChangeFeed: Sendable {
         let level = try Connection(conninfo: conninfo, allowsPreparedStatements: false).query("SHOW wal_level").scalar ?? "unknown"
         guard level == "logical" else {
             if choice == .wal { throw FeedError(description: "REALTIME_FEED=wal needs wal_level=logical; the database has wal_level=\(level)") }
-            service.logger.warning("realtime: the database has wal_level=\(level), not logical, so Realtime uses its trigger feed (each write to an enabled table pays a trigger, watched ones a NOTIFY); set wal_level=logical and restart PostgreSQL to stream the WAL instead")
+            service.logger.warning(
+                "realtime: the database has wal_level=\(level), not logical, so Realtime uses its trigger feed (each write to an enabled table pays a trigger, watched ones a NOTIFY); set wal_level=logical and restart PostgreSQL to stream the WAL instead"
+            )
             service.setFeed(.triggers, listening: false)
             return .triggers
         }
@@ -125,7 +127,9 @@ public final class ChangeFeed: Sendable {
             return .wal(stream)
         } catch {
             if choice == .wal { throw FeedError(description: "REALTIME_FEED=wal, but the WAL cannot be streamed: \(error)") }
-            service.logger.warning("realtime: the WAL cannot be streamed (\(error)), so Realtime uses its trigger feed; give the server's database role REPLICATION (and pg_hba.conf a line for its replication connections) to stream the WAL instead")
+            service.logger.warning(
+                "realtime: the WAL cannot be streamed (\(error)), so Realtime uses its trigger feed; give the server's database role REPLICATION (and pg_hba.conf a line for its replication connections) to stream the WAL instead"
+            )
             service.setFeed(.triggers, listening: false)
             return .triggers
         }
@@ -236,13 +240,16 @@ public final class ChangeFeed: Sendable {
         if let committed = change.committed {
             let values = table.name == "realtime_committed" ? "realtime_committed_values" : "realtime_committed"
             let columns = SQL.join(committed.columns.map { "\($0.value, type: $0.typeOID) AS \(ident: $0.name)" }, separator: ", ")
-            from = " FROM (SELECT " + columns + ") AS \(ident: values), jsonb_populate_record(NULL::\(unsafeRaw: qualified), to_jsonb(\(ident: values))) AS \(unsafeRaw: row)"
+            from =
+                " FROM (SELECT " + columns
+                + ") AS \(ident: values), jsonb_populate_record(NULL::\(unsafeRaw: qualified), to_jsonb(\(ident: values))) AS \(unsafeRaw: row)"
             if isDelete {
                 visible = "realtime.policies_allow(\(unsafeRaw: row).*)"
             } else {
                 let current = table.name == "realtime_current" ? "realtime_current_row" : "realtime_current"
                 let sameKey = table.primaryKey.map { "\(ident: current).\(ident: $0) = \(unsafeRaw: row).\(ident: $0)" as SQL }
-                visible = "CASE WHEN EXISTS (SELECT 1 FROM \(unsafeRaw: qualified) AS \(ident: current) WHERE " + SQL.join(sameKey, separator: " AND ")
+                visible =
+                    "CASE WHEN EXISTS (SELECT 1 FROM \(unsafeRaw: qualified) AS \(ident: current) WHERE " + SQL.join(sameKey, separator: " AND ")
                     + " AND (\(ident: current).*)::text = (\(unsafeRaw: row).*)::text) THEN true WHEN realtime.is_current(\(unsafeRaw: row).*) THEN false "
                     + "ELSE realtime.policies_allow(\(unsafeRaw: row).*) END"
                 if !committed.missing.isEmpty {
@@ -250,7 +257,9 @@ public final class ChangeFeed: Sendable {
                 }
             }
             if change.type != "INSERT" {
-                oldRecord = "jsonb_build_object(" + SQL.join(committed.oldKey.map { "\($0.name)::text, \($0.value, type: $0.typeOID)" as SQL }, separator: ", ") + ")::text"
+                oldRecord =
+                    "jsonb_build_object(" + SQL.join(committed.oldKey.map { "\($0.name)::text, \($0.value, type: $0.typeOID)" as SQL }, separator: ", ")
+                    + ")::text"
             }
         } else if isDelete {
             from = " FROM jsonb_populate_record(NULL::\(unsafeRaw: qualified), \(JWT.serialize(change.oldRow ?? change.key))::jsonb) AS \(unsafeRaw: row)"
@@ -266,7 +275,9 @@ public final class ChangeFeed: Sendable {
         from = from + " WHERE " + condition
 
         var statements = [RESTService.setup(caller: caller, readOnly: true)]
-        let chunks = stride(from: 0, to: max(filters.count, 1), by: Self.filtersPerStatement).map { Array(filters[$0..<min(filters.count, $0 + Self.filtersPerStatement)]) }
+        let chunks = stride(from: 0, to: max(filters.count, 1), by: Self.filtersPerStatement).map {
+            Array(filters[$0..<min(filters.count, $0 + Self.filtersPerStatement)])
+        }
         for chunk in chunks {
             var select = "SELECT " + record + ", " + oldRecord
             for filter in chunk {
@@ -274,7 +285,8 @@ public final class ChangeFeed: Sendable {
             }
             statements.append(select + from)
         }
-        statements.append("""
+        statements.append(
+            """
             SELECT COALESCE(json_agg(json_build_object('name', a.attname, 'type', t.typname) ORDER BY a.attnum), '[]')::text \
             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid \
             WHERE a.attrelid = \(qualified)::regclass AND a.attnum > 0 AND NOT a.attisdropped \
@@ -290,7 +302,8 @@ public final class ChangeFeed: Sendable {
         }
         guard matched.contains(true) else { return nil }
 
-        var data = #"{"schema":\#(jsonString(change.schema)),"table":\#(jsonString(change.table)),"commit_timestamp":\#(jsonString(change.commitTimestamp)),"type":\#(jsonString(change.type)),"columns":\#(results[results.count - 1].scalar ?? "[]")"#
+        var data =
+            #"{"schema":\#(jsonString(change.schema)),"table":\#(jsonString(change.table)),"commit_timestamp":\#(jsonString(change.commitTimestamp)),"type":\#(jsonString(change.type)),"columns":\#(results[results.count - 1].scalar ?? "[]")"#
         if let recordJSON = rows[0, 0] { data += #","record":\#(recordJSON)"# }
         if let oldJSON = rows[0, 1] { data += #","old_record":\#(oldJSON)"# }
         data += #","errors":null}"#

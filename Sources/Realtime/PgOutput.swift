@@ -72,7 +72,8 @@ enum PgOutput {
             return .commit(commitLSN: LSN(commit), endLSN: LSN(end), commitTime: time)
         case UInt8(ascii: "R"):
             guard let id = reader.uint32(), let schema = reader.cString(), let name = reader.cString(),
-                  let identity = reader.byte(), let count = reader.uint16() else { throw fail("short header") }
+                let identity = reader.byte(), let count = reader.uint16()
+            else { throw fail("short header") }
             var columns: [Column] = []
             for _ in 0..<count {
                 guard let flags = reader.byte(), let column = reader.cString(), let type = reader.uint32(), let modifier = reader.int32() else {

@@ -69,8 +69,10 @@ private struct Version2Frame: Decodable {
         guard (container.count ?? 0) >= 5 else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "fewer than 5 elements"))
         }
-        let joinRef = try container.decode(PhoenixRef.self).text, ref = try container.decode(PhoenixRef.self).text
-        let topic = try container.decode(String.self), event = try container.decode(String.self)
+        let joinRef = try container.decode(PhoenixRef.self).text
+        let ref = try container.decode(PhoenixRef.self).text
+        let topic = try container.decode(String.self)
+        let event = try container.decode(String.self)
         message = PhoenixMessage(joinRef: joinRef, ref: ref, topic: topic, event: event, payload: try container.decode(PhoenixPayload.self))
     }
 }
@@ -84,10 +86,11 @@ private struct Version1Frame: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        message = PhoenixMessage(joinRef: try container.decodeIfPresent(PhoenixRef.self, forKey: .joinRef)?.text,
-                                 ref: try container.decodeIfPresent(PhoenixRef.self, forKey: .ref)?.text,
-                                 topic: try container.decode(String.self, forKey: .topic), event: try container.decode(String.self, forKey: .event),
-                                 payload: (try? container.decodeIfPresent(PhoenixPayload.self, forKey: .payload)) ?? PhoenixPayload())
+        message = PhoenixMessage(
+            joinRef: try container.decodeIfPresent(PhoenixRef.self, forKey: .joinRef)?.text,
+            ref: try container.decodeIfPresent(PhoenixRef.self, forKey: .ref)?.text,
+            topic: try container.decode(String.self, forKey: .topic), event: try container.decode(String.self, forKey: .event),
+            payload: (try? container.decodeIfPresent(PhoenixPayload.self, forKey: .payload)) ?? PhoenixPayload())
     }
 }
 
@@ -112,7 +115,8 @@ enum PhoenixSerializer: String, Sendable {
         case .v2:
             return "[\(Self.json(joinRef)),\(Self.json(ref)),\(jsonString(topic)),\(jsonString(event)),\(payloadJSON)]"
         case .v1:
-            return #"{"topic":\#(jsonString(topic)),"event":\#(jsonString(event)),"payload":\#(payloadJSON),"ref":\#(Self.json(ref)),"join_ref":\#(Self.json(joinRef))}"#
+            return
+                #"{"topic":\#(jsonString(topic)),"event":\#(jsonString(event)),"payload":\#(payloadJSON),"ref":\#(Self.json(ref)),"join_ref":\#(Self.json(joinRef))}"#
         }
     }
 

@@ -144,13 +144,17 @@ public final class RealtimeService: Sendable {
     func authorize(_ token: String) -> Result<Authorization, Refusal> {
         let keys = config.keys
         if Crypto.constantTimeEquals(Array(token.utf8), Array(keys.anonKey.utf8)) { return .success(Authorization(caller: .anon, expiresAt: nil)) }
-        if Crypto.constantTimeEquals(Array(token.utf8), Array(keys.serviceRoleKey.utf8)) { return .success(Authorization(caller: .serviceRole, expiresAt: nil)) }
+        if Crypto.constantTimeEquals(Array(token.utf8), Array(keys.serviceRoleKey.utf8)) {
+            return .success(Authorization(caller: .serviceRole, expiresAt: nil))
+        }
         do {
             // No leeway here: the channel ends at `exp` (Realtime re-checks on a timer).
             let verified = try JWT.verifyHS256(token, secret: keys.jwtSecret)
             guard verified.claims["role"] is String, let exp = (verified.claims["exp"] as? NSNumber)?.doubleValue else {
-                return .failure(Refusal(reason: "InvalidJWTToken: Fields `role` and `exp` are required in JWT",
-                                        message: "Fields `role` and `exp` are required in JWT", socketMessage: "Fields `role` and `exp` are required in JWT"))
+                return .failure(
+                    Refusal(
+                        reason: "InvalidJWTToken: Fields `role` and `exp` are required in JWT",
+                        message: "Fields `role` and `exp` are required in JWT", socketMessage: "Fields `role` and `exp` are required in JWT"))
             }
             let now = Date().timeIntervalSince1970
             if exp <= now { return .failure(Self.expired(secondsAgo: now - exp)) }
@@ -159,18 +163,23 @@ public final class RealtimeService: Sendable {
             let exp = Self.unverifiedExpiry(token) ?? Date().timeIntervalSince1970
             return .failure(Self.expired(secondsAgo: Date().timeIntervalSince1970 - exp))
         } catch .badSignature {
-            return .failure(Refusal(reason: "JwtSignatureError: Failed to validate JWT signature", message: "Failed to validate JWT signature",
-                                    socketMessage: "The token provided is not a valid JWT"))
+            return .failure(
+                Refusal(
+                    reason: "JwtSignatureError: Failed to validate JWT signature", message: "Failed to validate JWT signature",
+                    socketMessage: "The token provided is not a valid JWT"))
         } catch {
-            return .failure(Refusal(reason: "MalformedJWT: The token provided is not a valid JWT", message: "The token provided is not a valid JWT",
-                                    socketMessage: "The token provided is not a valid JWT"))
+            return .failure(
+                Refusal(
+                    reason: "MalformedJWT: The token provided is not a valid JWT", message: "The token provided is not a valid JWT",
+                    socketMessage: "The token provided is not a valid JWT"))
         }
     }
 
     private static func expired(secondsAgo interval: Double) -> Refusal {
         let secondsAgo = wholeSeconds(interval)
-        return Refusal(reason: "InvalidJWTToken: Token has expired \(secondsAgo) seconds ago", message: "Token has expired \(secondsAgo) seconds ago",
-                socketMessage: "Token has expired")
+        return Refusal(
+            reason: "InvalidJWTToken: Token has expired \(secondsAgo) seconds ago", message: "Token has expired \(secondsAgo) seconds ago",
+            socketMessage: "Token has expired")
     }
 
     /// A number of seconds computed from a token's claims, as a whole number that cannot trap:
@@ -184,7 +193,8 @@ public final class RealtimeService: Sendable {
     private static func unverifiedExpiry(_ token: String) -> Double? {
         let parts = token.split(separator: ".")
         guard parts.count == 3, let bytes = Base64URL.decode(parts[1]),
-              let claims = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { return nil }
+            let claims = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+        else { return nil }
         return (claims["exp"] as? NSNumber)?.doubleValue
     }
 
@@ -203,7 +213,8 @@ public final class RealtimeService: Sendable {
                 count += 1
                 _ = binding.parametersDescription
                 guard let name = binding.table, let table = cache.tables[name], let text = binding.filter,
-                      let filter = try? RowAccess.parseFilter(text, table: table) else { continue }
+                    let filter = try? RowAccess.parseFilter(text, table: table)
+                else { continue }
                 _ = try? RowAccess.sql([filter], table: table)
                 _ = table.rowKey(for: filter)
             }
@@ -215,8 +226,10 @@ public final class RealtimeService: Sendable {
 
     /// The bindings as subscriptions, and the first problem Realtime would report for them
     /// (unknown table, filter that does not parse).
-    func resolve(_ bindings: [Binding], socket: RealtimeSocket, topic: String, joinRef: String?, caller: Caller,
-                 since: TransactionSnapshot? = nil) -> (subscriptions: [Subscription], problem: String?) {
+    func resolve(
+        _ bindings: [Binding], socket: RealtimeSocket, topic: String, joinRef: String?, caller: Caller,
+        since: TransactionSnapshot? = nil
+    ) -> (subscriptions: [Subscription], problem: String?) {
         let cache = schema.cache
         var subscriptions: [Subscription] = []
         for binding in bindings {
@@ -238,9 +251,11 @@ public final class RealtimeService: Sendable {
                 return ([], Self.notEnabled(binding))
             }
             let rowKey = binding.table.flatMap { cache.tables[$0] }?.rowKey(for: filter)
-            subscriptions.append(Subscription(socket: socket, topic: topic, joinRef: joinRef, bindingID: binding.id, event: binding.event,
-                                              schema: binding.schema, table: binding.table, filter: filter, rowKey: rowKey, caller: caller,
-                                              since: since))
+            subscriptions.append(
+                Subscription(
+                    socket: socket, topic: topic, joinRef: joinRef, bindingID: binding.id, event: binding.event,
+                    schema: binding.schema, table: binding.table, filter: filter, rowKey: rowKey, caller: caller,
+                    since: since))
         }
         return (subscriptions, nil)
     }
@@ -255,7 +270,7 @@ public final class RealtimeService: Sendable {
                 let qualified = quoteIdentifier("public") + "." + quoteIdentifier(name)
                 var statements: [SQL] = [
                     RESTService.setup(caller: subscription.caller, readOnly: true),
-                    "SELECT realtime.is_enabled(\(qualified)::regclass)",
+                    "SELECT realtime.is_enabled(\(qualified)::regclass)"
                 ]
                 if let filter = subscription.filter {
                     statements.append(SQL(unsafeSQL: "SELECT 1 FROM \(qualified) WHERE false AND ") + (try RowAccess.sql([filter], table: table)))
@@ -263,9 +278,11 @@ public final class RealtimeService: Sendable {
                 let results = try pool.withConnection { try $0.pipeline(statements) }
                 if results[1].scalar != "t" { return Self.notEnabled(binding) }
             } catch let error as PostgresError where error.kind == .server {
-                return "Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: \(binding.parametersDescription). Exception: ERROR \(error.sqlState ?? "") (\(error.message))"
+                return
+                    "Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: \(binding.parametersDescription). Exception: ERROR \(error.sqlState ?? "") (\(error.message))"
             } catch {
-                return "Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: \(binding.parametersDescription). Exception: \(error)"
+                return
+                    "Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: \(binding.parametersDescription). Exception: \(error)"
             }
         }
         return nil
@@ -343,7 +360,7 @@ public final class RealtimeService: Sendable {
                 """
                 SELECT realtime.renew_listener(\(serverID.uuidString), \(array: sorted.map(\.table))::text[], \
                 \(array: sorted.map(\.rowKey))::text[], \(String(Int(Self.leaseSeconds)))::integer, \(replace)::boolean)
-                """,
+                """
             ])
         }
     }

@@ -90,8 +90,8 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
             if channels[message.topic] == nil {
                 reply(message, status: "error", response: #"{"reason":"unmatched topic"}"#)
             }
-            // Broadcast and presence on a joined channel are not offered: ignored as Realtime
-            // ignores them when disabled in the join config.
+        // Broadcast and presence on a joined channel are not offered: ignored as Realtime
+        // ignores them when disabled in the join config.
         }
     }
 
@@ -175,7 +175,8 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
     /// expired token ends the channel (Realtime's `system` error, then `phx_close`).
     private func refreshToken(_ message: PhoenixMessage) {
         guard var channel = channels[message.topic],
-              let token = message.payload.accessToken, !token.hasPrefix("sb_"), token != channel.token else { return }
+            let token = message.payload.accessToken, !token.hasPrefix("sb_"), token != channel.token
+        else { return }
         switch service.authorize(token) {
         case .failure(let refusal):
             kick(message.topic, reason: refusal.message)

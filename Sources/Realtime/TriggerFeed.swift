@@ -10,8 +10,9 @@ extension ChangeFeed {
         do {
             try service.installTriggers()
         } catch {
-            service.logger.error("realtime: could not install the trigger feed's triggers, so changes of tables without them are not announced; run SELECT realtime.use_triggers(true) as the tables' owner",
-                                 metadata: ["error": "\(error)"])
+            service.logger.error(
+                "realtime: could not install the trigger feed's triggers, so changes of tables without them are not announced; run SELECT realtime.use_triggers(true) as the tables' owner",
+                metadata: ["error": "\(error)"])
         }
         var connection: Connection?
         var backoff = 0.1

@@ -7,8 +7,9 @@ extension ChangeFeed {
     /// A stream in a slot of its own, resuming after the last transaction processed.
     func openStream() throws -> WALStream {
         let number = streams.add(1, ordering: .relaxed).newValue
-        return try WALStream(feed: self, conninfo: conninfo, slot: "\(slotPrefix)_\(number)",
-                             resumeFrom: LSN(processed.load(ordering: .relaxed)))
+        return try WALStream(
+            feed: self, conninfo: conninfo, slot: "\(slotPrefix)_\(number)",
+            resumeFrom: LSN(processed.load(ordering: .relaxed)))
     }
 
     func runWAL(first: WALStream) {

@@ -43,9 +43,11 @@ final class WALStream: @unchecked Sendable {  // confined to the feed's thread o
         connection = try ReplicationConnection(conninfo: conninfo)
         let consistent = try connection.createTemporaryLogicalSlot(name: slot, plugin: "pgoutput")
         processed = max(resumeFrom, consistent)
-        try connection.startLogicalReplication(slot: slot, start: resumeFrom, options: [
-            ("proto_version", "1"), ("publication_names", Self.publication),
-        ])
+        try connection.startLogicalReplication(
+            slot: slot, start: resumeFrom,
+            options: [
+                ("proto_version", "1"), ("publication_names", Self.publication)
+            ])
     }
 
     /// The walsender's process id (tests end it to drop the connection).
@@ -111,7 +113,8 @@ final class WALStream: @unchecked Sendable {  // confined to the feed's thread o
     /// The change of one row of a relation described earlier in the stream.
     private func change(_ relationID: UInt32, type: String, row values: [PgOutput.Value], old: PgOutput.OldRow?) -> Change? {
         guard let relation = relations[relationID], relation.columns.count == values.count,
-              let table = feed.service.schema.cache.tables[relation.name], relation.schema == "public" else { return nil }
+            let table = feed.service.schema.cache.tables[relation.name], relation.schema == "public"
+        else { return nil }
         let oldValues = old.map(\.values)
         var columns: [CommittedRow.Column] = []
         var missing: [String] = []
@@ -139,8 +142,9 @@ final class WALStream: @unchecked Sendable {  // confined to the feed's thread o
         let oldKey = oldValues.map(keyColumns).flatMap { $0.count == table.primaryKey.count ? $0 : nil } ?? key
         var keyValues: [String: Any] = [:]
         for column in key { keyValues[column.name] = column.value }
-        return Change(schema: relation.schema, table: relation.name, type: type, commitTimestamp: Self.timestamp(commitTime ?? 0),
-                      key: keyValues, oldRow: nil, committed: CommittedRow(columns: columns, missing: missing, oldKey: oldKey), xid: xid)
+        return Change(
+            schema: relation.schema, table: relation.name, type: type, commitTimestamp: Self.timestamp(commitTime ?? 0),
+            key: keyValues, oldRow: nil, committed: CommittedRow(columns: columns, missing: missing, oldKey: oldKey), xid: xid)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` of a pgoutput time (microseconds since 2000-01-01 UTC).
@@ -152,7 +156,8 @@ final class WALStream: @unchecked Sendable {  // confined to the feed's thread o
         gmtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let millis = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millis)Z"
+        return
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millis)Z"
     }
 
     private static func now() -> Double {

@@ -11,62 +11,80 @@ import Auth
 import Foundation
 import HTTP
 import Identity
-import Realtime
 import REST
+import Realtime
 
 let secret = "request-fuzz-secret-of-at-least-32-characters"
 let keys = KeyConfig(jwtSecret: secret, anonKey: "anon-key", serviceRoleKey: "service-key")
 let user = UUID(uuidString: "07e706d2-c4dc-46e3-b64e-2b12fd23cac5")!
-let userCaller = Caller(role: "authenticated", claimsJSON: #"{"sub":"07e706d2-c4dc-46e3-b64e-2b12fd23cac5","role":"authenticated"}"#,
-                        userID: user, sessionID: nil, isAnonymousUser: false)
+let userCaller = Caller(
+    role: "authenticated", claimsJSON: #"{"sub":"07e706d2-c4dc-46e3-b64e-2b12fd23cac5","role":"authenticated"}"#,
+    userID: user, sessionID: nil, isAnonymousUser: false)
 
 /// The product's tables as the schema cache reads them (an owned table, a family-shared one,
 /// a family table) and functions of each shape.
-let cache = SchemaCache(tables: [
-    SchemaCache.Table(name: "children", columns: [
-        .init(name: "id", type: "uuid", nullable: false, defaultExpression: "gen_random_uuid()"),
-        .init(name: "user_id", type: "uuid", nullable: false),
-        .init(name: "name", type: "text", nullable: false),
-        .init(name: "age", type: "integer"),
-        .init(name: "birthday", type: "date"),
-        .init(name: "goals", type: "text[]", defaultExpression: "'{}'::text[]"),
-        .init(name: "metadata", type: "jsonb"),
-        .init(name: "created_at", type: "timestamp with time zone", nullable: false, defaultExpression: "now()"),
-    ], primaryKey: ["id"], computed: ["display_name": .init(name: "display_name", type: "text")]),
-    SchemaCache.Table(name: "user_profiles", columns: [
-        .init(name: "id", type: "uuid", nullable: false),
-        .init(name: "onboarding_state", type: "text", nullable: false, defaultExpression: "'NOT_STARTED'::text"),
-        .init(name: "current_child_id", type: "uuid"),
-    ], primaryKey: ["id"]),
-    SchemaCache.Table(name: "families", columns: [
-        .init(name: "id", type: "uuid", nullable: false),
-        .init(name: "name", type: "text", nullable: false),
-    ], primaryKey: ["id"]),
-    SchemaCache.Table(name: "family_members", columns: [
-        .init(name: "family_id", type: "uuid", nullable: false),
-        .init(name: "user_id", type: "uuid", nullable: false),
-        .init(name: "role", type: "text", nullable: false),
-    ], primaryKey: ["family_id", "user_id"]),
-], functions: [
-    .init(name: "get_user_with_profile", arguments: [.init(name: "p_user_id", type: "uuid")], returnType: "record",
-          returnsSet: true, returnsComposite: true, volatility: .stable),
-    .init(name: "complete_onboarding", arguments: [], returnType: "user_profiles", returnsSet: false, returnsComposite: true),
-    .init(name: "delete_account", arguments: [], returnType: "void", returnsSet: false, returnsComposite: false, returnsVoid: true),
-    .init(name: "join_family", arguments: [.init(name: "code", type: "text")], returnType: "json", returnsSet: false, returnsComposite: false),
-    .init(name: "add_them", arguments: [.init(name: "a", type: "integer"), .init(name: "b", type: "integer", hasDefault: true)],
-          returnType: "integer", returnsSet: false, returnsComposite: false, volatility: .immutable),
-    // Overloads (one ambiguous with the first), a variadic parameter, unnamed ones a raw body fills.
-    .init(name: "add_them", arguments: [.init(name: "a", type: "text")], returnType: "text", returnsSet: false, returnsComposite: false, volatility: .immutable),
-    .init(name: "add_them", arguments: [.init(name: "", type: "json")], returnType: "json", returnsSet: false, returnsComposite: false),
-    .init(name: "tagged", arguments: [.init(name: "name", type: "text"), .init(name: "v", type: "text[]", hasDefault: true, variadic: true)],
-          returnType: "text[]", returnsSet: false, returnsComposite: false, volatility: .stable),
-    .init(name: "echo", arguments: [.init(name: "", type: "text")], returnType: "text", returnsSet: false, returnsComposite: false),
-    .init(name: "echo", arguments: [.init(name: "", type: "bytea")], returnType: "integer", returnsSet: false, returnsComposite: false),
-], foreignKeys: [
-    .init(name: "user_profiles_current_child_fkey", table: "user_profiles", columns: ["current_child_id", "id"],
-          referencedTable: "children", referencedColumns: ["id", "user_id"]),
-    .init(name: "family_members_family_id_fkey", table: "family_members", columns: ["family_id"], referencedTable: "families", referencedColumns: ["id"]),
-])
+let cache = SchemaCache(
+    tables: [
+        SchemaCache.Table(
+            name: "children",
+            columns: [
+                .init(name: "id", type: "uuid", nullable: false, defaultExpression: "gen_random_uuid()"),
+                .init(name: "user_id", type: "uuid", nullable: false),
+                .init(name: "name", type: "text", nullable: false),
+                .init(name: "age", type: "integer"),
+                .init(name: "birthday", type: "date"),
+                .init(name: "goals", type: "text[]", defaultExpression: "'{}'::text[]"),
+                .init(name: "metadata", type: "jsonb"),
+                .init(name: "created_at", type: "timestamp with time zone", nullable: false, defaultExpression: "now()")
+            ], primaryKey: ["id"], computed: ["display_name": .init(name: "display_name", type: "text")]),
+        SchemaCache.Table(
+            name: "user_profiles",
+            columns: [
+                .init(name: "id", type: "uuid", nullable: false),
+                .init(name: "onboarding_state", type: "text", nullable: false, defaultExpression: "'NOT_STARTED'::text"),
+                .init(name: "current_child_id", type: "uuid")
+            ], primaryKey: ["id"]),
+        SchemaCache.Table(
+            name: "families",
+            columns: [
+                .init(name: "id", type: "uuid", nullable: false),
+                .init(name: "name", type: "text", nullable: false)
+            ], primaryKey: ["id"]),
+        SchemaCache.Table(
+            name: "family_members",
+            columns: [
+                .init(name: "family_id", type: "uuid", nullable: false),
+                .init(name: "user_id", type: "uuid", nullable: false),
+                .init(name: "role", type: "text", nullable: false)
+            ], primaryKey: ["family_id", "user_id"])
+    ],
+    functions: [
+        .init(
+            name: "get_user_with_profile", arguments: [.init(name: "p_user_id", type: "uuid")], returnType: "record",
+            returnsSet: true, returnsComposite: true, volatility: .stable),
+        .init(name: "complete_onboarding", arguments: [], returnType: "user_profiles", returnsSet: false, returnsComposite: true),
+        .init(name: "delete_account", arguments: [], returnType: "void", returnsSet: false, returnsComposite: false, returnsVoid: true),
+        .init(name: "join_family", arguments: [.init(name: "code", type: "text")], returnType: "json", returnsSet: false, returnsComposite: false),
+        .init(
+            name: "add_them", arguments: [.init(name: "a", type: "integer"), .init(name: "b", type: "integer", hasDefault: true)],
+            returnType: "integer", returnsSet: false, returnsComposite: false, volatility: .immutable),
+        // Overloads (one ambiguous with the first), a variadic parameter, unnamed ones a raw body fills.
+        .init(
+            name: "add_them", arguments: [.init(name: "a", type: "text")], returnType: "text", returnsSet: false, returnsComposite: false,
+            volatility: .immutable),
+        .init(name: "add_them", arguments: [.init(name: "", type: "json")], returnType: "json", returnsSet: false, returnsComposite: false),
+        .init(
+            name: "tagged", arguments: [.init(name: "name", type: "text"), .init(name: "v", type: "text[]", hasDefault: true, variadic: true)],
+            returnType: "text[]", returnsSet: false, returnsComposite: false, volatility: .stable),
+        .init(name: "echo", arguments: [.init(name: "", type: "text")], returnType: "text", returnsSet: false, returnsComposite: false),
+        .init(name: "echo", arguments: [.init(name: "", type: "bytea")], returnType: "integer", returnsSet: false, returnsComposite: false)
+    ],
+    foreignKeys: [
+        .init(
+            name: "user_profiles_current_child_fkey", table: "user_profiles", columns: ["current_child_id", "id"],
+            referencedTable: "children", referencedColumns: ["id", "user_id"]),
+        .init(name: "family_members_family_id_fkey", table: "family_members", columns: ["family_id"], referencedTable: "families", referencedColumns: ["id"])
+    ])
 
 /// The product's ownership rule, in each configuration.
 let ownership = Onboarding.ownership
@@ -111,15 +129,18 @@ func serve(_ request: HTTPRequest) {
     }
     let resource = path.hasPrefix("/rest/v1") ? String(path.dropFirst("/rest/v1".count)) : path
     var callers: [Caller] = [.anon, .serviceRole, userCaller]
-    if let resolved = try? Credentials.resolve(apikey: request.headers["apikey"] ?? request.queryValue("apikey"),
-                                               bearer: Credentials.bearerToken(request.headers["Authorization"]), keys: keys) {
+    if let resolved = try? Credentials.resolve(
+        apikey: request.headers["apikey"] ?? request.queryValue("apikey"),
+        bearer: Credentials.bearerToken(request.headers["Authorization"]), keys: keys)
+    {
         callers.append(resolved)
     }
     for caller in callers {
         for (index, config) in configs.enumerated() {
             let result = results[(index + Int(caller.role.utf8.count)) % results.count]
-            let (statement, response) = RESTService.dryRun(request, resource: resource, caller: caller, cache: cache, config: config,
-                                                           pageTotal: result.pageTotal, total: result.total)
+            let (statement, response) = RESTService.dryRun(
+                request, resource: resource, caller: caller, cache: cache, config: config,
+                pageTotal: result.pageTotal, total: result.total)
             precondition((100...599).contains(response.status.code), "status \(response.status)")
             if let statement { precondition(!statement.text.utf8.contains(0), "NUL in statement text") }
         }
@@ -127,25 +148,28 @@ func serve(_ request: HTTPRequest) {
 }
 
 #if FUZZING
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
 
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-    runOne(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-})
+    var argc = CommandLine.argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+    exit(
+        LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            runOne(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+            return 0
+        })
 #else
-var replayed = 0
-for path in CommandLine.arguments.dropFirst() {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
-        exit(1)
+    var replayed = 0
+    for path in CommandLine.arguments.dropFirst() {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
+            exit(1)
+        }
+        runOne(Array(data))
+        replayed += 1
     }
-    runOne(Array(data))
-    replayed += 1
-}
-print("replayed \(replayed) inputs through the request path")
+    print("replayed \(replayed) inputs through the request path")
 #endif

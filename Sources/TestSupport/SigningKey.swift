@@ -49,8 +49,10 @@ public final class SigningKey: @unchecked Sendable {
             let e = DER.unsigned(rsa.read(tag: 0x02)!.bytes)
             return ["kty": "RSA", "kid": keyID, "alg": "RS256", "use": "sig", "n": Base64URL.encode(n), "e": Base64URL.encode(e)]
         case .p256:
-            return ["kty": "EC", "kid": keyID, "alg": "ES256", "use": "sig", "crv": "P-256",
-                    "x": Base64URL.encode(Array(bits[1..<33])), "y": Base64URL.encode(Array(bits[33..<65]))]
+            return [
+                "kty": "EC", "kid": keyID, "alg": "ES256", "use": "sig", "crv": "P-256",
+                "x": Base64URL.encode(Array(bits[1..<33])), "y": Base64URL.encode(Array(bits[33..<65]))
+            ]
         }
     }
 

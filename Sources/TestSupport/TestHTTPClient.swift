@@ -159,7 +159,10 @@ func connectLoopback(port: Int) throws -> Int32 {
     let result = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard result == 0 else { close(fd); throw TestHTTPError.io("connect") }
+    guard result == 0 else {
+        close(fd)
+        throw TestHTTPError.io("connect")
+    }
     return fd
 }
 

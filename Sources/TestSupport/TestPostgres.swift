@@ -62,7 +62,10 @@ public enum TestPostgres {
     /// A new database with every migration applied (copied from the template); returns its URL.
     public static func makeDatabase(migrated: Bool = true) throws -> String {
         let cluster = try cluster()
-        let number = counter.withLock { value -> Int in value += 1; return value }
+        let number = counter.withLock { value -> Int in
+            value += 1
+            return value
+        }
         let name = "onboard_t_\(getpid())_\(number)"
         let admin = try adminConnection()
         try createLock.withLock { _ in

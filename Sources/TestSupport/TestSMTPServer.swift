@@ -16,9 +16,11 @@ public final class TestSMTPServer: @unchecked Sendable {  // its state is set on
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("onboard-smtp-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         self.folder = folder
-        var arguments = [TestPostgres.packageRoot.appendingPathComponent("tests/smtp/sink.py").path,
-                         "--dir", folder.appendingPathComponent("mail").path,
-                         "--port-file", folder.appendingPathComponent("port").path, "--mode", mode.rawValue]
+        var arguments = [
+            TestPostgres.packageRoot.appendingPathComponent("tests/smtp/sink.py").path,
+            "--dir", folder.appendingPathComponent("mail").path,
+            "--port-file", folder.appendingPathComponent("port").path, "--mode", mode.rawValue
+        ]
         if mode != .plain {
             let (certificate, key) = try Self.makeCertificate(in: folder)
             self.certificate = certificate
@@ -38,7 +40,8 @@ public final class TestSMTPServer: @unchecked Sendable {  // its state is set on
         self.process = process
         let portFile = folder.appendingPathComponent("port")
         guard eventually(timeout: 30, { FileManager.default.fileExists(atPath: portFile.path) || !process.isRunning }),
-              let text = try? String(contentsOf: portFile, encoding: .utf8), let port = Int(text) else {
+            let text = try? String(contentsOf: portFile, encoding: .utf8), let port = Int(text)
+        else {
             let log = (try? String(contentsOf: folder.appendingPathComponent("sink.log"), encoding: .utf8)) ?? ""
             kill(process.processIdentifier, SIGKILL)
             throw TestHTTPError.protocolError("the SMTP sink did not start (is python3-aiosmtpd installed?): \(log)")
@@ -65,7 +68,8 @@ public final class TestSMTPServer: @unchecked Sendable {  // its state is set on
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
         return names.compactMap { name in
             guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path),
-                  let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+                let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            else { return nil }
             return ReceivedMail(object)
         }
     }
@@ -84,11 +88,14 @@ public final class TestSMTPServer: @unchecked Sendable {  // its state is set on
     }
 
     static func makeCertificate(in folder: URL) throws -> (URL, URL) {
-        let certificate = folder.appendingPathComponent("cert.pem"), key = folder.appendingPathComponent("key.pem")
+        let certificate = folder.appendingPathComponent("cert.pem")
+        let key = folder.appendingPathComponent("key.pem")
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-                             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path]
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path
+        ]
         openssl.standardOutput = FileHandle.nullDevice
         openssl.standardError = FileHandle.nullDevice
         try openssl.run()
@@ -124,7 +131,8 @@ public struct ReceivedMail: Sendable {
         }
         self.headers = headers
         let encoded = parts.dropFirst().joined(separator: "\r\n\r\n").replacingOccurrences(of: "\r\n", with: "")
-        body = headers["content-transfer-encoding"]?.lowercased() == "base64"
+        body =
+            headers["content-transfer-encoding"]?.lowercased() == "base64"
             ? Data(base64Encoded: encoded).map { String(decoding: $0, as: UTF8.self) } ?? ""
             : parts.dropFirst().joined(separator: "\r\n\r\n")
     }

@@ -45,16 +45,20 @@ public final class TestServer: Sendable {
 
     /// Headers as supabase-py sends them, with `token` as bearer (the anon key by default).
     public func headers(_ token: String? = nil, _ extra: [(String, String)] = []) -> [(String, String)] {
-        [("apikey", anonKey), ("Authorization", "Bearer \(token ?? anonKey)"), ("Content-Type", "application/json"),
-         ("X-Supabase-Api-Version", "2024-01-01")] + extra
+        [
+            ("apikey", anonKey), ("Authorization", "Bearer \(token ?? anonKey)"), ("Content-Type", "application/json"),
+            ("X-Supabase-Api-Version", "2024-01-01")
+        ] + extra
     }
 
     /// Signs a new user up; returns (id, access token, refresh token).
     public func signUp(email: String? = nil, password: String = "Secret-pass-1", data: String = "{}") throws -> (id: String, token: String, refresh: String) {
         let address = email ?? "user-\(UUID().uuidString.prefix(12).lowercased())@example.com"
-        let response = try client().request("POST", "/auth/v1/signup", headers: headers(), body: #"{"email":"\#(address)","password":"\#(password)","data":\#(data)}"#)
+        let response = try client().request(
+            "POST", "/auth/v1/signup", headers: headers(), body: #"{"email":"\#(address)","password":"\#(password)","data":\#(data)}"#)
         guard response.status == 200, let session = response.jsonObject, let token = session["access_token"] as? String,
-              let refresh = session["refresh_token"] as? String, let user = session["user"] as? [String: Any], let id = user["id"] as? String else {
+            let refresh = session["refresh_token"] as? String, let user = session["user"] as? [String: Any], let id = user["id"] as? String
+        else {
             throw TestHTTPError.protocolError("sign-up failed: \(response.status) \(response.text)")
         }
         return (id, token, refresh)

@@ -29,7 +29,7 @@ public final class TestWebSocket: @unchecked Sendable {  // used from one test a
         socket = try connectLoopback(port: port)
         var fields: [(String, String)] = [
             ("Host", "127.0.0.1:\(port)"), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
-            ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="), ("Sec-WebSocket-Version", "13"),
+            ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="), ("Sec-WebSocket-Version", "13")
         ]
         for (name, value) in extra {
             fields.removeAll { $0.0.lowercased() == name.lowercased() }

@@ -21,7 +21,8 @@ struct JSONLogHandler: LogHandler {
         var fields = metadata
         if let explicit = event.metadata { fields.merge(explicit) { $1 } }
         if let error = event.error { fields["error"] = "\(error)" }
-        var text = #"{"ts":\#(jsonString(Self.timestamp())),"level":\#(jsonString(event.level.rawValue)),"logger":\#(jsonString(label)),"msg":\#(jsonString(event.message.description))"#
+        var text =
+            #"{"ts":\#(jsonString(Self.timestamp())),"level":\#(jsonString(event.level.rawValue)),"logger":\#(jsonString(label)),"msg":\#(jsonString(event.message.description))"#
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) where !["ts", "level", "logger", "msg"].contains(key) {
             text += "," + jsonString(key) + ":" + jsonString("\(value)")
         }
@@ -35,7 +36,8 @@ struct JSONLogHandler: LogHandler {
         var time = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &time)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
-                      time.tm_hour, time.tm_min, time.tm_sec, now.tv_nsec / 1_000_000)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
+            time.tm_hour, time.tm_min, time.tm_sec, now.tv_nsec / 1_000_000)
     }
 }

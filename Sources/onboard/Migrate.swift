@@ -92,7 +92,8 @@ struct BackfillProfiles: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backfill-profiles",
         abstract: "Give every existing user without a profile one (for users who signed up before onboarding existed).",
-        discussion: "Existing users are assumed to have finished onboarding, as the seed decided: their new profile is COMPLETE. Use --state NOT_STARTED to send them through onboarding instead."
+        discussion:
+            "Existing users are assumed to have finished onboarding, as the seed decided: their new profile is COMPLETE. Use --state NOT_STARTED to send them through onboarding instead."
     )
     @OptionGroup var database: DatabaseOptions
     @Option(help: "State for the new profiles: COMPLETE (existing users skip onboarding) or NOT_STARTED.") var state = "COMPLETE"
@@ -104,11 +105,13 @@ struct BackfillProfiles: ParsableCommand {
     func run() throws {
         do {
             let created = try Migrate.withDatabase(database) { connection in
-                try connection.query("""
+                try connection.query(
+                    """
                     INSERT INTO public.user_profiles (id, onboarding_state)
                     SELECT id, \(state) FROM auth.users
                     ON CONFLICT (id) DO NOTHING
-                    """).affectedRows ?? 0
+                    """
+                ).affectedRows ?? 0
             }
             print("created \(created) profile(s) with state \(state)")
         } catch {
@@ -132,10 +135,14 @@ enum MigrationTable {
             }
             let appliedAt = state.appliedAt ?? "-"
             let duration = state.durationMilliseconds.map(String.init) ?? "-"
-            lines.append("\(marker) \(state.version)  \(state.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  \(appliedAt.padding(toLength: 19, withPad: " ", startingAt: 0))  \(duration.leftPadded(4))  \(state.name)")
+            lines.append(
+                "\(marker) \(state.version)  \(state.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  \(appliedAt.padding(toLength: 19, withPad: " ", startingAt: 0))  \(duration.leftPadded(4))  \(state.name)"
+            )
         }
         let pending = states.filter { $0.kind == .pending }.count
-        lines.append("\(states.count - pending) applied, \(pending) pending" + (states.contains { $0.kind == .changed } ? "; [!] = changed on disk since applied (run migrate verify)" : ""))
+        lines.append(
+            "\(states.count - pending) applied, \(pending) pending"
+                + (states.contains { $0.kind == .changed } ? "; [!] = changed on disk since applied (run migrate verify)" : ""))
         return lines.joined(separator: "\n")
     }
 }

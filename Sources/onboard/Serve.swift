@@ -1,6 +1,6 @@
 import App
-import Auth
 import ArgumentParser
+import Auth
 import Dispatch
 import Foundation
 import Glibc
@@ -69,8 +69,10 @@ extension Serve {
         if case .url = config.database { database = database.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression) }
         var dashboard = "off (set DASHBOARD_PASSWORD or DASHBOARD_SERVICE_KEY_SIGN_IN)"
         if config.dashboard.isEnabled {
-            let with = [config.dashboard.password != nil ? "DASHBOARD_PASSWORD" : nil,
-                        config.dashboard.serviceKeySignIn ? "the service_role key" : nil].compactMap { $0 }.joined(separator: " or ")
+            let with = [
+                config.dashboard.password != nil ? "DASHBOARD_PASSWORD" : nil,
+                config.dashboard.serviceKeySignIn ? "the service_role key" : nil
+            ].compactMap { $0 }.joined(separator: " or ")
             dashboard = api + "/dashboard/  (sign in with " + with + ")"
         }
         let rows = [
@@ -82,7 +84,7 @@ extension Serve {
             ("DB URL", database + (application.database.cluster != nil ? "  (the embedded cluster; psql takes it as is)" : "")),
             ("JWT secret", String(decoding: config.keys.jwtSecret, as: UTF8.self)),
             ("anon key", config.keys.anonKey),
-            ("service_role key", config.keys.serviceRoleKey),
+            ("service_role key", config.keys.serviceRoleKey)
         ]
         let width = rows.map(\.0.count).max() ?? 0
         let lines = rows.map { String(repeating: " ", count: width - $0.0.count) + $0.0 + ": " + $0.1 }
@@ -93,8 +95,9 @@ extension Serve {
 /// Flags over environment over defaults, resolved once by `ServerConfig(environment:flags:…)`.
 enum ServeConfiguration {
     static func resolve(database: DatabaseOptions, host: String?, port: Int?, dev: Bool, logger: Logger) throws -> ServerConfig {
-        let flags = ServeFlags(host: host, port: port, databaseURL: database.databaseURL, dataDirectory: database.dataDirectory,
-                               migrationsDirectory: database.migrationsDirectory, dev: dev)
+        let flags = ServeFlags(
+            host: host, port: port, databaseURL: database.databaseURL, dataDirectory: database.dataDirectory,
+            migrationsDirectory: database.migrationsDirectory, dev: dev)
         do {
             return try ServerConfig(environment: ProcessInfo.processInfo.environment, flags: flags) { folder in
                 // Local use: generated once, kept beside the embedded cluster, and said where.
@@ -130,8 +133,9 @@ struct LocalKeys {
 
     static func generate() -> LocalKeys {
         let secret = Base64URL.encode(Crypto.randomBytes(32))
-        return LocalKeys(secret: secret, anonKey: APIKey.make(role: "anon", secret: Array(secret.utf8)),
-                         serviceRoleKey: APIKey.make(role: "service_role", secret: Array(secret.utf8)))
+        return LocalKeys(
+            secret: secret, anonKey: APIKey.make(role: "anon", secret: Array(secret.utf8)),
+            serviceRoleKey: APIKey.make(role: "service_role", secret: Array(secret.utf8)))
     }
 
     /// The development keys kept in `<folder>/keys.env` (created on first use, mode 0600).

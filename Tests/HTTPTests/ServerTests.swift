@@ -16,7 +16,9 @@ final class RawClient {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var timeout = timeval(tv_sec: 30, tv_usec: 0)  // a bound on a failing read, not an expectation
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let result = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard result == 0 else { throw TestHTTPError.io("connect") }
     }
 
@@ -66,8 +68,16 @@ final class ServerTests {
         router.add(.post, "/echo", { request in HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], body: request.body) })
         // Held until the test opens the gate (a handler that is still running, whatever the clock).
         let gate = slowGate
-        router.add(.get, "/slow", { _ in gate.wait(); return .json(.ok, "{}") })
-        server = HTTPServer(host: "127.0.0.1", port: 0, limits: limits, cors: CORSConfig(allowedOrigins: ["https://app.example"], exposedHeaders: "Content-Range, X-Request-Id"), responder: { [router] in router.respond(to: $0) })
+        router.add(
+            .get, "/slow",
+            { _ in
+                gate.wait()
+                return .json(.ok, "{}")
+            })
+        server = HTTPServer(
+            host: "127.0.0.1", port: 0, limits: limits,
+            cors: CORSConfig(allowedOrigins: ["https://app.example"], exposedHeaders: "Content-Range, X-Request-Id"),
+            responder: { [router] in router.respond(to: $0) })
         try server.start()
     }
 
@@ -143,7 +153,7 @@ final class ServerTests {
         ("GET /hello HTTP/1.1\r\nHost: x\r\nA: b\r\n c\r\n\r\n", "400"),
         ("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n", "413"),
         ("BREW /pot HTTP/1.1\r\nHost: x\r\n\r\n", "501"),
-        ("GET /" + String(repeating: "x", count: 9000) + " HTTP/1.1\r\nHost: x\r\n\r\n", "414"),
+        ("GET /" + String(repeating: "x", count: 9000) + " HTTP/1.1\r\nHost: x\r\n\r\n", "414")
     ])
     func badRequestsGetJSONAndClose(_ text: String, status: String) throws {
         let raw = try RawClient(port: server.port)
@@ -171,7 +181,9 @@ final class ServerTests {
 
     @Test func corsPreflightAndHeaders() throws {
         let client = TestHTTPClient(port: server.port)
-        let preflight = try client.request("OPTIONS", "/hello", headers: [("Origin", "https://app.example"), ("Access-Control-Request-Method", "PATCH"), ("Access-Control-Request-Headers", "apikey, prefer")])
+        let preflight = try client.request(
+            "OPTIONS", "/hello",
+            headers: [("Origin", "https://app.example"), ("Access-Control-Request-Method", "PATCH"), ("Access-Control-Request-Headers", "apikey, prefer")])
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Origin") == "https://app.example")
         #expect(preflight.header("Access-Control-Allow-Headers") == "apikey, prefer")
@@ -186,7 +198,10 @@ final class ServerTests {
         let client = TestHTTPClient(port: server.port)
         for index in 0..<10_000 {
             let response = try client.request("GET", "/hello")
-            if response.status != 200 { Issue.record("request \(index): \(response.status)"); return }
+            if response.status != 200 {
+                Issue.record("request \(index): \(response.status)")
+                return
+            }
         }
     }
 

@@ -57,13 +57,14 @@ struct WebSocketTests {
         #expect(try socket.readText() == big)
     }
 
-    @Test(arguments: [
-        ([("Sec-WebSocket-Key", "")], 400),
-        ([("Sec-WebSocket-Key", "c2hvcnQ=")], 400),           // 5 bytes, not 16
-        ([("Upgrade", "")], 400),
-        ([("Connection", "keep-alive")], 400),
-        ([("Sec-WebSocket-Version", "8")], 426),
-    ] as [([(String, String)], Int)])
+    @Test(
+        arguments: [
+            ([("Sec-WebSocket-Key", "")], 400),
+            ([("Sec-WebSocket-Key", "c2hvcnQ=")], 400),  // 5 bytes, not 16
+            ([("Upgrade", "")], 400),
+            ([("Connection", "keep-alive")], 400),
+            ([("Sec-WebSocket-Version", "8")], 426)
+        ] as [([(String, String)], Int)])
     func badHandshakesAreRefused(headers: [(String, String)], status: Int) throws {
         let (server, delegate) = try Self.server()
         defer { server.shutdown() }
@@ -119,13 +120,13 @@ struct WebSocketTests {
     }
 
     @Test(arguments: [
-        (TestWebSocket.frame(opcode: 0x0, Array("orphan".utf8)), UInt16(1002)),             // continuation without a start
-        (TestWebSocket.frame(opcode: 0x3, []), UInt16(1002)),                                // reserved opcode
-        (TestWebSocket.frame(opcode: 0x1, Array("x".utf8), rsv: 4), UInt16(1002)),          // RSV1 without an extension
-        (TestWebSocket.frame(opcode: 0x9, [UInt8](repeating: 1, count: 126)), UInt16(1002)), // control frame > 125
-        (TestWebSocket.frame(opcode: 0x9, [], fin: false), UInt16(1002)),                    // fragmented control frame
-        (TestWebSocket.frame(opcode: 0x1, [0xC3, 0x28]), UInt16(1007)),                      // invalid UTF-8
-        (TestWebSocket.frame(opcode: 0x8, [0x03, 0xED]), UInt16(1002)),                      // close code 1005 may not be sent
+        (TestWebSocket.frame(opcode: 0x0, Array("orphan".utf8)), UInt16(1002)),  // continuation without a start
+        (TestWebSocket.frame(opcode: 0x3, []), UInt16(1002)),  // reserved opcode
+        (TestWebSocket.frame(opcode: 0x1, Array("x".utf8), rsv: 4), UInt16(1002)),  // RSV1 without an extension
+        (TestWebSocket.frame(opcode: 0x9, [UInt8](repeating: 1, count: 126)), UInt16(1002)),  // control frame > 125
+        (TestWebSocket.frame(opcode: 0x9, [], fin: false), UInt16(1002)),  // fragmented control frame
+        (TestWebSocket.frame(opcode: 0x1, [0xC3, 0x28]), UInt16(1007)),  // invalid UTF-8
+        (TestWebSocket.frame(opcode: 0x8, [0x03, 0xED]), UInt16(1002))  // close code 1005 may not be sent
     ])
     func protocolViolationsCloseWithTheirCode(frame: [UInt8], code: UInt16) throws {
         let (server, _) = try Self.server()
@@ -165,7 +166,10 @@ struct WebSocketTests {
         let socket = try TestWebSocket(port: server.port, target: "/ws")
         try socket.sendText("hello")
         var webSocket: WebSocket?
-        _ = eventually { webSocket = delegate.opened.withLock { $0.first }; return webSocket != nil }
+        _ = eventually {
+            webSocket = delegate.opened.withLock { $0.first }
+            return webSocket != nil
+        }
         let chunk = String(repeating: "y", count: 16 * 1024)
         var refused = false
         // The kernel's buffers fill first (a few MB on loopback), then our queue's 256 KB.
@@ -189,7 +193,8 @@ struct WebSocketTests {
         defer { server.shutdown() }
         // The upgrade request and two frames in one write: the frames are read past the request.
         let client = try RawClient(port: server.port)
-        let head = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        let head =
+            "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         client.write(Array(head.utf8) + TestWebSocket.frame(opcode: 0x1, Array("one".utf8)) + TestWebSocket.frame(opcode: 0x1, Array("two".utf8)))
         let answer = client.read { $0.contains("two") }.text
         #expect(answer.hasPrefix("HTTP/1.1 101 Switching Protocols"))

@@ -4,7 +4,8 @@ import Testing
 
 let secret = Array("test-secret-with-at-least-32-characters!!".utf8)
 /// Minted by Python's hmac/hashlib (an independent implementation) with `secret`.
-let pythonToken = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMTExMTExMS0xMTExLTQxMTEtODExMS0xMTExMTExMTExMTEiLCJyb2xlIjoiYXV0aGVudGljYXRlZCIsImV4cCI6NDEwMjQ0NDgwMCwiYXVkIjoiYXV0aGVudGljYXRlZCJ9.65Iv6izPUESSEcB6SQKomQn6mApWfAWXcBvRZmU6BEo"
+let pythonToken =
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMTExMTExMS0xMTExLTQxMTEtODExMS0xMTExMTExMTExMTEiLCJyb2xlIjoiYXV0aGVudGljYXRlZCIsImV4cCI6NDEwMjQ0NDgwMCwiYXVkIjoiYXV0aGVudGljYXRlZCJ9.65Iv6izPUESSEcB6SQKomQn6mApWfAWXcBvRZmU6BEo"
 
 func token(header: String, payload: String, key: [UInt8] = secret) -> String {
     let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
@@ -31,7 +32,10 @@ struct JWTTests {
         ("a.b.c.d", JWTError.malformed("Expected 3 parts in JWT; got 4")),
         (token(header: #"{"alg":"none"}"#, payload: #"{"role":"service_role"}"#), JWTError.unsupportedAlgorithm("none")),
         (token(header: #"{"alg":"HS512"}"#, payload: #"{"role":"authenticated"}"#), JWTError.unsupportedAlgorithm("HS512")),
-        (token(header: #"{"alg":"HS256"}"#, payload: #"{"role":"service_role"}"#, key: Array("another-secret-of-enough-length-0000000".utf8)), JWTError.badSignature),
+        (
+            token(header: #"{"alg":"HS256"}"#, payload: #"{"role":"service_role"}"#, key: Array("another-secret-of-enough-length-0000000".utf8)),
+            JWTError.badSignature
+        ),
         (String(pythonToken.dropLast(2)) + "AA", JWTError.badSignature),
         (token(header: #"{"alg":"HS256"}"#, payload: #"{"exp":1000}"#), JWTError.expired),
         (token(header: #"{"alg":"HS256"}"#, payload: #"{"nbf":4102444800}"#), JWTError.notYetValid),
@@ -41,7 +45,7 @@ struct JWTTests {
         (token(header: #"{"alg":"HS256"}"#, payload: #"{"nbf":"x"}"#), JWTError.claims("The JWT 'nbf' claim must be a number")),
         (token(header: #"{"alg":"HS256"}"#, payload: #"{"iat":[]}"#), JWTError.claims("The JWT 'iat' claim must be a number")),
         (token(header: #"{"alg":"HS256"}"#, payload: #"{"aud":{"a":1}}"#), JWTError.claims("The JWT 'aud' claim must be a string or an array of strings")),
-        (token(header: #"{"alg":"HS256"}"#, payload: #"{"aud":["a",1]}"#), JWTError.claims("The JWT 'aud' claim must be a string or an array of strings")),
+        (token(header: #"{"alg":"HS256"}"#, payload: #"{"aud":["a",1]}"#), JWTError.claims("The JWT 'aud' claim must be a string or an array of strings"))
     ])
     func refusesBadTokens(_ bad: String, expected: JWTError) {
         #expect(throws: expected) { try JWT.verifyHS256(bad, secret: secret) }
@@ -61,7 +65,7 @@ struct JWTTests {
 
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     ])
     func sha256Vectors(input: String, digest: String) {
         #expect(Crypto.hex(Crypto.sha256(Array(input.utf8))) == digest)
@@ -124,7 +128,7 @@ struct JOSEReadingTests {
         (token(header: #"{"alg":null}"#, payload: claims), JWTError.malformed("JWT header has no alg")),
         (token(header: #"{"alg":256}"#, payload: claims), JWTError.malformed("JWT header has no alg")),
         (token(header: #"{"alg":["HS256"]}"#, payload: claims), JWTError.malformed("JWT header has no alg")),
-        (token(header: #"{"alg":"HS256","alg":"none"}"#, payload: claims), JWTError.unsupportedAlgorithm("none")),
+        (token(header: #"{"alg":"HS256","alg":"none"}"#, payload: claims), JWTError.unsupportedAlgorithm("none"))
     ])
     func headersRefused(_ bad: String, expected: JWTError) {
         #expect(throws: expected) { try JWT.verifyHS256(bad, secret: secret) }
@@ -139,7 +143,7 @@ struct JOSEReadingTests {
     static let rsa = #""kty":"RSA","n":"\#(Base64URL.encode([0xC1] + [UInt8](repeating: 0x5A, count: 255)))","e":"AQAB""#
 
     @Test(arguments: [
-        "", "[]", #"{"keys":{}}"#, #"{"keys":null}"#, #"{"key":[]}"#, #"{"keys":[1]}"#, #"{"keys":[{\#(rsa)},null]}"#,
+        "", "[]", #"{"keys":{}}"#, #"{"keys":null}"#, #"{"key":[]}"#, #"{"keys":[1]}"#, #"{"keys":[{\#(rsa)},null]}"#
     ])
     func documentsRefused(_ json: String) {
         #expect(throws: JWTError.malformed("A JWKS must be a JSON object with a \"keys\" array")) { try JWKSet(json: Array(json.utf8)) }
@@ -147,17 +151,19 @@ struct JOSEReadingTests {
 
     @Test func keysOfOtherTypesOrUsesAreSkipped() throws {
         #expect(try JWKSet(json: Array(#"{"keys":[]}"#.utf8)).keys.isEmpty)
-        let set = try JWKSet(json: Array(#"""
-            {"keys":[
-              {\#(Self.rsa),"kid":"a"},
-              {\#(Self.rsa),"kid":5,"use":7},
-              {\#(Self.rsa),"kid":"enc","use":"enc"},
-              {"kty":"RSA","n":5,"e":"AQAB","kid":"n-not-text"},
-              {\#(Self.rsa),"kty":"OKP","kid":"okp"},
-              {"kty":"EC","crv":"P-384","x":"AA","y":"AA","kid":"p384"},
-              {\#(Self.rsa),"kid":"c","kid":"last"}
-            ]}
-            """#.utf8))
+        let set = try JWKSet(
+            json: Array(
+                #"""
+                {"keys":[
+                  {\#(Self.rsa),"kid":"a"},
+                  {\#(Self.rsa),"kid":5,"use":7},
+                  {\#(Self.rsa),"kid":"enc","use":"enc"},
+                  {"kty":"RSA","n":5,"e":"AQAB","kid":"n-not-text"},
+                  {\#(Self.rsa),"kty":"OKP","kid":"okp"},
+                  {"kty":"EC","crv":"P-384","x":"AA","y":"AA","kid":"p384"},
+                  {\#(Self.rsa),"kid":"c","kid":"last"}
+                ]}
+                """#.utf8))
         #expect(set.keys.map(\.keyID) == ["a", nil, "last"])
         #expect(set.keys.map(\.algorithm) == ["RS256", "RS256", "RS256"])
     }
@@ -240,8 +246,9 @@ struct JSONTreeTests {
     func decode(_ json: String) -> Sample? { JSONTree.decode(Sample.self, json: Array(json.utf8)) }
 
     @Test func readsAsTheDictionariesDid() throws {
-        #expect(decode(#"{"text":"a","flag":true,"count":3,"list":["x","y"],"nested":{"name":"n"}}"#)
-            == Sample(text: "a", flag: true, count: 3, list: ["x", "y"], nested: .init(name: "n")))
+        #expect(
+            decode(#"{"text":"a","flag":true,"count":3,"list":["x","y"],"nested":{"name":"n"}}"#)
+                == Sample(text: "a", flag: true, count: 3, list: ["x", "y"], nested: .init(name: "n")))
         // A repeated key counts with its last value; 0 and 1 read as booleans (NSNumber).
         #expect(decode(#"{"text":5,"text":"last"}"#)?.text == "last")
         #expect(decode(#"{"flag":0}"#)?.flag == false)

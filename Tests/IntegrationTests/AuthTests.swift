@@ -1,5 +1,5 @@
-import Foundation
 import App
+import Foundation
 import Identity
 import Logging
 import TestSupport
@@ -89,16 +89,28 @@ struct AuthTests {
             ("POST", "/auth/v1/signup", #"{"email":5}"#, 400, failure("Could not read request body: email must be a string")),
             ("POST", "/auth/v1/signup", #"{"password":6,"email":5}"#, 400, failure("Could not read request body: email must be a string")),
             ("POST", "/auth/v1/signup", #"{"email":"a@example.com","email":5}"#, 400, failure("Could not read request body: email must be a string")),
-            ("POST", "/auth/v1/signup", #"{"email":5,"unused":{"deep":["\u0000"]}}"#, 400,
-             failure("Could not read request body: strings must not contain NUL characters")),
-            ("POST", "/auth/v1/signup", #"{"email":"a@example.com","password":"x","data":[1]}"#, 400, failure("Could not read request body: data must be an object")),
+            (
+                "POST", "/auth/v1/signup", #"{"email":5,"unused":{"deep":["\u0000"]}}"#, 400,
+                failure("Could not read request body: strings must not contain NUL characters")
+            ),
+            (
+                "POST", "/auth/v1/signup", #"{"email":"a@example.com","password":"x","data":[1]}"#, 400,
+                failure("Could not read request body: data must be an object")
+            ),
             ("POST", "/auth/v1/signup", #"{"email":"a@example.com","phone":{}}"#, 400, failure("Could not read request body: phone must be a string")),
-            ("POST", "/auth/v1/signup", #"{"email":"a@example.com","code_challenge":true}"#, 400,
-             failure("Could not read request body: code_challenge must be a string")),
-            ("POST", "/auth/v1/otp", #"{"email":"\#(unknown)","create_user":"no"}"#, 400, failure("Could not read request body: create_user must be a boolean")),
+            (
+                "POST", "/auth/v1/signup", #"{"email":"a@example.com","code_challenge":true}"#, 400,
+                failure("Could not read request body: code_challenge must be a string")
+            ),
+            (
+                "POST", "/auth/v1/otp", #"{"email":"\#(unknown)","create_user":"no"}"#, 400,
+                failure("Could not read request body: create_user must be a boolean")
+            ),
             ("POST", "/auth/v1/otp", #"{"email":"\#(unknown)","create_user":2}"#, 400, failure("Could not read request body: create_user must be a boolean")),
-            ("POST", "/auth/v1/otp", #"{"email":"\#(unknown)","phone":"+15550100","create_user":"no"}"#, 400,
-             failure("Only an email address or phone number should be provided")),
+            (
+                "POST", "/auth/v1/otp", #"{"email":"\#(unknown)","phone":"+15550100","create_user":"no"}"#, 400,
+                failure("Only an email address or phone number should be provided")
+            ),
             ("POST", "/auth/v1/otp", #"{"email":"\#(unknown)","create_user":0}"#, 422, #"{"code":"otp_disabled","message":"Signups not allowed for otp"}"#),
             ("POST", "/auth/v1/otp", #"{"email":"\#(unknown)","data":"x"}"#, 400, failure("Could not read request body: data must be an object")),
             ("POST", "/auth/v1/recover", #"{"email":["a@example.com"]}"#, 400, failure("Could not read request body: email must be a string")),
@@ -106,26 +118,44 @@ struct AuthTests {
             ("POST", "/auth/v1/resend", #"{"type":7,"email":true}"#, 400, failure("Could not read request body: type must be a string")),
             ("POST", "/auth/v1/verify", #"{"type":5}"#, 400, failure("Could not read request body: type must be a string")),
             ("POST", "/auth/v1/verify", #"{"type":"email","token":1}"#, 400, failure("Could not read request body: token must be a string")),
-            ("POST", "/auth/v1/verify", #"{"type":"email","token_hash":"abc","redirect_to":5}"#, 400,
-             failure("Could not read request body: redirect_to must be a string")),
-            ("POST", "/auth/v1/token?grant_type=password", #"{"email":"a@example.com","password":5}"#, 400,
-             failure("Could not read request body: password must be a string")),
-            ("POST", "/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":5}"#, 400,
-             failure("Could not read request body: refresh_token must be a string")),
-            ("POST", "/auth/v1/token?grant_type=id_token", #"{"id_token":"x","provider":false}"#, 400,
-             failure("Could not read request body: provider must be a string")),
-            ("POST", "/auth/v1/token?grant_type=pkce", #"{"auth_code":"x","code_verifier":null}"#, 400,
-             failure("invalid request: both auth code and code verifier should be non-empty")),
-            ("POST", "/auth/v1/token?grant_type=pkce", #"{"auth_code":[],"code_verifier":"y"}"#, 400,
-             failure("Could not read request body: auth_code must be a string")),
+            (
+                "POST", "/auth/v1/verify", #"{"type":"email","token_hash":"abc","redirect_to":5}"#, 400,
+                failure("Could not read request body: redirect_to must be a string")
+            ),
+            (
+                "POST", "/auth/v1/token?grant_type=password", #"{"email":"a@example.com","password":5}"#, 400,
+                failure("Could not read request body: password must be a string")
+            ),
+            (
+                "POST", "/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":5}"#, 400,
+                failure("Could not read request body: refresh_token must be a string")
+            ),
+            (
+                "POST", "/auth/v1/token?grant_type=id_token", #"{"id_token":"x","provider":false}"#, 400,
+                failure("Could not read request body: provider must be a string")
+            ),
+            (
+                "POST", "/auth/v1/token?grant_type=pkce", #"{"auth_code":"x","code_verifier":null}"#, 400,
+                failure("invalid request: both auth code and code verifier should be non-empty")
+            ),
+            (
+                "POST", "/auth/v1/token?grant_type=pkce", #"{"auth_code":[],"code_verifier":"y"}"#, 400,
+                failure("Could not read request body: auth_code must be a string")
+            ),
             ("PUT", "/auth/v1/user", #"{"data":"x"}"#, 400, failure("Could not read request body: data must be an object")),
             ("PUT", "/auth/v1/user", #"{"email":"a@example.com","nonce":5}"#, 400, failure("Could not read request body: nonce must be a string")),
-            ("POST", "/auth/v1/admin/users", #"{"email":"a@example.com","email_confirm":"yes"}"#, 400,
-             failure("Could not read request body: email_confirm must be a boolean")),
-            ("PUT", "/auth/v1/admin/users/\(UUID().uuidString)", #"{"user_metadata":5}"#, 400,
-             failure("Could not read request body: user_metadata must be an object")),
-            ("PUT", "/auth/v1/admin/users/\(UUID().uuidString)", #"{"data":null,"user_metadata":5}"#, 400,
-             failure("Could not read request body: user_metadata must be an object")),
+            (
+                "POST", "/auth/v1/admin/users", #"{"email":"a@example.com","email_confirm":"yes"}"#, 400,
+                failure("Could not read request body: email_confirm must be a boolean")
+            ),
+            (
+                "PUT", "/auth/v1/admin/users/\(UUID().uuidString)", #"{"user_metadata":5}"#, 400,
+                failure("Could not read request body: user_metadata must be an object")
+            ),
+            (
+                "PUT", "/auth/v1/admin/users/\(UUID().uuidString)", #"{"data":null,"user_metadata":5}"#, 400,
+                failure("Could not read request body: user_metadata must be an object")
+            )
         ]
         for item in cases {
             let response = try server.client().request(item.method, item.path, headers: server.headers(), body: item.body)
@@ -188,8 +218,9 @@ struct AuthTests {
         #expect(none.status == 401 && none.jsonObject?["code"] as? String == "no_authorization")
         let bad = try http.request("GET", "/auth/v1/user", headers: server.headers("eyJhbGciOiJIUzI1NiJ9.e30.bad"))
         #expect(bad.status == 403 && bad.jsonObject?["code"] as? String == "bad_jwt")
-        let forged = JWT.signHS256(claims: ["sub": UUID().uuidString, "role": "authenticated", "exp": Int(Date().timeIntervalSince1970) + 60],
-                                   secret: Array("another-secret-another-secret-123".utf8))
+        let forged = JWT.signHS256(
+            claims: ["sub": UUID().uuidString, "role": "authenticated", "exp": Int(Date().timeIntervalSince1970) + 60],
+            secret: Array("another-secret-another-secret-123".utf8))
         #expect(try http.request("GET", "/auth/v1/user", headers: server.headers(forged)).status == 403)
         let wrongKey = try http.request("GET", "/auth/v1/user", headers: [("apikey", "wrong"), ("Authorization", "Bearer x")])
         #expect(wrongKey.status == 401)
@@ -222,7 +253,8 @@ struct AuthTests {
         #expect(try claims(token)["is_anonymous"] as? Bool == true)
         #expect(try claims(token)["role"] as? String == "authenticated")
         let http = server.client()
-        let child = try http.request("POST", "/rest/v1/children", headers: server.headers(token, [("Prefer", "return=representation")]), body: #"{"user_id":"\#(id)","name":"Kid"}"#)
+        let child = try http.request(
+            "POST", "/rest/v1/children", headers: server.headers(token, [("Prefer", "return=representation")]), body: #"{"user_id":"\#(id)","name":"Kid"}"#)
         #expect(child.status == 201)
 
         let taken = Self.email()
@@ -252,7 +284,8 @@ struct AuthTests {
             let response = try post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#)
             return (response.jsonObject!["access_token"] as! String, response.jsonObject!["refresh_token"] as! String)
         }
-        let second = try signIn(), third = try signIn()
+        let second = try signIn()
+        let third = try signIn()
         let http = server.client()
         func status(_ token: String) throws -> Int { try http.request("GET", "/auth/v1/user", headers: server.headers(token)).status }
 
@@ -280,7 +313,9 @@ struct AuthTests {
         #expect(refused.status == 403 && refused.jsonObject?["code"] as? String == "not_admin")
         let admin = server.headers(server.serviceKey)
         let address = Self.email()
-        let created = try http.request("POST", "/auth/v1/admin/users", headers: admin, body: #"{"email":"\#(address)","password":"Secret-pass-1","email_confirm":true,"user_metadata":{"full_name":"Ops"}}"#)
+        let created = try http.request(
+            "POST", "/auth/v1/admin/users", headers: admin,
+            body: #"{"email":"\#(address)","password":"Secret-pass-1","email_confirm":true,"user_metadata":{"full_name":"Ops"}}"#)
         #expect(created.status == 200)
         let id = try #require(created.jsonObject?["id"] as? String)
         #expect(try http.request("GET", "/auth/v1/admin/users/\(id)", headers: admin).jsonObject?["email"] as? String == address)
@@ -297,8 +332,11 @@ struct AuthTests {
         let http = limited.client()
         var statuses: [Int] = []
         for _ in 0..<4 {
-            statuses.append(try http.request("POST", "/auth/v1/token?grant_type=password", headers: limited.headers(),
-                                             body: #"{"email":"x@example.com","password":"whatever"}"#).status)
+            statuses.append(
+                try http.request(
+                    "POST", "/auth/v1/token?grant_type=password", headers: limited.headers(),
+                    body: #"{"email":"x@example.com","password":"whatever"}"#
+                ).status)
         }
         #expect(statuses == [400, 400, 400, 429])
         let last = try http.request("POST", "/auth/v1/signup", headers: limited.headers(), body: #"{"email":"\#(Self.email())","password":"Secret-pass-1"}"#)
@@ -316,12 +354,14 @@ struct AuthTests {
         var refresh = user.refresh
         var statuses: [Int] = []
         for _ in 0..<4 {
-            let response = try http.request("POST", "/auth/v1/token?grant_type=refresh_token", headers: limited.headers(), body: #"{"refresh_token":"\#(refresh)"}"#)
+            let response = try http.request(
+                "POST", "/auth/v1/token?grant_type=refresh_token", headers: limited.headers(), body: #"{"refresh_token":"\#(refresh)"}"#)
             statuses.append(response.status)
             if let next = response.jsonObject?["refresh_token"] as? String { refresh = next }
         }
         #expect(statuses == [200, 200, 200, 429])
-        let signIn = try http.request("POST", "/auth/v1/token?grant_type=password", headers: limited.headers(), body: #"{"email":"x@example.com","password":"whatever"}"#)
+        let signIn = try http.request(
+            "POST", "/auth/v1/token?grant_type=password", headers: limited.headers(), body: #"{"email":"x@example.com","password":"whatever"}"#)
         #expect(signIn.status == 400)
         // The counters live in the database: a second server on it (a replica) shares them.
         var replicaConfig = limited.application.config
@@ -329,8 +369,9 @@ struct AuthTests {
         replicaConfig.migrateOnStart = false
         let replica = try Application.start(replicaConfig, logger: Logger(label: "replica"))
         defer { replica.shutdown() }
-        let third = try TestHTTPClient(port: replica.port).request("POST", "/auth/v1/token?grant_type=password", headers: limited.headers(),
-                                                                    body: #"{"email":"y@example.com","password":"whatever"}"#)
+        let third = try TestHTTPClient(port: replica.port).request(
+            "POST", "/auth/v1/token?grant_type=password", headers: limited.headers(),
+            body: #"{"email":"y@example.com","password":"whatever"}"#)
         #expect(third.status == 429 && third.jsonObject?["code"] as? String == "over_request_rate_limit")
     }
 
@@ -341,8 +382,10 @@ struct AuthTests {
         }
         let http = proxied.client()
         func signIn(_ forwarded: String) throws -> Int {
-            try http.request("POST", "/auth/v1/token?grant_type=password", headers: proxied.headers(nil, [("X-Forwarded-For", forwarded)]),
-                             body: #"{"email":"\#(Self.email())","password":"whatever"}"#).status
+            try http.request(
+                "POST", "/auth/v1/token?grant_type=password", headers: proxied.headers(nil, [("X-Forwarded-For", forwarded)]),
+                body: #"{"email":"\#(Self.email())","password":"whatever"}"#
+            ).status
         }
         // Two clients behind the same proxy: each has its own budget (the last hop is the one
         // the proxy appended; what the client wrote before it does not count).
@@ -352,8 +395,10 @@ struct AuthTests {
         // Without the setting the header is ignored: the TCP peer is the client.
         let unproxied = try TestServer { $0.auth.signInLimit.hits = 1 }
         func direct(_ forwarded: String) throws -> Int {
-            try unproxied.client().request("POST", "/auth/v1/token?grant_type=password", headers: unproxied.headers(nil, [("X-Forwarded-For", forwarded)]),
-                                        body: #"{"email":"\#(Self.email())","password":"whatever"}"#).status
+            try unproxied.client().request(
+                "POST", "/auth/v1/token?grant_type=password", headers: unproxied.headers(nil, [("X-Forwarded-For", forwarded)]),
+                body: #"{"email":"\#(Self.email())","password":"whatever"}"#
+            ).status
         }
         #expect(try direct("203.0.113.7") == 400)
         #expect(try direct("198.51.100.9") == 429)
@@ -364,7 +409,9 @@ struct AuthTests {
         let gone = try server.signUp()
         let deleted = try http.request("POST", "/rest/v1/rpc/delete_account", headers: server.headers(gone.token), body: "{}")
         #expect([200, 204].contains(deleted.status), "\(deleted.text)")
-        for (method, path, body) in [("GET", "/auth/v1/user", nil), ("PUT", "/auth/v1/user", #"{"data":{"a":1}}"#), ("POST", "/auth/v1/logout", "")] as [(String, String, String?)] {
+        for (method, path, body) in [("GET", "/auth/v1/user", nil), ("PUT", "/auth/v1/user", #"{"data":{"a":1}}"#), ("POST", "/auth/v1/logout", "")]
+            as [(String, String, String?)]
+        {
             let response = try http.request(method, path, headers: server.headers(gone.token), body: body)
             #expect(response.status == 403, "\(method) \(path): \(response.status)")
             #expect(response.text == #"{"code":"user_not_found","message":"User from sub claim in JWT does not exist"}"#, "\(response.text)")

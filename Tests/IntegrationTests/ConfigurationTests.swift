@@ -24,10 +24,11 @@ struct ConfigurationTests {
             .appendingPathComponent("README.md")
         let text = (try? String(contentsOf: readme, encoding: .utf8)) ?? ""
         guard let start = text.range(of: "## Configuration"), let end = text.range(of: "### Keys", range: start.upperBound..<text.endIndex) else { return [] }
-        return Set(text[start.upperBound..<end.lowerBound].split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("| `") else { return nil }
-            return line.dropFirst(3).prefix { $0 != "`" }.description
-        })
+        return Set(
+            text[start.upperBound..<end.lowerBound].split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("| `") else { return nil }
+                return line.dropFirst(3).prefix { $0 != "`" }.description
+            })
     }()
 
     /// Each variable: a usable value and what it must change. (LOG_LEVEL and LOG_FORMAT are read
@@ -92,7 +93,7 @@ struct ConfigurationTests {
         "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": ("true", { $0.auth.mail.requireReauthentication }),
         "DASHBOARD_PASSWORD": ("correct-horse-battery", { $0.dashboard.password == "correct-horse-battery" && $0.dashboard.isEnabled }),
         "DASHBOARD_SERVICE_KEY_SIGN_IN": ("true", { $0.dashboard.serviceKeySignIn && $0.dashboard.isEnabled }),
-        "DASHBOARD_SESSION_HOURS": ("2", { $0.dashboard.sessionSeconds == 7200 }),
+        "DASHBOARD_SESSION_HOURS": ("2", { $0.dashboard.sessionSeconds == 7200 })
     ]
 
     @Test func everyDocumentedVariableIsHandledAndNoOther() {
@@ -105,7 +106,9 @@ struct ConfigurationTests {
         #expect(config.host == "127.0.0.1" && config.port == 54321)
         #expect(config.auth.jwtExpiry == 3600 && config.poolSize == 10 && config.preparedStatements && config.migrateOnStart)
         #expect(config.effectivePipelineConnections == 8)
-        #expect(config.limits.maxBodyBytes == 1_048_576 && config.limits.maxConnections == 10_000 && config.limits.workerThreads == 16 && config.limits.ioThreadNice == -10)
+        #expect(
+            config.limits.maxBodyBytes == 1_048_576 && config.limits.maxConnections == 10_000 && config.limits.workerThreads == 16
+                && config.limits.ioThreadNice == -10)
         #expect(config.cors.allowedOrigins == ["*"] && config.auth.siteURL == "http://127.0.0.1:3000" && config.auth.bcryptCost == 10)
         #expect(config.auth.signInLimit == .init(hits: 30, window: 300) && config.auth.refreshLimit == .init(hits: 150, window: 300))
         #expect(config.auth.rateLimitHeader == nil && config.transactionEnd == .commit && config.openAPIAccess == .serviceRole)
@@ -127,8 +130,10 @@ struct ConfigurationTests {
         #expect(google?.clientIDs == ["a", "b"])
         let apple = try Self.config(["APPLE_JWKS": "/a.json", "APPLE_CLIENT_IDS": "c"]).auth.providers["apple"]
         #expect(apple?.clientIDs == ["c"])
-        let smtp = try Self.config(["SMTP_HOST": "mail.example", "SMTP_PORT": "2525", "SMTP_USER": "mailer", "SMTP_PASS": "pw",
-                                    "SMTP_TLS": "starttls", "SMTP_CA_FILE": #filePath]).auth.mail.smtp
+        let smtp = try Self.config([
+            "SMTP_HOST": "mail.example", "SMTP_PORT": "2525", "SMTP_USER": "mailer", "SMTP_PASS": "pw",
+            "SMTP_TLS": "starttls", "SMTP_CA_FILE": #filePath
+        ]).auth.mail.smtp
         #expect(smtp?.port == 2525 && smtp?.user == "mailer" && smtp?.password == "pw" && smtp?.security == .starttls && smtp?.caFile == #filePath)
         #expect(try Self.config().auth.mail.smtp == nil, "no SMTP_HOST: mails go to the log")
         let embedded = try ServerConfig(environment: ["ONBOARD_DATA_DIR": "/tmp/x/pg", "JWT_SECRET": Self.secret], flags: ServeFlags()) { _ in ("", "", "") }
@@ -139,19 +144,23 @@ struct ConfigurationTests {
     }
 
     @Test(arguments: [
-        ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"), ("DB_PIPELINE_CONNECTIONS", "-1"),
+        ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"),
+        ("DB_PIPELINE_CONNECTIONS", "-1"),
         ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
-        ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_AGGREGATES_ENABLED", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"), ("IO_THREAD_NICE", "20"), ("IO_THREAD_NICE", "-21"), ("REALTIME_FEED", "notify"),
+        ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_AGGREGATES_ENABLED", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"),
+        ("IO_THREAD_NICE", "20"), ("IO_THREAD_NICE", "-21"), ("REALTIME_FEED", "notify"),
         ("MAILER_AUTOCONFIRM", "perhaps"), ("MAILER_OTP_EXP", "soon"), ("SMTP_TLS", "maybe"), ("SMTP_PORT", "70000"),
         ("SMTP_CA_FILE", "/nonexistent/ca.pem"), ("SMTP_ADMIN_EMAIL", "Ops <ops@example.com>"), ("MAILER_TEMPLATES_RECOVERY", "/nonexistent.html"),
-        ("DASHBOARD_PASSWORD", "short"), ("DASHBOARD_SERVICE_KEY_SIGN_IN", "maybe"), ("DASHBOARD_SESSION_HOURS", "0"), ("DASHBOARD_SESSION_HOURS", "9999"),
+        ("DASHBOARD_PASSWORD", "short"), ("DASHBOARD_SERVICE_KEY_SIGN_IN", "maybe"), ("DASHBOARD_SESSION_HOURS", "0"), ("DASHBOARD_SESSION_HOURS", "9999")
     ])
     func unusableValuesAreErrors(name: String, value: String) {
         #expect(throws: ConfigurationError.self) { try Self.config([name: value]) }
     }
 
     @Test func secretsAreRequiredAgainstARealDatabase() throws {
-        #expect(throws: ConfigurationError.self) { try ServerConfig(environment: ["DATABASE_URL": "postgresql://h/d"], flags: ServeFlags()) { _ in ("", "", "") } }
+        #expect(throws: ConfigurationError.self) {
+            try ServerConfig(environment: ["DATABASE_URL": "postgresql://h/d"], flags: ServeFlags()) { _ in ("", "", "") }
+        }
         #expect(throws: ConfigurationError.self) { try Self.config(["JWT_SECRET": "short"]) }
         // The embedded default (or --dev) uses the development keys.
         let dev = try ServerConfig(environment: [:], flags: ServeFlags()) { _ in (Self.secret, "dev-anon", "dev-service") }

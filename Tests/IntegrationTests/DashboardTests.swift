@@ -56,14 +56,16 @@ struct DashboardTests {
         let server = try Self.server()
         let http = server.client()
         let user = try server.signUp()
-        let paths = ["/dashboard/", "/dashboard/users", "/dashboard/operations", "/dashboard/dashboard.js", "/dashboard/api/onboarding",
-                     "/dashboard/api/onboarding/funnel.csv", "/dashboard/api/users", "/dashboard/api/users/\(user.id)", "/dashboard/api/operations"]
+        let paths = [
+            "/dashboard/", "/dashboard/users", "/dashboard/operations", "/dashboard/dashboard.js", "/dashboard/api/onboarding",
+            "/dashboard/api/onboarding/funnel.csv", "/dashboard/api/users", "/dashboard/api/users/\(user.id)", "/dashboard/api/operations"
+        ]
         let credentials: [[(String, String)]] = [
             [],
             server.headers(),  // the anon key as apikey and bearer
             server.headers(user.token),  // a signed-in user
             [("apikey", server.serviceKey), ("Authorization", "Bearer \(server.serviceKey)")],  // API keys are not sessions
-            [("Cookie", "onboard_dashboard=v1.9999999999.00000000000000000000000000000000.forged")],
+            [("Cookie", "onboard_dashboard=v1.9999999999.00000000000000000000000000000000.forged")]
         ]
         for headers in credentials {
             for path in paths {
@@ -93,14 +95,19 @@ struct DashboardTests {
         // A cross-site form post is refused before the password is looked at.
         let (crossSite, crossCookie) = try Self.signIn(server, Self.password, origin: "https://evil.example")
         #expect(crossSite.status == 403 && crossCookie == nil)
-        let fetchSite = try server.client().request("POST", "/dashboard/sign-in", headers: [("Content-Type", "application/x-www-form-urlencoded"),
-                                                                                           ("Sec-Fetch-Site", "cross-site")], body: "secret=\(Self.password)")
+        let fetchSite = try server.client().request(
+            "POST", "/dashboard/sign-in",
+            headers: [
+                ("Content-Type", "application/x-www-form-urlencoded"),
+                ("Sec-Fetch-Site", "cross-site")
+            ], body: "secret=\(Self.password)")
         #expect(fetchSite.status == 403 && fetchSite.header("Set-Cookie") == nil)
 
         let (response, cookie) = try Self.signIn(server, Self.password, origin: "http://127.0.0.1:\(server.port)")
         #expect(response.status == 303 && response.header("Location") == "/dashboard/")
         let setCookie = response.header("Set-Cookie") ?? ""
-        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/dashboard")
+        #expect(
+            setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/dashboard")
                 && setCookie.contains("Max-Age=28800"))
         let http = server.client()
         let page = try http.request("GET", "/dashboard/", headers: [("Cookie", cookie!)])
@@ -152,7 +159,8 @@ struct DashboardTests {
     /// user a test signs up): six users, their profiles, children and state history.
     static func insertKnownDataSet(_ server: TestServer) throws {
         let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute("""
+        try admin.execute(
+            """
             BEGIN;
             SET LOCAL session_replication_role = replica;
             INSERT INTO auth.users (id, email, is_anonymous, raw_app_meta_data, created_at) VALUES
@@ -225,7 +233,8 @@ struct DashboardTests {
         // Everyone of 2025 has been at their step far longer than 24 hours.
         let drop = tables["drop_off"] ?? []
         #expect(drop.count == 7)
-        #expect(drop.map { "\($0["step"]!)=\($0["users_at_step"]!)/\($0["users_stuck"]!)" }
+        #expect(
+            drop.map { "\($0["step"]!)=\($0["users_at_step"]!)/\($0["users_stuck"]!)" }
                 == ["NOT_STARTED=1/1", "USER_INFO=1/1", "CHILD_INFO=1/1", "GOALS=0/0", "TOPICS=0/0", "DISPOSITIONS=0/0", "REVIEW=0/0"])
         #expect(drop.first?["pct_stuck_of_cohort"] as? Double == 16.67)
 
@@ -249,7 +258,8 @@ struct DashboardTests {
         let days = (daily.jsonObject?["tables"] as? [String: [[String: Any]]])?["daily_completion"] ?? []
         #expect(days.count == 10)
         let byDay = Dictionary(uniqueKeysWithValues: days.map { ($0["day"] as? String ?? "", $0) })
-        #expect(byDay["2025-06-02"]?["signed_up"] as? Int == 2 && byDay["2025-06-02"]?["completion_rate_pct"] as? Double == 50
+        #expect(
+            byDay["2025-06-02"]?["signed_up"] as? Int == 2 && byDay["2025-06-02"]?["completion_rate_pct"] as? Double == 50
                 && byDay["2025-06-02"]?["completions"] as? Int == 1)
         #expect(byDay["2025-06-03"]?["completion_rate_pct"] as? Double == 100)
         #expect(byDay["2025-06-09"]?["signed_up"] as? Int == 2 && byDay["2025-06-09"]?["completion_rate_pct"] as? Double == 0)
@@ -258,7 +268,8 @@ struct DashboardTests {
         // Cohorts: by provider, U4 (upgraded) counts under e-mail.
         let providers = try http.request("GET", "/dashboard/api/onboarding?\(window)&cohort=provider", headers: [cookie])
         let providerFunnel = (providers.jsonObject?["tables"] as? [String: [[String: Any]]])?["funnel"] ?? []
-        #expect(providerFunnel.filter { $0["step_no"] as? Int == 1 }.map { "\($0["cohort"]!)=\($0["users_reached"]!)" }
+        #expect(
+            providerFunnel.filter { $0["step_no"] as? Int == 1 }.map { "\($0["cohort"]!)=\($0["users_reached"]!)" }
                 == ["anonymous=1", "apple=1", "email=3", "google=1"])
 
         // Bad parameters are 400s, not errors of the database.
@@ -276,18 +287,19 @@ struct DashboardTests {
         #expect(csv.status == 200)
         #expect(csv.header("Content-Type") == "text/csv; charset=utf-8")
         #expect(csv.header("Content-Disposition") == #"attachment; filename="onboarding-funnel.csv""#)
-        #expect(csv.text == """
-            cohort,step_no,step,users_reached,pct_of_previous,pct_of_first\r
-            all,1,NOT_STARTED,6,,100.00\r
-            all,2,USER_INFO,5,83.33,83.33\r
-            all,3,CHILD_INFO,4,80.00,66.67\r
-            all,4,GOALS,3,75.00,50.00\r
-            all,5,TOPICS,3,100.00,50.00\r
-            all,6,DISPOSITIONS,3,100.00,50.00\r
-            all,7,REVIEW,3,100.00,50.00\r
-            all,8,COMPLETE,3,100.00,50.00\r
+        #expect(
+            csv.text == """
+                cohort,step_no,step,users_reached,pct_of_previous,pct_of_first\r
+                all,1,NOT_STARTED,6,,100.00\r
+                all,2,USER_INFO,5,83.33,83.33\r
+                all,3,CHILD_INFO,4,80.00,66.67\r
+                all,4,GOALS,3,75.00,50.00\r
+                all,5,TOPICS,3,100.00,50.00\r
+                all,6,DISPOSITIONS,3,100.00,50.00\r
+                all,7,REVIEW,3,100.00,50.00\r
+                all,8,COMPLETE,3,100.00,50.00\r
 
-            """)
+                """)
         // Every table's CSV has the JSON's rows.
         let json = try http.request("GET", "/dashboard/api/onboarding?from=2025-06-01&to=2025-06-11&cohort=week", headers: [cookie])
         let tables = json.jsonObject?["tables"] as? [String: [[String: Any]]] ?? [:]
@@ -332,7 +344,8 @@ struct DashboardTests {
 
         // Delete: the session's CSRF token is required.
         #expect(try http.request("DELETE", "/dashboard/api/users/\(user.id)", headers: [cookie]).status == 403)
-        #expect(try http.request("DELETE", "/dashboard/api/users/\(user.id)", headers: [cookie, ("X-CSRF-Token", String(repeating: "0", count: 64))]).status == 403)
+        #expect(
+            try http.request("DELETE", "/dashboard/api/users/\(user.id)", headers: [cookie, ("X-CSRF-Token", String(repeating: "0", count: 64))]).status == 403)
         #expect(try Self.userExists(server, user.id))
         let deleted = try http.request("DELETE", "/dashboard/api/users/\(user.id)", headers: [cookie, ("X-CSRF-Token", csrf)])
         #expect(deleted.status == 200 && deleted.jsonObject?["deleted"] as? String == user.id)

@@ -13,7 +13,8 @@ struct FamilyTests {
         let server = try TestServer { config in config.enforceOwnership = layers != .rlsOnly }
         if layers == .middlewareOnly {
             let admin = try Connection(conninfo: server.databaseURL)
-            try admin.execute("""
+            try admin.execute(
+                """
                 ALTER TABLE public.children DISABLE ROW LEVEL SECURITY;
                 ALTER TABLE public.families DISABLE ROW LEVEL SECURITY;
                 ALTER TABLE public.family_members DISABLE ROW LEVEL SECURITY
@@ -38,8 +39,9 @@ struct FamilyTests {
         #expect(created.status == 200, "\(created.text)")
         let code = try #require(created.jsonObject?["invite_code"] as? String)
         #expect(code.range(of: #"^[A-HJKMNP-Z2-9]{5}-[A-HJKMNP-Z2-9]{5}$"#, options: .regularExpression) != nil)
-        let child = try http.request("POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
-                                     body: #"{"user_id":"\#(a.id)","name":"Kid"}"#)
+        let child = try http.request(
+            "POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
+            body: #"{"user_id":"\#(a.id)","name":"Kid"}"#)
         let childID = try #require(child.jsonArray?.first?["id"] as? String)
 
         // C: a wrong code is a 404 and joins nothing; C sees none of it.
@@ -56,21 +58,30 @@ struct FamilyTests {
         // B reads and edits A's child; C still sees nothing and cannot edit it.
         let seen = try http.request("GET", "/rest/v1/children?select=id,name", headers: server.headers(b.token))
         #expect(seen.jsonArray?.map { $0["id"] as? String } == [childID])
-        let edited = try http.request("PATCH", "/rest/v1/children?id=eq.\(childID)", headers: server.headers(b.token, [("Prefer", "return=representation")]),
-                                      body: #"{"goals":["sleep"]}"#)
+        let edited = try http.request(
+            "PATCH", "/rest/v1/children?id=eq.\(childID)", headers: server.headers(b.token, [("Prefer", "return=representation")]),
+            body: #"{"goals":["sleep"]}"#)
         #expect(edited.jsonArray?.first?["goals"] as? [String] == ["sleep"])
         #expect(try http.request("GET", "/rest/v1/children?select=id", headers: server.headers(c.token)).text == "[]")
-        #expect(try http.request("PATCH", "/rest/v1/children?id=eq.\(childID)", headers: server.headers(c.token, [("Prefer", "return=representation")]),
-                                 body: #"{"name":"Mine"}"#).text == "[]")
+        #expect(
+            try http.request(
+                "PATCH", "/rest/v1/children?id=eq.\(childID)", headers: server.headers(c.token, [("Prefer", "return=representation")]),
+                body: #"{"name":"Mine"}"#
+            ).text == "[]")
         #expect(try http.request("GET", "/rest/v1/families?select=name", headers: server.headers(b.token)).text == #"[{"name":"The Lovelaces"}]"#)
         #expect(try http.request("GET", "/rest/v1/families?select=name", headers: server.headers(c.token)).text == "[]")
         #expect(try http.request("GET", "/rest/v1/family_members?select=role", headers: server.headers(c.token)).text == "[]")
         // B's profile stays private, and B may not delete A's child (the owner A could).
         #expect(try http.request("GET", "/rest/v1/user_profiles?select=id&id=eq.\(a.id)", headers: server.headers(b.token)).text == "[]")
-        #expect(try http.request("DELETE", "/rest/v1/children?id=eq.\(childID)", headers: server.headers(b.token, [("Prefer", "return=representation")])).text == "[]")
+        #expect(
+            try http.request("DELETE", "/rest/v1/children?id=eq.\(childID)", headers: server.headers(b.token, [("Prefer", "return=representation")])).text
+                == "[]")
         // Family rows are written through the RPCs only.
-        #expect(try http.request("POST", "/rest/v1/family_members", headers: server.headers(c.token),
-                                 body: #"{"family_id":"\#(created.jsonObject?["id"] as? String ?? "")","user_id":"\#(c.id)"}"#).status == 403)
+        #expect(
+            try http.request(
+                "POST", "/rest/v1/family_members", headers: server.headers(c.token),
+                body: #"{"family_id":"\#(created.jsonObject?["id"] as? String ?? "")","user_id":"\#(c.id)"}"#
+            ).status == 403)
 
         // B leaves: access is gone at once.
         #expect(try rpc(server, "leave_family", b.token).status == 204)
@@ -80,7 +91,9 @@ struct FamilyTests {
 
     @Test func ownershipPassesAndEmptyFamiliesGo() throws {
         let server = try TestServer()
-        let a = try server.signUp(), b = try server.signUp(), c = try server.signUp()
+        let a = try server.signUp()
+        let b = try server.signUp()
+        let c = try server.signUp()
         let code = try #require(try rpc(server, "create_family", a.token, #"{"name":"F"}"#).jsonObject?["invite_code"] as? String)
         #expect(try rpc(server, "join_family", b.token, #"{"code":"\#(code)"}"#).status == 200)
         #expect(try rpc(server, "join_family", c.token, #"{"code":"\#(code)"}"#).status == 200)
@@ -108,7 +121,8 @@ struct FamilyTests {
 
     @Test func guessingCodesIsThrottled() throws {
         let server = try TestServer()
-        let owner = try server.signUp(), guesser = try server.signUp()
+        let owner = try server.signUp()
+        let guesser = try server.signUp()
         let code = try #require(try rpc(server, "create_family", owner.token, #"{"name":"F"}"#).jsonObject?["invite_code"] as? String)
         var statuses: [Int] = []
         for attempt in 0..<11 {

@@ -22,9 +22,11 @@ struct IDTokenTests {
         let googleFile = folder.appendingPathComponent("google.json")
         try Data(JWT.serialize(["keys": [google.jwk]]).utf8).write(to: googleFile)
         let appleJWKS = JWT.serialize(["keys": [apple.jwk]])
-        keyServer = HTTPServer(port: 0, responder: { request in
-            request.path == "/auth/keys" ? .json(.ok, appleJWKS) : .json(.notFound, "{}")
-        })
+        keyServer = HTTPServer(
+            port: 0,
+            responder: { request in
+                request.path == "/auth/keys" ? .json(.ok, appleJWKS) : .json(.notFound, "{}")
+            })
         try keyServer.start()
         let appleURL = "http://127.0.0.1:\(keyServer.port)/auth/keys"
         server = try TestServer { config in
@@ -35,8 +37,10 @@ struct IDTokenTests {
 
     func googleClaims(sub: String = UUID().uuidString, email: String? = nil, extra: [String: Any] = [:]) -> [String: Any] {
         let now = Int(Date().timeIntervalSince1970)
-        var claims: [String: Any] = ["iss": "https://accounts.google.com", "aud": Self.googleClient, "sub": sub, "iat": now, "exp": now + 600,
-                                     "email": email ?? "g-\(UUID().uuidString.prefix(8).lowercased())@gmail.com", "email_verified": true, "name": "Gee Oogle"]
+        var claims: [String: Any] = [
+            "iss": "https://accounts.google.com", "aud": Self.googleClient, "sub": sub, "iat": now, "exp": now + 600,
+            "email": email ?? "g-\(UUID().uuidString.prefix(8).lowercased())@gmail.com", "email_verified": true, "name": "Gee Oogle"
+        ]
         claims.merge(extra) { $1 }
         return claims
     }
@@ -80,8 +84,10 @@ struct IDTokenTests {
         let nonce = "raw-nonce-\(UUID().uuidString)"
         let hashed = Crypto.hex(Crypto.sha256(Array(nonce.utf8)))
         let now = Int(Date().timeIntervalSince1970)
-        let claims: [String: Any] = ["iss": "https://appleid.apple.com", "aud": Self.appleClient, "sub": "001234.\(UUID().uuidString)",
-                                     "iat": now, "exp": now + 600, "nonce": hashed, "email": "x@privaterelay.appleid.com", "email_verified": "true"]
+        let claims: [String: Any] = [
+            "iss": "https://appleid.apple.com", "aud": Self.appleClient, "sub": "001234.\(UUID().uuidString)",
+            "iat": now, "exp": now + 600, "nonce": hashed, "email": "x@privaterelay.appleid.com", "email_verified": "true"
+        ]
         let ok = try signIn(provider: "apple", apple.sign(claims: claims), nonce: nonce)
         #expect(ok.status == 200, "\(ok.text)")
         #expect(((ok.jsonObject?["user"] as? [String: Any])?["app_metadata"] as? [String: Any])?["provider"] as? String == "apple")
@@ -104,7 +110,7 @@ struct IDTokenTests {
             ("alg none", google.sign(claims: googleClaims()).split(separator: ".").prefix(2).joined(separator: ".") + "."),
             ("unknown kid", google.sign(claims: googleClaims(), kid: "g9")),
             ("Apple's key for Google", apple.sign(claims: googleClaims())),
-            ("garbage", "not.a.token"),
+            ("garbage", "not.a.token")
         ]
         for (name, token) in cases {
             let response = try signIn(token)
@@ -129,14 +135,18 @@ struct IDTokenTests {
     @Test func unconfiguredAndUnknownProviders() throws {
         let plain = try TestServer()
         let http = plain.client()
-        let disabled = try http.request("POST", "/auth/v1/token?grant_type=id_token", headers: plain.headers(),
-                                        body: JWT.serialize(["provider": "google", "id_token": google.sign(claims: googleClaims())]))
+        let disabled = try http.request(
+            "POST", "/auth/v1/token?grant_type=id_token", headers: plain.headers(),
+            body: JWT.serialize(["provider": "google", "id_token": google.sign(claims: googleClaims())]))
         #expect(disabled.status == 400 && disabled.jsonObject?["code"] as? String == "provider_disabled")
-        let unknown = try http.request("POST", "/auth/v1/token?grant_type=id_token", headers: plain.headers(),
-                                       body: #"{"provider":"myspace","id_token":"x"}"#)
+        let unknown = try http.request(
+            "POST", "/auth/v1/token?grant_type=id_token", headers: plain.headers(),
+            body: #"{"provider":"myspace","id_token":"x"}"#)
         #expect(unknown.status == 400 && unknown.jsonObject?["code"] as? String == "validation_failed")
         let settings = try http.request("GET", "/auth/v1/settings", headers: plain.headers())
         #expect((settings.jsonObject?["external"] as? [String: Any])?["google"] as? Bool == false)
-        #expect(((try server.client().request("GET", "/auth/v1/settings", headers: server.headers())).jsonObject?["external"] as? [String: Any])?["google"] as? Bool == true)
+        #expect(
+            ((try server.client().request("GET", "/auth/v1/settings", headers: server.headers())).jsonObject?["external"] as? [String: Any])?["google"] as? Bool
+                == true)
     }
 }

@@ -38,11 +38,10 @@ struct SMTPClientTests {
 
         // Without the test's CA the self-signed certificate does not verify.
         config.caFile = nil
-        #expect { try SMTPClient(config).send(from: "noreply@onboard.test", to: ["b@example.com"], message: Self.message("b@example.com")) }
-            throws: { error in
-                let failure = error as? MailDeliveryError
-                return failure?.transient == false && failure?.description.contains("does not verify") == true
-            }
+        #expect { try SMTPClient(config).send(from: "noreply@onboard.test", to: ["b@example.com"], message: Self.message("b@example.com")) } throws: { error in
+            let failure = error as? MailDeliveryError
+            return failure?.transient == false && failure?.description.contains("does not verify") == true
+        }
     }
 
     @Test func implicitTLSChecksTheHostName() throws {
@@ -65,12 +64,14 @@ struct SMTPClientTests {
         var config = SMTPConfig(host: "127.0.0.1")
         config.port = plain.port
         config.security = .starttls
-        #expect { try SMTPClient(config).send(from: "n@onboard.test", to: ["d@example.com"], message: Self.message("d@example.com")) }
-            throws: { ($0 as? MailDeliveryError)?.description.contains("STARTTLS") == true }
+        #expect { try SMTPClient(config).send(from: "n@onboard.test", to: ["d@example.com"], message: Self.message("d@example.com")) } throws: {
+            ($0 as? MailDeliveryError)?.description.contains("STARTTLS") == true
+        }
         config.security = .off
         plain.stop()
-        #expect { try SMTPClient(config).send(from: "n@onboard.test", to: ["d@example.com"], message: Self.message("d@example.com")) }
-            throws: { ($0 as? MailDeliveryError)?.transient == true }
+        #expect { try SMTPClient(config).send(from: "n@onboard.test", to: ["d@example.com"], message: Self.message("d@example.com")) } throws: {
+            ($0 as? MailDeliveryError)?.transient == true
+        }
     }
 }
 
@@ -113,8 +114,9 @@ struct MailFlowTests {
     /// A confirmed user signed in with a password; returns (id, access token).
     func confirmedUser(_ email: String, password: String = "Secret-pass-1") throws -> (id: String, token: String) {
         // Through the admin API: a confirmed user, and no confirmation mail.
-        let created = try server.client().request("POST", "/auth/v1/admin/users", headers: server.headers(server.serviceKey),
-                                                  body: #"{"email":"\#(email)","password":"\#(password)","email_confirm":true}"#)
+        let created = try server.client().request(
+            "POST", "/auth/v1/admin/users", headers: server.headers(server.serviceKey),
+            body: #"{"email":"\#(email)","password":"\#(password)","email_confirm":true}"#)
         #expect(created.status == 200)
         let session = try post("/auth/v1/token?grant_type=password", #"{"email":"\#(email)","password":"\#(password)"}"#)
         let token = try #require(session.jsonObject?["access_token"] as? String)
@@ -124,7 +126,8 @@ struct MailFlowTests {
 
     /// Lets the next mail of every kind go out now (the per-address interval has passed).
     func forgetSentTimes(_ email: String) throws {
-        _ = try sql("""
+        _ = try sql(
+            """
             UPDATE auth.users SET confirmation_sent_at = NULL, recovery_sent_at = NULL, email_change_sent_at = NULL, reauthentication_sent_at = NULL
             WHERE lower(email) = \(email)
             """)
@@ -191,8 +194,9 @@ struct MailFlowTests {
         let email = Self.email()
         let verifier = Base64URL.encode(Crypto.randomBytes(48))
         let challenge = Base64URL.encode(Crypto.sha256(Array(verifier.utf8)))
-        let signUp = try post("/auth/v1/signup?redirect_to=myapp%3A%2F%2Fcallback",
-                              #"{"email":"\#(email)","password":"Secret-pass-1","code_challenge":"\#(challenge)","code_challenge_method":"S256"}"#)
+        let signUp = try post(
+            "/auth/v1/signup?redirect_to=myapp%3A%2F%2Fcallback",
+            #"{"email":"\#(email)","password":"Secret-pass-1","code_challenge":"\#(challenge)","code_challenge_method":"S256"}"#)
         #expect(signUp.status == 200)
         let mail = try sink.waitForMail(to: email)
         #expect(mail.linkToken?.hasPrefix("pkce_") == true)
@@ -229,7 +233,9 @@ struct MailFlowTests {
         let path = try #require(try sink.waitForMail(to: email).verifyPath)
         let location = try #require(try server.client().request("GET", path).header("Location"))
         let code = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "code" }?.value)
-        _ = try sql("UPDATE auth.flow_state SET auth_code_issued_at = now() - interval '10 minutes' WHERE auth_code IS NOT NULL AND user_id = (SELECT id FROM auth.users WHERE email = \(email))")
+        _ = try sql(
+            "UPDATE auth.flow_state SET auth_code_issued_at = now() - interval '10 minutes' WHERE auth_code IS NOT NULL AND user_id = (SELECT id FROM auth.users WHERE email = \(email))"
+        )
         let late = try post("/auth/v1/token?grant_type=pkce", #"{"auth_code":"\#(code)","code_verifier":"\#(verifier)"}"#)
         #expect(late.status == 422 && late.jsonObject?["code"] as? String == "flow_state_expired")
     }
@@ -336,7 +342,8 @@ struct MailFlowTests {
     }
 
     @Test func secureEmailChangeNeedsBothAddresses() throws {
-        let old = Self.email(), new = Self.email()
+        let old = Self.email()
+        let new = Self.email()
         let user = try confirmedUser(old)
         let update = try server.client().request("PUT", "/auth/v1/user", headers: server.headers(user.token), body: #"{"email":"\#(new)"}"#)
         #expect(update.status == 200)
@@ -376,9 +383,12 @@ struct MailFlowTests {
         #expect(mail.verifyPath == nil)
         let code = try #require(mail.code)
         #expect(mail.headers["subject"] == "\(code) is your verification code")
-        let wrong = try server.client().request("PUT", "/auth/v1/user", headers: server.headers(user.token), body: #"{"password":"Other-pass-3","nonce":"\#(code == "000000" ? "000001" : "000000")"}"#)
+        let wrong = try server.client().request(
+            "PUT", "/auth/v1/user", headers: server.headers(user.token),
+            body: #"{"password":"Other-pass-3","nonce":"\#(code == "000000" ? "000001" : "000000")"}"#)
         #expect(wrong.status == 422 && wrong.jsonObject?["code"] as? String == "reauthentication_not_valid")
-        let right = try server.client().request("PUT", "/auth/v1/user", headers: server.headers(user.token), body: #"{"password":"Other-pass-3","nonce":"\#(code)"}"#)
+        let right = try server.client().request(
+            "PUT", "/auth/v1/user", headers: server.headers(user.token), body: #"{"password":"Other-pass-3","nonce":"\#(code)"}"#)
         #expect(right.status == 200)
         #expect(try post("/auth/v1/token?grant_type=password", #"{"email":"\#(email)","password":"Other-pass-3"}"#).status == 200)
     }
@@ -393,16 +403,20 @@ struct MailFlowTests {
     }
 
     @Test func verifyRefusesMalformedRequests() throws {
-        #expect(try post("/auth/v1/verify", #"{"token":"123456","email":"a@example.com"}"#).jsonObject?["message"] as? String == "Verify requires a verification type")
+        #expect(
+            try post("/auth/v1/verify", #"{"token":"123456","email":"a@example.com"}"#).jsonObject?["message"] as? String
+                == "Verify requires a verification type")
         #expect(try post("/auth/v1/verify", #"{"type":"signup"}"#).jsonObject?["message"] as? String == "Verify requires either a token or a token hash")
-        #expect(try post("/auth/v1/verify", #"{"type":"signup","token_hash":"abc","email":"a@example.com"}"#).jsonObject?["message"] as? String
+        #expect(
+            try post("/auth/v1/verify", #"{"type":"signup","token_hash":"abc","email":"a@example.com"}"#).jsonObject?["message"] as? String
                 == "Only the token_hash and type should be provided")
         #expect(try post("/auth/v1/verify", #"{"type":"sms","token":"123456","phone":"+1555"}"#).status == 400)
         let link = try server.client().request("GET", "/auth/v1/verify?type=signup")
         #expect(link.status == 400)
         let unknownHash = try post("/auth/v1/verify", #"{"type":"signup","token_hash":"pkce_0000"}"#)
         #expect(unknownHash.status == 403 && unknownHash.jsonObject?["message"] as? String == "Email link is invalid or has expired")
-        let pkceLink = try server.client().request("GET", "/auth/v1/verify?type=signup&token=pkce_0000&redirect_to=http%3A%2F%2F127.0.0.1%3A3000%2Fdone%3Fx%3D1")
+        let pkceLink = try server.client().request(
+            "GET", "/auth/v1/verify?type=signup&token=pkce_0000&redirect_to=http%3A%2F%2F127.0.0.1%3A3000%2Fdone%3Fx%3D1")
         let location = try #require(pkceLink.header("Location"))
         #expect(location.hasPrefix("http://127.0.0.1:3000/done?x=1&error=access_denied&error_code=otp_expired"))
         #expect(location.hasSuffix("#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired&sb="))

@@ -32,7 +32,8 @@ struct ObservabilityTests {
         _ = try http.request("GET", "/rest/v1/children?select=*", headers: server.headers(user.token))
         _ = try http.request("GET", "/rest/v1/children?select=*", headers: server.headers("not-a-jwt"))
         _ = try http.request("GET", "/rest/v1/no_such_table", headers: server.headers(user.token))
-        _ = try http.request("POST", "/auth/v1/token?grant_type=password", headers: server.headers(), body: #"{"email":"nobody@example.com","password":"wrong-one"}"#)
+        _ = try http.request(
+            "POST", "/auth/v1/token?grant_type=password", headers: server.headers(), body: #"{"email":"nobody@example.com","password":"wrong-one"}"#)
         let response = try http.request("GET", "/metrics")
         #expect(response.status == 200)
         #expect(response.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
@@ -47,10 +48,11 @@ struct ObservabilityTests {
         #expect(text.contains(#"onboard_auth_failures_total{reason="bad_jwt"} 1"#))
         // Background work (Realtime's lease renewal, schema reloads) may hold a connection for a
         // moment: the pool is idle once nothing runs, not at an arbitrary instant.
-        #expect(try eventually {
-            let now = try http.request("GET", "/metrics").text
-            return now.contains(#"onboard_db_pool_waiting 0"#) && now.contains(#"onboard_db_pool_connections{state="in_use"} 0"#)
-        })
+        #expect(
+            try eventually {
+                let now = try http.request("GET", "/metrics").text
+                return now.contains(#"onboard_db_pool_waiting 0"#) && now.contains(#"onboard_db_pool_connections{state="in_use"} 0"#)
+            })
         // Every sample line is `name{labels} value` or `name value`.
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             #expect(line.split(separator: " ").count == 2, "\(line)")
@@ -71,15 +73,17 @@ struct ObservabilityTests {
         }
         #expect(try eventually { try http.request("GET", "/metrics").text.contains("onboard_db_pipeline_connections 4") })
         let before = try pipelined()
-        let patched = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token, [("Prefer", "return=representation")]),
-                                       body: #"{"onboarding_state":"CHILD_INFO"}"#)
+        let patched = try http.request(
+            "PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token, [("Prefer", "return=representation")]),
+            body: #"{"onboarding_state":"CHILD_INFO"}"#)
         #expect(patched.status == 200 && patched.text.contains("CHILD_INFO"), "\(patched.status) \(patched.text)")
         let read = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
         #expect(read.status == 200 && read.text == #"[{"onboarding_state":"CHILD_INFO"}]"#)
         #expect(try pipelined() == before + 2)
 
         let admin = try Connection(conninfo: server.databaseURL)
-        _ = try admin.query("""
+        _ = try admin.query(
+            """
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
             """)
@@ -89,10 +93,11 @@ struct ObservabilityTests {
             let again = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
             #expect(again.status == 200 || again.status == 503, "\(again.status) \(again.text)")
         }
-        #expect(try eventually {
-            let response = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
-            return response.status == 200 && response.text == #"[{"onboarding_state":"CHILD_INFO"}]"#
-        })
+        #expect(
+            try eventually {
+                let response = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
+                return response.status == 200 && response.text == #"[{"onboarding_state":"CHILD_INFO"}]"#
+            })
         #expect(try eventually { try http.request("GET", "/metrics").text.contains("onboard_db_pipeline_connections 4") })
         let afterReconnect = try pipelined()
         _ = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))

@@ -13,39 +13,55 @@ struct RESTIntegrationTests {
     @Test func profileReadUpdateAndSingleObject() throws {
         let user = try server.signUp()
         let http = server.client()
-        let single = try http.request("GET", "/rest/v1/user_profiles?select=%2A&id=eq.\(user.id.uppercased())", headers: server.headers(user.token, [("Accept", "application/vnd.pgrst.object+json")]))
+        let single = try http.request(
+            "GET", "/rest/v1/user_profiles?select=%2A&id=eq.\(user.id.uppercased())",
+            headers: server.headers(user.token, [("Accept", "application/vnd.pgrst.object+json")]))
         #expect(single.status == 200)
         #expect(single.jsonObject?["onboarding_state"] as? String == "NOT_STARTED")
         #expect(single.jsonObject?["id"] as? String == user.id)
-        let patched = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token, [("Prefer", "return=representation")]), body: #"{"onboarding_state":"CHILD_INFO"}"#)
+        let patched = try http.request(
+            "PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token, [("Prefer", "return=representation")]),
+            body: #"{"onboarding_state":"CHILD_INFO"}"#)
         #expect(patched.status == 200)
         #expect(patched.jsonArray?.first?["onboarding_state"] as? String == "CHILD_INFO")
-        let minimal = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token, [("Prefer", "return=minimal")]), body: #"{"onboarding_state":"GOALS"}"#)
+        let minimal = try http.request(
+            "PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token, [("Prefer", "return=minimal")]),
+            body: #"{"onboarding_state":"GOALS"}"#)
         #expect(minimal.status == 204 && minimal.body.isEmpty)
-        let none = try http.request("GET", "/rest/v1/children?select=%2A&id=eq.00000000-0000-4000-8000-000000000000", headers: server.headers(user.token, [("Accept", "application/vnd.pgrst.object+json")]))
+        let none = try http.request(
+            "GET", "/rest/v1/children?select=%2A&id=eq.00000000-0000-4000-8000-000000000000",
+            headers: server.headers(user.token, [("Accept", "application/vnd.pgrst.object+json")]))
         #expect(none.status == 406)
-        #expect(none.text == #"{"code":"PGRST116","details":"The result contains 0 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}"#)
+        #expect(
+            none.text == #"{"code":"PGRST116","details":"The result contains 0 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}"#
+        )
     }
 
     @Test func insertFiltersOrderCountsAndTypes() throws {
         let user = try server.signUp()
         let http = server.client()
-        let created = try http.request("POST", "/rest/v1/children?select=%2A", headers: server.headers(user.token, [("Prefer", "return=representation"), ("Accept", "application/vnd.pgrst.object+json")]),
-                                       body: #"{"user_id":"\#(user.id.uppercased())","name":"Maya","age":6,"birthday":"2019-05-14","goals":["patience","a b"],"topics":["x","y","z"]}"#)
+        let created = try http.request(
+            "POST", "/rest/v1/children?select=%2A",
+            headers: server.headers(user.token, [("Prefer", "return=representation"), ("Accept", "application/vnd.pgrst.object+json")]),
+            body: #"{"user_id":"\#(user.id.uppercased())","name":"Maya","age":6,"birthday":"2019-05-14","goals":["patience","a b"],"topics":["x","y","z"]}"#)
         #expect(created.status == 201)
         let child = try #require(created.jsonObject)
         #expect(child["birthday"] as? String == "2019-05-14")
         #expect(child["goals"] as? [String] == ["patience", "a b"])
         #expect((child["created_at"] as? String)?.hasSuffix("+00:00") == true)
         #expect(child["temperament_talkative"] as? Int == 5)
-        let bulk = try http.request("POST", "/rest/v1/children?columns=%22name%22,%22user_id%22", headers: server.headers(user.token, [("Prefer", "return=minimal")]),
-                                    body: #"[{"name":"Leo","user_id":"\#(user.id)"},{"name":"Mary Ann+1","user_id":"\#(user.id)"}]"#)
+        let bulk = try http.request(
+            "POST", "/rest/v1/children?columns=%22name%22,%22user_id%22", headers: server.headers(user.token, [("Prefer", "return=minimal")]),
+            body: #"[{"name":"Leo","user_id":"\#(user.id)"},{"name":"Mary Ann+1","user_id":"\#(user.id)"}]"#)
         #expect(bulk.status == 201 && bulk.body.isEmpty)
-        let filtered = try http.request("GET", "/rest/v1/children?select=name&name=in.(%22Mary+Ann%2B1%22,Leo)&order=name.desc.nullslast", headers: server.headers(user.token))
+        let filtered = try http.request(
+            "GET", "/rest/v1/children?select=name&name=in.(%22Mary+Ann%2B1%22,Leo)&order=name.desc.nullslast", headers: server.headers(user.token))
         #expect(filtered.jsonArray?.compactMap { $0["name"] as? String } == ["Mary Ann+1", "Leo"])
-        let orFilter = try http.request("GET", "/rest/v1/children?select=name&or=(name.eq.Leo,and(age.gte.6,goals.cs.%7Bpatience%7D))&order=name", headers: server.headers(user.token))
+        let orFilter = try http.request(
+            "GET", "/rest/v1/children?select=name&or=(name.eq.Leo,and(age.gte.6,goals.cs.%7Bpatience%7D))&order=name", headers: server.headers(user.token))
         #expect(orFilter.jsonArray?.compactMap { $0["name"] as? String } == ["Leo", "Maya"])
-        let counted = try http.request("GET", "/rest/v1/children?select=name&order=name&limit=2", headers: server.headers(user.token, [("Prefer", "count=exact")]))
+        let counted = try http.request(
+            "GET", "/rest/v1/children?select=name&order=name&limit=2", headers: server.headers(user.token, [("Prefer", "count=exact")]))
         #expect(counted.status == 206)
         #expect(counted.header("Content-Range") == "0-1/3")
         let head = try http.request("HEAD", "/rest/v1/children", headers: server.headers(user.token, [("Prefer", "count=exact")]))
@@ -60,8 +76,10 @@ struct RESTIntegrationTests {
     @Test func upsertMergesAndReportsStatus() throws {
         let user = try server.signUp()
         let http = server.client()
-        let merged = try http.request("POST", "/rest/v1/user_profiles?on_conflict=id", headers: server.headers(user.token, [("Prefer", "return=representation,resolution=merge-duplicates")]),
-                                      body: #"{"id":"\#(user.id)","onboarding_state":"TOPICS"}"#)
+        let merged = try http.request(
+            "POST", "/rest/v1/user_profiles?on_conflict=id",
+            headers: server.headers(user.token, [("Prefer", "return=representation,resolution=merge-duplicates")]),
+            body: #"{"id":"\#(user.id)","onboarding_state":"TOPICS"}"#)
         #expect(merged.status == 200)
         #expect(merged.jsonArray?.first?["onboarding_state"] as? String == "TOPICS")
     }
@@ -69,13 +87,16 @@ struct RESTIntegrationTests {
     @Test func errorsMapToPostgRESTBodies() throws {
         let user = try server.signUp()
         let http = server.client()
-        let check = try http.request("POST", "/rest/v1/children", headers: server.headers(user.token), body: #"{"user_id":"\#(user.id)","name":"x","temperament_talkative":11}"#)
+        let check = try http.request(
+            "POST", "/rest/v1/children", headers: server.headers(user.token), body: #"{"user_id":"\#(user.id)","name":"x","temperament_talkative":11}"#)
         #expect(check.status == 400)
         #expect(check.jsonObject?["code"] as? String == "23514")
         #expect((check.jsonObject?["message"] as? String)?.contains("valid_temperament_talkative") == true)
         let notNull = try http.request("POST", "/rest/v1/children", headers: server.headers(user.token), body: #"{"user_id":"\#(user.id)"}"#)
         #expect(notNull.status == 400 && notNull.jsonObject?["code"] as? String == "23502")
-        let fk = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token), body: #"{"current_child_id":"00000000-0000-4000-8000-000000000001"}"#)
+        let fk = try http.request(
+            "PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token),
+            body: #"{"current_child_id":"00000000-0000-4000-8000-000000000001"}"#)
         #expect(fk.status == 409 && fk.jsonObject?["code"] as? String == "23503")
         let badJSON = try http.request("POST", "/rest/v1/children", headers: server.headers(user.token), body: "{nope")
         #expect(badJSON.status == 400 && badJSON.jsonObject?["code"] as? String == "PGRST102")

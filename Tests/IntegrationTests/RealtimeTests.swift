@@ -21,7 +21,8 @@ final class PhoenixClient {
     func push(_ topic: String, _ event: String, _ payload: [String: Any], joinRef: String? = nil) throws -> String {
         ref += 1
         let ref = String(ref)
-        let message: Any = vsn == "2.0.0"
+        let message: Any =
+            vsn == "2.0.0"
             ? [joinRef ?? NSNull(), ref, topic, event, payload] as [Any]
             : ["topic": topic, "event": event, "payload": payload, "ref": ref, "join_ref": joinRef ?? NSNull()] as [String: Any]
         try socket.sendText(String(decoding: try JSONSerialization.data(withJSONObject: message), as: UTF8.self))
@@ -31,12 +32,15 @@ final class PhoenixClient {
     /// (joinRef, ref, topic, event, payload) of the next message, in either format.
     func next(timeout: Double = 30) throws -> (joinRef: String?, ref: String?, topic: String, event: String, payload: [String: Any])? {
         guard let text = try socket.readText(timeout: timeout),
-              let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else { return nil }
+            let json = try? JSONSerialization.jsonObject(with: Data(text.utf8))
+        else { return nil }
         if let array = json as? [Any], array.count == 5 {
             return (array[0] as? String, array[1] as? String, array[2] as! String, array[3] as! String, array[4] as! [String: Any])
         }
         let object = json as! [String: Any]
-        return (object["join_ref"] as? String, object["ref"] as? String, object["topic"] as! String, object["event"] as! String, object["payload"] as! [String: Any])
+        return (
+            object["join_ref"] as? String, object["ref"] as? String, object["topic"] as! String, object["event"] as! String, object["payload"] as! [String: Any]
+        )
     }
 
     /// The next message with `event` (others skipped), or nil after `timeout`.
@@ -70,8 +74,9 @@ let feeds: [RealtimeFeedChoice] = [.wal, .triggers]
 @Suite("Realtime", .serialized)
 struct RealtimeTests {
     func patch(_ server: TestServer, _ user: (id: String, token: String, refresh: String), state: String) throws {
-        let response = try server.client().request("PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token),
-                                                   body: #"{"onboarding_state":"\#(state)"}"#)
+        let response = try server.client().request(
+            "PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token),
+            body: #"{"onboarding_state":"\#(state)"}"#)
         #expect(response.status == 204, "\(response.text)")
     }
 
@@ -121,7 +126,10 @@ struct RealtimeTests {
 
         // The server counts an event after sending it: wait for the count, not for a moment.
         var metrics = ""
-        _ = try eventually { metrics = try server.client().request("GET", "/metrics").text; return metrics.contains("onboard_realtime_events_total 2\n") }
+        _ = try eventually {
+            metrics = try server.client().request("GET", "/metrics").text
+            return metrics.contains("onboard_realtime_events_total 2\n")
+        }
         #expect(metrics.contains("onboard_realtime_sockets 1\n") && metrics.contains("onboard_realtime_subscriptions 1\n"))
         #expect(metrics.contains("onboard_realtime_events_total 2\n") && metrics.contains("onboard_realtime_feed_listening 1\n"))
         #expect(metrics.contains(#"onboard_http_requests_total{route="/realtime/v1/websocket",method="GET",status="101"} 1"#))
@@ -165,9 +173,12 @@ struct RealtimeTests {
             return (reply["response"] as? [String: Any])?["reason"] as? String
         }
         #expect(try reason("not-a-jwt") == "MalformedJWT: The token provided is not a valid JWT")
-        #expect(try reason(JWT.signHS256(claims: ["role": "authenticated", "exp": now + 60], secret: Array("another-secret-another-secret-xx".utf8)))
+        #expect(
+            try reason(JWT.signHS256(claims: ["role": "authenticated", "exp": now + 60], secret: Array("another-secret-another-secret-xx".utf8)))
                 == "JwtSignatureError: Failed to validate JWT signature")
-        #expect(try reason(JWT.signHS256(claims: ["role": "authenticated", "exp": now - 120], secret: secret))?.hasPrefix("InvalidJWTToken: Token has expired 1") == true)
+        #expect(
+            try reason(JWT.signHS256(claims: ["role": "authenticated", "exp": now - 120], secret: secret))?.hasPrefix("InvalidJWTToken: Token has expired 1")
+                == true)
         #expect(try reason(JWT.signHS256(claims: ["role": "authenticated"], secret: secret)) == "InvalidJWTToken: Fields `role` and `exp` are required in JWT")
 
         let (_, empty) = try client.join("realtime:", token: user.token, bindings: [])
@@ -178,10 +189,13 @@ struct RealtimeTests {
 
         // Bindings are checked after the ok reply; problems arrive as system errors.
         let cases: [([String: Any], String)] = [
-            (["event": "*", "schema": "public", "table": "nope"], "Please check Realtime is enabled for the given connect parameters: [event: *, schema: public, table: nope, filters: []]"),
+            (
+                ["event": "*", "schema": "public", "table": "nope"],
+                "Please check Realtime is enabled for the given connect parameters: [event: *, schema: public, table: nope, filters: []]"
+            ),
             (["event": "*", "schema": "public", "table": "user_profiles", "filter": "id=eq.not-a-uuid"], "invalid input syntax for type uuid"),
             (["event": "*", "schema": "public", "table": "user_profiles", "filter": "nosuch=eq.1"], "Error parsing `filter` params"),
-            (["event": "*", "schema": "public", "table": "user_profiles", "filter": "id"], "Error parsing `filter` params"),
+            (["event": "*", "schema": "public", "table": "user_profiles", "filter": "id"], "Error parsing `filter` params")
         ]
         for (index, (binding, expected)) in cases.enumerated() {
             let (_, reply) = try client.join("realtime:c\(index)", token: user.token, bindings: [binding])
@@ -219,7 +233,8 @@ struct RealtimeTests {
             #expect(try client.next("system")?.payload["status"] as? String == "ok")
         }
         // B also asks for A's row by id: still not visible.
-        _ = try clientB.join("realtime:spy", token: b.token, bindings: [["event": "*", "schema": "public", "table": "user_profiles", "filter": "id=eq.\(a.id)"]])
+        _ = try clientB.join(
+            "realtime:spy", token: b.token, bindings: [["event": "*", "schema": "public", "table": "user_profiles", "filter": "id=eq.\(a.id)"]])
         #expect(try clientB.next("system")?.payload["status"] as? String == "ok")
 
         // Each change is re-read when it is processed, so the test waits for each event before
@@ -229,8 +244,9 @@ struct RealtimeTests {
             let event = try #require(try clientA.next("postgres_changes"))
             return try #require(event.payload["data"] as? [String: Any])
         }
-        let created = try http.request("POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
-                                       body: #"{"user_id":"\#(a.id)","name":"Kid"}"#)
+        let created = try http.request(
+            "POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
+            body: #"{"user_id":"\#(a.id)","name":"Kid"}"#)
         let childID = try #require(created.jsonArray?.first?["id"] as? String)
         let inserted = try nextEvent()
         #expect(inserted["table"] as? String == "children" && inserted["type"] as? String == "INSERT")
@@ -294,9 +310,10 @@ struct RealtimeTests {
         let server = try TestServer { $0.realtimeFeed = feed }
         let user = try server.signUp()
         let client = try PhoenixClient(server)
-        let bindings: [[String: Any]] = (0..<1_700).map { _ in
-            ["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=neq.\(UUID().uuidString)"]
-        } + [["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=neq.\(user.id)"]]
+        let bindings: [[String: Any]] =
+            (0..<1_700).map { _ in
+                ["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=neq.\(UUID().uuidString)"]
+            } + [["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=neq.\(user.id)"]]
         let (_, reply) = try client.join("realtime:many", token: user.token, bindings: bindings)
         let echoed = try #require((reply["response"] as? [String: Any])?["postgres_changes"] as? [[String: Any]])
         #expect(try client.next("system", timeout: 30)?.payload["status"] as? String == "ok")
@@ -334,7 +351,9 @@ struct RealtimeTests {
 
         // A's own row (the key filter, upper case as supabase-swift sends it): a row lease.
         let client = try PhoenixClient(server)
-        _ = try client.join("realtime:own", token: a.token, bindings: [["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=eq.\(a.id.uppercased())"]])
+        _ = try client.join(
+            "realtime:own", token: a.token,
+            bindings: [["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=eq.\(a.id.uppercased())"]])
         #expect(try client.next("system")?.payload["status"] as? String == "ok")
         #expect(try admin.query(live).scalar == (leases ? "user_profiles:\(a.id)" : ""))
         #expect(try announced { try patch(server, b, state: "USER_INFO") }.isEmpty)  // B's row: nobody listens
@@ -379,14 +398,20 @@ struct RealtimeTests {
         let admin = try Connection(conninfo: server.databaseURL)
         if feed == .wal {
             // The walsender streaming this server's slot.
-            let ended = try admin.query("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE starts_with(slot_name::text, \(server.application.changeFeed.slotPrefix)) AND active_pid IS NOT NULL")
+            let ended = try admin.query(
+                "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE starts_with(slot_name::text, \(server.application.changeFeed.slotPrefix)) AND active_pid IS NOT NULL"
+            )
             #expect(ended.count == 1)
         } else {
-            _ = try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"realtime_changes\"' AND datname = current_database()")
+            _ = try admin.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"realtime_changes\"' AND datname = current_database()")
         }
         var code: UInt16?
         while let frame = try client.socket.readFrame(timeout: 30) {
-            if frame.opcode == 0x8 { code = frame.closeCode; break }
+            if frame.opcode == 0x8 {
+                code = frame.closeCode
+                break
+            }
         }
         #expect(code == 1001)
 

@@ -3,9 +3,10 @@ import EmbeddedPostgres
 import Foundation
 import Glibc
 import Postgres
-@testable import Realtime
 import TestSupport
 import Testing
+
+@testable import Realtime
 
 /// What only the WAL feed does: each committed change with its own committed row, in commit
 /// order, stamped with its commit time; RLS deciding on rows the table no longer holds; the
@@ -40,8 +41,9 @@ struct RealtimeWALTests {
     }
 
     func patch(_ server: TestServer, _ user: User, state: String) throws {
-        let response = try server.client().request("PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token),
-                                                   body: #"{"onboarding_state":"\#(state)"}"#)
+        let response = try server.client().request(
+            "PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token),
+            body: #"{"onboarding_state":"\#(state)"}"#)
         #expect(response.status == 204, "\(response.text)")
     }
 
@@ -95,9 +97,11 @@ struct RealtimeWALTests {
             let deleted = try nextEvent(client)
             #expect(deleted["type"] as? String == "DELETE" && deleted["old_record"] as? [String: String] == ["id": id] && deleted["record"] == nil)
         }
-        try expectNothingBefore(clientOutsider, ownWrite: {
-            _ = try admin.query("INSERT INTO public.children (user_id, name) VALUES (\(outsider.id)::uuid, 'Own')")
-        }, isOwn: { record($0)["user_id"] as? String == outsider.id })
+        try expectNothingBefore(
+            clientOutsider,
+            ownWrite: {
+                _ = try admin.query("INSERT INTO public.children (user_id, name) VALUES (\(outsider.id)::uuid, 'Own')")
+            }, isOwn: { record($0)["user_id"] as? String == outsider.id })
     }
 
     @Test func eventsFollowCommitOrderAcrossConnections() throws {
@@ -174,8 +178,9 @@ struct RealtimeWALTests {
         // Committed before the join, possibly still on its way through the stream when it is made.
         _ = try admin.query("UPDATE public.user_profiles SET onboarding_state = 'USER_INFO' WHERE id = \(a.id)::uuid")
         let client = try subscribe(server, a, [["event": "UPDATE", "schema": "public", "table": "user_profiles"]])
-        try expectNothingBefore(client, ownWrite: { try patch(server, a, state: "CHILD_INFO") },
-                                isOwn: { record($0)["onboarding_state"] as? String == "CHILD_INFO" })
+        try expectNothingBefore(
+            client, ownWrite: { try patch(server, a, state: "CHILD_INFO") },
+            isOwn: { record($0)["onboarding_state"] as? String == "CHILD_INFO" })
     }
 
     // MARK: the slot
@@ -217,15 +222,18 @@ struct RealtimeWALTests {
     @Test func aKilledServerLeavesNoSlot() throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("onboard")
         let fallback = TestPostgres.packageRoot.appendingPathComponent(".build/debug/onboard")
-        let path = try #require([binary.path, fallback.path].first { FileManager.default.isExecutableFile(atPath: $0) },
-                                "the onboard executable is built beside the tests (swift build --build-tests)")
+        let path = try #require(
+            [binary.path, fallback.path].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "the onboard executable is built beside the tests (swift build --build-tests)")
         let url = try TestPostgres.makeDatabase()
         let database = try #require(url.split(separator: "/").last?.split(separator: "?").first.map(String.init))
         let admin = try Connection(conninfo: url)
         let log = NSTemporaryDirectory() + "onboard-killed-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         defer { unlink(log) }
-        let environment = ["DATABASE_URL=\(url)", "JWT_SECRET=\(TestServer.secret)", "LOG_LEVEL=warning", "REALTIME_FEED=wal",
-                           "PATH=/usr/bin:/bin"]
+        let environment = [
+            "DATABASE_URL=\(url)", "JWT_SECRET=\(TestServer.secret)", "LOG_LEVEL=warning", "REALTIME_FEED=wal",
+            "PATH=/usr/bin:/bin"
+        ]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -264,13 +272,20 @@ struct RealtimeWALTests {
             config.listenDatabaseURL = url.replacingOccurrences(of: "postgres@", with: role + "@")
         }
         #expect(throws: (any Error).self) {
-            _ = try TestServer { listenAsRole(&$0); $0.realtimeFeed = .wal }
+            _ = try TestServer {
+                listenAsRole(&$0)
+                $0.realtimeFeed = .wal
+            }
         }
         let server = try TestServer { listenAsRole(&$0) }
         #expect(server.application.changeFeed.kind == .triggers)
         // The trigger feed connects on its own thread once chosen.
         var ready = ""
-        #expect(try eventually { ready = try server.client().request("GET", "/ready").text; return ready.contains(#""realtime":{"feed":"triggers","connected":true}"#) }, "\(ready)")
+        #expect(
+            try eventually {
+                ready = try server.client().request("GET", "/ready").text
+                return ready.contains(#""realtime":{"feed":"triggers","connected":true}"#)
+            }, "\(ready)")
         // The trigger feed works: its triggers were installed when it started.
         let a = try server.signUp()
         let client = try subscribe(server, a, [["event": "UPDATE", "schema": "public", "table": "user_profiles", "filter": "id=eq.\(a.id)"]])
@@ -294,7 +309,10 @@ struct RealtimeWALTests {
         try Connection(conninfo: cluster.url(database: "postgres")).execute("CREATE DATABASE app")
         let url = cluster.url(database: "app")
         #expect(throws: (any Error).self) {
-            _ = try TestServer { $0.database = .url(url); $0.realtimeFeed = .wal }
+            _ = try TestServer {
+                $0.database = .url(url)
+                $0.realtimeFeed = .wal
+            }
         }
         let server = try TestServer { $0.database = .url(url) }
         #expect(server.application.changeFeed.kind == .triggers)
@@ -330,18 +348,32 @@ struct PgOutputTests {
     static func text(_ value: String) -> [Any] { [Character("t"), UInt32(value.utf8.count)] + value.utf8.map { $0 as Any } }
 
     @Test func decodesTheMessagesOfATransaction() throws {
-        let relation = try PgOutput.decode(Self.bytes([Character("R"), UInt32(16384), "public", "children", UInt8(ascii: "f"), UInt16(2),
-                                                       UInt8(1), "id", UInt32(2950), UInt32(0xFFFF_FFFF), UInt8(1), "name", UInt32(25), UInt32(0xFFFF_FFFF)]))
-        #expect(relation == .relation(.init(id: 16384, schema: "public", name: "children", replicaIdentity: UInt8(ascii: "f"), columns: [
-            .init(name: "id", typeOID: 2950, typeModifier: -1, isIdentity: true), .init(name: "name", typeOID: 25, typeModifier: -1, isIdentity: true),
-        ])))
+        let relation = try PgOutput.decode(
+            Self.bytes([
+                Character("R"), UInt32(16384), "public", "children", UInt8(ascii: "f"), UInt16(2),
+                UInt8(1), "id", UInt32(2950), UInt32(0xFFFF_FFFF), UInt8(1), "name", UInt32(25), UInt32(0xFFFF_FFFF)
+            ]))
+        #expect(
+            relation
+                == .relation(
+                    .init(
+                        id: 16384, schema: "public", name: "children", replicaIdentity: UInt8(ascii: "f"),
+                        columns: [
+                            .init(name: "id", typeOID: 2950, typeModifier: -1, isIdentity: true),
+                            .init(name: "name", typeOID: 25, typeModifier: -1, isIdentity: true)
+                        ])))
         #expect(try PgOutput.decode(Self.bytes([Character("B"), UInt64(0x100), UInt64(5), UInt32(42)])) == .begin(finalLSN: LSN(0x100), commitTime: 5, xid: 42))
-        #expect(try PgOutput.decode(Self.bytes([Character("C"), UInt8(0), UInt64(0x100), UInt64(0x180), UInt64(5)])) == .commit(commitLSN: LSN(0x100), endLSN: LSN(0x180), commitTime: 5))
-        let insert = try PgOutput.decode(Self.bytes([Character("I"), UInt32(16384), Character("N"), UInt16(3)] + Self.text("é ü") + [Character("n"), Character("u")]))
+        #expect(
+            try PgOutput.decode(Self.bytes([Character("C"), UInt8(0), UInt64(0x100), UInt64(0x180), UInt64(5)]))
+                == .commit(commitLSN: LSN(0x100), endLSN: LSN(0x180), commitTime: 5))
+        let insert = try PgOutput.decode(
+            Self.bytes([Character("I"), UInt32(16384), Character("N"), UInt16(3)] + Self.text("é ü") + [Character("n"), Character("u")]))
         #expect(insert == .insert(relation: 16384, new: [.text("é ü"), .null, .unchanged]))
-        let update = try PgOutput.decode(Self.bytes([Character("U"), UInt32(7), Character("O"), UInt16(1)] + Self.text("old") + [Character("N"), UInt16(1)] + Self.text("new")))
+        let update = try PgOutput.decode(
+            Self.bytes([Character("U"), UInt32(7), Character("O"), UInt16(1)] + Self.text("old") + [Character("N"), UInt16(1)] + Self.text("new")))
         #expect(update == .update(relation: 7, old: .full([.text("old")]), new: [.text("new")]))
-        let keyChange = try PgOutput.decode(Self.bytes([Character("U"), UInt32(7), Character("K"), UInt16(1)] + Self.text("1") + [Character("N"), UInt16(1)] + Self.text("2")))
+        let keyChange = try PgOutput.decode(
+            Self.bytes([Character("U"), UInt32(7), Character("K"), UInt16(1)] + Self.text("1") + [Character("N"), UInt16(1)] + Self.text("2")))
         #expect(keyChange == .update(relation: 7, old: .key([.text("1")]), new: [.text("2")]))
         let plain = try PgOutput.decode(Self.bytes([Character("U"), UInt32(7), Character("N"), UInt16(1)] + Self.text("2")))
         #expect(plain == .update(relation: 7, old: nil, new: [.text("2")]))
@@ -358,7 +390,7 @@ struct PgOutputTests {
             Self.bytes([Character("I"), UInt32(1), Character("N"), UInt16(1), Character("t"), UInt32(0xFFFF_FFFF), UInt8(1)]),
             Self.bytes([Character("I"), UInt32(1), Character("N"), UInt16(1), Character("b"), UInt32(1), UInt8(1)]),
             Self.bytes([Character("U"), UInt32(1), Character("X")]),
-            Self.bytes([Character("D"), UInt32(1), Character("N"), UInt16(0)]),
+            Self.bytes([Character("D"), UInt32(1), Character("N"), UInt16(0)])
         ]
         for bytes in cases {
             #expect(throws: PgOutput.DecodingError.self, "\(bytes)") { _ = try PgOutput.decode(bytes) }

@@ -28,7 +28,8 @@ struct SecurityTests {
             let offset = try http.request("GET", "\(path)?offset=\(max)", headers: server.headers(user.token, [("Range", "1-")]))
             #expect(offset.status == 200, "\(offset.status) \(offset.text)")
             try expectAlive("offset=\(max) with Range 1- on \(path)")
-            let counted = try http.request("GET", "\(path)?offset=\(max)", headers: server.headers(user.token, [("Range", "\(max)-"), ("Prefer", "count=exact")]))
+            let counted = try http.request(
+                "GET", "\(path)?offset=\(max)", headers: server.headers(user.token, [("Range", "\(max)-"), ("Prefer", "count=exact")]))
             #expect(counted.status == 416, "\(counted.status) \(counted.text)")
             try expectAlive("a counted read at offset \(max)")
         }
@@ -55,8 +56,9 @@ struct SecurityTests {
         let http = server.client()
         // A password of NUL + 32 characters must not become the empty password.
         let email = "nul-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-        let nulPassword = try http.request("POST", "/auth/v1/signup", headers: server.headers(),
-                                           body: #"{"email":"\#(email)","password":"\u0000\#(String(repeating: "a", count: 32))"}"#)
+        let nulPassword = try http.request(
+            "POST", "/auth/v1/signup", headers: server.headers(),
+            body: #"{"email":"\#(email)","password":"\u0000\#(String(repeating: "a", count: 32))"}"#)
         #expect(nulPassword.status == 400 && nulPassword.jsonObject?["code"] as? String == "validation_failed", "\(nulPassword.text)")
         let empty = try http.request("POST", "/auth/v1/token?grant_type=password", headers: server.headers(), body: #"{"email":"\#(email)","password":""}"#)
         #expect(empty.status == 400 && empty.jsonObject?["code"] as? String != nil)
@@ -64,8 +66,9 @@ struct SecurityTests {
         // The victim's e-mail with a NUL suffix is not the victim.
         let victimEmail = "victim-\(UUID().uuidString.prefix(8).lowercased())@example.com"
         _ = try server.signUp(email: victimEmail)
-        let suffixed = try http.request("POST", "/auth/v1/token?grant_type=password", headers: server.headers(),
-                                        body: #"{"email":"\#(victimEmail)\u0000junk","password":"Secret-pass-1"}"#)
+        let suffixed = try http.request(
+            "POST", "/auth/v1/token?grant_type=password", headers: server.headers(),
+            body: #"{"email":"\#(victimEmail)\u0000junk","password":"Secret-pass-1"}"#)
         #expect(suffixed.status == 400 && suffixed.jsonObject?["code"] as? String == "validation_failed", "\(suffixed.text)")
 
         // A filter value with a NUL is PostgreSQL's 22021, not a match on its prefix.
@@ -89,11 +92,13 @@ struct SecurityTests {
         let long = try http.request("POST", "/auth/v1/signup", headers: server.headers(), body: #"{"email":"\#(email)","password":"\#(prefix)AAAAAAAA"}"#)
         #expect(long.status == 422 && long.jsonObject?["code"] as? String == "weak_password", "\(long.text)")
         // 72 bytes counted in UTF-8, not characters: 25 × "é€" is 125 bytes in 50 characters.
-        let wide = try http.request("POST", "/auth/v1/signup", headers: server.headers(),
-                                    body: #"{"email":"\#(email)","password":"\#(String(repeating: "é€", count: 25))"}"#)
+        let wide = try http.request(
+            "POST", "/auth/v1/signup", headers: server.headers(),
+            body: #"{"email":"\#(email)","password":"\#(String(repeating: "é€", count: 25))"}"#)
         #expect(wide.status == 422 && wide.jsonObject?["code"] as? String == "weak_password")
         // 512 bytes and more: libxcrypt refuses them outright; nothing may be stored.
-        let huge = try http.request("POST", "/auth/v1/signup", headers: server.headers(), body: #"{"email":"\#(email)","password":"\#(String(repeating: "y", count: 600))"}"#)
+        let huge = try http.request(
+            "POST", "/auth/v1/signup", headers: server.headers(), body: #"{"email":"\#(email)","password":"\#(String(repeating: "y", count: 600))"}"#)
         #expect(huge.status == 422)
         let admin = server.headers(server.serviceKey)
         let created = try http.request("POST", "/auth/v1/admin/users", headers: admin, body: #"{"email":"\#(email)","password":"\#(prefix)A"}"#)
@@ -104,17 +109,20 @@ struct SecurityTests {
         // Exactly 72 bytes is fine, and a longer one sharing its prefix does not sign in.
         let exact = try http.request("POST", "/auth/v1/signup", headers: server.headers(), body: #"{"email":"\#(email)","password":"\#(prefix)"}"#)
         #expect(exact.status == 200)
-        let longer = try http.request("POST", "/auth/v1/token?grant_type=password", headers: server.headers(), body: #"{"email":"\#(email)","password":"\#(prefix)BBBB"}"#)
+        let longer = try http.request(
+            "POST", "/auth/v1/token?grant_type=password", headers: server.headers(), body: #"{"email":"\#(email)","password":"\#(prefix)BBBB"}"#)
         #expect(longer.status == 400 && longer.jsonObject?["code"] as? String == "invalid_credentials")
         // Every stored hash is a real bcrypt hash.
         let database = try Connection(conninfo: server.databaseURL)
-        let bad = try database.query("SELECT count(*) FROM auth.users WHERE encrypted_password IS NOT NULL AND encrypted_password !~ '^\\$2[aby]\\$[0-9]{2}\\$.{53}$'")
+        let bad = try database.query(
+            "SELECT count(*) FROM auth.users WHERE encrypted_password IS NOT NULL AND encrypted_password !~ '^\\$2[aby]\\$[0-9]{2}\\$.{53}$'")
         #expect(bad.scalar == "0")
     }
 
     @Test func invitationCodesCannotBeGuessedOutsideTheThrottle() throws {
         let http = server.client()
-        let owner = try server.signUp(), guesser = try server.signUp()
+        let owner = try server.signUp()
+        let guesser = try server.signUp()
         let created = try http.request("POST", "/rest/v1/rpc/create_family", headers: server.headers(owner.token), body: #"{"name":"Fam"}"#)
         let code = try #require(created.jsonObject?["invite_code"] as? String)
         // A read-only call answers the same whatever the code.
@@ -124,13 +132,17 @@ struct SecurityTests {
         // tx=rollback is ignored by default: every wrong guess counts, the 11th is throttled.
         var statuses: [Int] = []
         for _ in 0..<11 {
-            statuses.append(try http.request("POST", "/rest/v1/rpc/join_family", headers: server.headers(guesser.token, [("Prefer", "tx=rollback")]),
-                                             body: #"{"code":"AAAAA-BBBBB"}"#).status)
+            statuses.append(
+                try http.request(
+                    "POST", "/rest/v1/rpc/join_family", headers: server.headers(guesser.token, [("Prefer", "tx=rollback")]),
+                    body: #"{"code":"AAAAA-BBBBB"}"#
+                ).status)
         }
         #expect(statuses == Array(repeating: 404, count: 10) + [429], "\(statuses)")
         // And the right code with tx=rollback really joins (it is not a dry run).
         let other = try server.signUp()
-        let joined = try http.request("POST", "/rest/v1/rpc/join_family", headers: server.headers(other.token, [("Prefer", "tx=rollback")]), body: #"{"code":"\#(code)"}"#)
+        let joined = try http.request(
+            "POST", "/rest/v1/rpc/join_family", headers: server.headers(other.token, [("Prefer", "tx=rollback")]), body: #"{"code":"\#(code)"}"#)
         #expect(joined.status == 200 && joined.header("Preference-Applied") == nil)
         let family = try http.request("POST", "/rest/v1/rpc/get_family", headers: server.headers(other.token), body: "{}")
         #expect(family.jsonObject?["name"] as? String == "Fam")
@@ -138,24 +150,30 @@ struct SecurityTests {
 
     @Test func replacingAnotherUsersRowIsRefused() throws {
         let http = server.client()
-        let a = try server.signUp(), b = try server.signUp()
-        let child = try http.request("POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
-                                     body: #"{"user_id":"\#(a.id)","name":"A's kid"}"#)
+        let a = try server.signUp()
+        let b = try server.signUp()
+        let child = try http.request(
+            "POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
+            body: #"{"user_id":"\#(a.id)","name":"A's kid"}"#)
         let id = try #require(child.jsonArray?.first?["id"] as? String)
-        let put = try http.request("PUT", "/rest/v1/children?id=eq.\(id)", headers: server.headers(b.token),
-                                   body: #"{"id":"\#(id)","user_id":"\#(b.id)","name":"taken"}"#)
+        let put = try http.request(
+            "PUT", "/rest/v1/children?id=eq.\(id)", headers: server.headers(b.token),
+            body: #"{"id":"\#(id)","user_id":"\#(b.id)","name":"taken"}"#)
         #expect(put.status == 403 && put.jsonObject?["code"] as? String == "42501", "\(put.status) \(put.text)")
         let kept = try http.request("GET", "/rest/v1/children?select=name", headers: server.headers(a.token))
         #expect(kept.text == #"[{"name":"A's kid"}]"#)
         // The owner's own PUT still replaces.
-        let own = try http.request("PUT", "/rest/v1/children?id=eq.\(id)", headers: server.headers(a.token), body: #"{"id":"\#(id)","user_id":"\#(a.id)","name":"renamed"}"#)
+        let own = try http.request(
+            "PUT", "/rest/v1/children?id=eq.\(id)", headers: server.headers(a.token), body: #"{"id":"\#(id)","user_id":"\#(a.id)","name":"renamed"}"#)
         #expect([200, 204].contains(own.status), "\(own.text)")
     }
 
     @Test func theGatewayWantsAnAPIKeyOnAuth() throws {
         let http = server.client()
-        for (method, path) in [("POST", "/auth/v1/signup"), ("POST", "/auth/v1/token?grant_type=password"), ("GET", "/auth/v1/settings"),
-                               ("GET", "/auth/v1/user"), ("GET", "/auth/v1/health")] {
+        for (method, path) in [
+            ("POST", "/auth/v1/signup"), ("POST", "/auth/v1/token?grant_type=password"), ("GET", "/auth/v1/settings"),
+            ("GET", "/auth/v1/user"), ("GET", "/auth/v1/health")
+        ] {
             let response = try http.request(method, path, headers: [("Content-Type", "application/json")], body: method == "POST" ? "{}" : nil)
             #expect(response.status == 401 && response.jsonObject?["message"] as? String == "No API key found in request", "\(path): \(response.text)")
         }

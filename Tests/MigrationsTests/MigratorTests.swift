@@ -18,7 +18,7 @@ struct MigratorTests {
 
     static let basic = [
         "20250101000000_create_log.sql": "CREATE TABLE log (id serial PRIMARY KEY, note text NOT NULL);\n",
-        "20250102000000_first_entry.sql": "INSERT INTO log (note) VALUES ('once');\n",
+        "20250102000000_first_entry.sql": "INSERT INTO log (note) VALUES ('once');\n"
     ]
 
     @Test func freshDatabaseGetsEverythingAndASecondRunNothing() throws {
@@ -44,7 +44,8 @@ struct MigratorTests {
         let connection = try Connection(conninfo: TestPostgres.makeDatabase(migrated: false))
         let migrator = Migrator(directory: directory)
         try migrator.up(connection)
-        try "INSERT INTO log (note) VALUES ('twice');\n".write(to: directory.appendingPathComponent("20250102000000_first_entry.sql"), atomically: true, encoding: .utf8)
+        try "INSERT INTO log (note) VALUES ('twice');\n".write(
+            to: directory.appendingPathComponent("20250102000000_first_entry.sql"), atomically: true, encoding: .utf8)
         try "SELECT 1;\n".write(to: directory.appendingPathComponent("20250103000000_later.sql"), atomically: true, encoding: .utf8)
         #expect(throws: MigrationError.checksumMismatch(["20250102000000_first_entry.sql"])) { try migrator.verify(connection) }
         #expect(throws: MigrationError.checksumMismatch(["20250102000000_first_entry.sql"])) { try migrator.up(connection) }
@@ -56,7 +57,7 @@ struct MigratorTests {
     @Test func aFailingFileLeavesNothingBehindAndSaysWhere() throws {
         let directory = try Self.folder([
             "20250101000000_ok.sql": "CREATE TABLE kept (id int);\n",
-            "20250102000000_broken.sql": "CREATE TABLE half (id int);\nINSERT INTO half VALUES (1);\nSELECT no_such_column FROM half;\n",
+            "20250102000000_broken.sql": "CREATE TABLE half (id int);\nINSERT INTO half VALUES (1);\nSELECT no_such_column FROM half;\n"
         ])
         let connection = try Connection(conninfo: TestPostgres.makeDatabase(migrated: false))
         do {
@@ -77,7 +78,7 @@ struct MigratorTests {
         let directory = try Self.folder([
             "20250101000000_create_log.sql": "CREATE TABLE log (id serial PRIMARY KEY, note text NOT NULL);\n",
             "20250102000000_slow.sql": "SELECT pg_sleep(0.3); INSERT INTO log (note) VALUES ('slow');\n",
-            "20250103000000_fast.sql": "INSERT INTO log (note) VALUES ('fast');\n",
+            "20250103000000_fast.sql": "INSERT INTO log (note) VALUES ('fast');\n"
         ])
         let url = try TestPostgres.makeDatabase(migrated: false)
         let group = DispatchGroup()

@@ -10,7 +10,8 @@ struct ConnectionTests {
     init() throws {
         url = try TestPostgres.makeDatabase(migrated: false)
         let connection = try Connection(conninfo: url)
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE things (
                 id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
                 name text NOT NULL,
@@ -26,7 +27,8 @@ struct ConnectionTests {
     @Test func bindsTextIntsUUIDsArraysNullsAndJSON() throws {
         let connection = try Connection(conninfo: url)
         let id = "EE075242-1B6C-4B8C-9D5A-0B1C2D3E4F50"
-        let inserted = try connection.query("""
+        let inserted = try connection.query(
+            """
             INSERT INTO things (id, name, size, tags, doc) VALUES (\(id), \("O'Brien \"q\" ; DROP TABLE things"), \(7), \(array: ["a b", "c,d", "e\"f", nil]), \("{\"k\": [1, null]}"))
             RETURNING id, name, size, tags, doc, parent
             """)
@@ -57,12 +59,13 @@ struct ConnectionTests {
         #expect(try connection.query(sql).scalar == "6")
     }
 
-    @Test(arguments: [
-        ("INSERT INTO things (name, size) VALUES ('a', 11)", "23514", "things_size_check"),
-        ("INSERT INTO things (name) VALUES (NULL)", "23502", nil),
-        ("INSERT INTO things (name, parent) VALUES ('b', gen_random_uuid())", "23503", "things_parent_fkey"),
-        ("INSERT INTO things (name) VALUES ('dup'), ('dup')", "23505", "unique_name"),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("INSERT INTO things (name, size) VALUES ('a', 11)", "23514", "things_size_check"),
+            ("INSERT INTO things (name) VALUES (NULL)", "23502", nil),
+            ("INSERT INTO things (name, parent) VALUES ('b', gen_random_uuid())", "23503", "things_parent_fkey"),
+            ("INSERT INTO things (name) VALUES ('dup'), ('dup')", "23505", "unique_name")
+        ] as [(String, String, String?)])
     func errorsCarrySQLStateAndConstraint(statement: String, sqlState: String, constraint: String?) throws {
         let connection = try Connection(conninfo: url)
         do {
@@ -84,7 +87,7 @@ struct ConnectionTests {
             let results = try connection.pipeline([
                 "SELECT set_config('request.jwt.claims', \("{\"sub\":\"x\"}"), true)",
                 "SELECT current_setting('request.jwt.claims', true) AS claims",
-                "SELECT \(5)::int * 2 AS ten",
+                "SELECT \(5)::int * 2 AS ten"
             ])
             #expect(results.count == 3)
             #expect(results[1].scalar == "{\"sub\":\"x\"}")  // same implicit transaction
@@ -101,7 +104,7 @@ struct ConnectionTests {
             _ = try connection.pipeline([
                 "INSERT INTO things (name) VALUES (\("pipelined"))",
                 "INSERT INTO things (name, size) VALUES (\("bad"), \(99))",
-                "INSERT INTO things (name) VALUES (\("after"))",
+                "INSERT INTO things (name) VALUES (\("after"))"
             ])
             Issue.record("expected a check violation")
         } catch let error as PostgresError {
@@ -161,13 +164,18 @@ struct ConnectionTests {
         let release = DispatchSemaphore(value: 0)
         for _ in 0..<2 {
             Thread.detachNewThread {
-                try? pool.withConnection { _ in started.signal(); release.wait() }
+                try? pool.withConnection { _ in
+                    started.signal()
+                    release.wait()
+                }
             }
         }
-        started.wait(); started.wait()
+        started.wait()
+        started.wait()
         #expect(pool.stats.inUse == 2)
         #expect(throws: PostgresError.self) { try pool.withConnection { _ in } }
-        release.signal(); release.signal()
+        release.signal()
+        release.signal()
         #expect(eventually { pool.stats.inUse == 0 })
         #expect(try pool.withConnection { _ in 1 } == 1)
         #expect(pool.stats.open <= 2)

@@ -54,7 +54,10 @@ struct PipelineClientTests {
         #expect(eventually { client.stats.open == size })
         defer {
             let closed = Mutex(false)
-            running.loop.execute { client.close(); closed.withLock { $0 = true } }
+            running.loop.execute {
+                client.close()
+                closed.withLock { $0 = true }
+            }
             _ = eventually { closed.withLock { $0 } }
         }
         try body(client, running)
@@ -86,33 +89,39 @@ struct PipelineClientTests {
                     }
                     _ = client.submit(statements) { outcomes.set("\(index)", $0) }
                 }
-        }
-        #expect(eventually { outcomes.count == total })
-        for index in 0..<total {
-            let outcome = try #require(outcomes["\(index)"])
-            switch index % 4 {
-            case 0:
-                // A setting of one exchange is its own (set_config … true): each implicit
-                // transaction ends at its Sync.
-                #expect((try? outcome.get())?[1].scalar == String(index + 1))
-            case 1:
-                if index % 150 < 100 {
-                    #expect((try? outcome.get())?[1].scalar == String(index % 150))
-                } else {
-                    guard case .failure(let error) = outcome else { Issue.record("\(index) should violate the check"); continue }
-                    #expect(error.sqlState == "23514")
-                }
-            case 2:
-                guard case .failure(let error) = outcome else { Issue.record("\(index) should divide by zero"); continue }
-                #expect(error.sqlState == "22012")
-            default:
-                #expect((try? outcome.get())?[0].scalar == String(index))
             }
-        }
-        // What failed was rolled back with its own exchange only.
-        let admin = try Connection(conninfo: url)
-        #expect(try admin.query("SELECT count(*) FROM counters").scalar == String((0..<total).filter { $0 % 4 == 1 && $0 % 150 < 100 }.count))
-        #expect(client.stats.exchanges == total)
+            #expect(eventually { outcomes.count == total })
+            for index in 0..<total {
+                let outcome = try #require(outcomes["\(index)"])
+                switch index % 4 {
+                case 0:
+                    // A setting of one exchange is its own (set_config … true): each implicit
+                    // transaction ends at its Sync.
+                    #expect((try? outcome.get())?[1].scalar == String(index + 1))
+                case 1:
+                    if index % 150 < 100 {
+                        #expect((try? outcome.get())?[1].scalar == String(index % 150))
+                    } else {
+                        guard case .failure(let error) = outcome else {
+                            Issue.record("\(index) should violate the check")
+                            continue
+                        }
+                        #expect(error.sqlState == "23514")
+                    }
+                case 2:
+                    guard case .failure(let error) = outcome else {
+                        Issue.record("\(index) should divide by zero")
+                        continue
+                    }
+                    #expect(error.sqlState == "22012")
+                default:
+                    #expect((try? outcome.get())?[0].scalar == String(index))
+                }
+            }
+            // What failed was rolled back with its own exchange only.
+            let admin = try Connection(conninfo: url)
+            #expect(try admin.query("SELECT count(*) FROM counters").scalar == String((0..<total).filter { $0 % 4 == 1 && $0 % 150 < 100 }.count))
+            #expect(client.stats.exchanges == total)
         }
     }
 
@@ -126,11 +135,11 @@ struct PipelineClientTests {
                     let accepted = client.submit(["SELECT \(index)::int"]) { outcomes.set("\(index)", $0) }
                     taken.withLock { $0.append(accepted) }
                 }
-        }
-        #expect(eventually { outcomes.count == 4 })
-        #expect(taken.withLock { $0 } == [true, true, true, true, false])
-        for index in 0..<4 { #expect((try? outcomes["\(index)"]?.get())?[0].scalar == String(index)) }
-        #expect(client.stats.declined == 1 && client.stats.exchanges == 4)
+            }
+            #expect(eventually { outcomes.count == 4 })
+            #expect(taken.withLock { $0 } == [true, true, true, true, false])
+            for index in 0..<4 { #expect((try? outcomes["\(index)"]?.get())?[0].scalar == String(index)) }
+            #expect(client.stats.declined == 1 && client.stats.exchanges == 4)
         }
     }
 
@@ -143,13 +152,16 @@ struct PipelineClientTests {
                 _ = client.submit(["SELECT no_such_column FROM counters"]) { outcomes.set("bad again", $0) }
                 _ = client.submit(["SELECT \("a\u{0}b")::text"]) { outcomes.set("nul", $0) }
                 _ = client.submit(["SELECT \(2)::int"]) { outcomes.set("fine", $0) }
-        }
-        #expect(eventually { outcomes.count == 5 })
-        for label in ["skipped", "nul", "bad", "bad again"] {
-            guard case .failure(let error)? = outcomes[label] else { Issue.record("\(label) should fail"); continue }
-            #expect(error.sqlState == ["skipped": "22012", "nul": "22021", "bad": "42703", "bad again": "42703"][label])
-        }
-        #expect((try? outcomes["fine"]?.get())?[0].scalar == "2")
+            }
+            #expect(eventually { outcomes.count == 5 })
+            for label in ["skipped", "nul", "bad", "bad again"] {
+                guard case .failure(let error)? = outcomes[label] else {
+                    Issue.record("\(label) should fail")
+                    continue
+                }
+                #expect(error.sqlState == ["skipped": "22012", "nul": "22021", "bad": "42703", "bad again": "42703"][label])
+            }
+            #expect((try? outcomes["fine"]?.get())?[0].scalar == "2")
         }
     }
 
@@ -160,15 +172,21 @@ struct PipelineClientTests {
             #expect(submit(client, running, outcomes, "slow", ["SELECT pg_sleep(\(30))"]))
             let admin = try Connection(conninfo: url)
             #expect(eventually { (try? admin.query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'").scalar) == "1" })
-            _ = try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
+            _ = try admin.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+            )
             #expect(eventually { outcomes["slow"] != nil })
-            guard case .failure(let error)? = outcomes["slow"] else { Issue.record("the killed exchange should fail"); return }
+            guard case .failure(let error)? = outcomes["slow"] else {
+                Issue.record("the killed exchange should fail")
+                return
+            }
             #expect(error.kind == .connection)
             // Both connections come back; exchanges work again.
-            #expect(eventually {
-                _ = submit(client, running, outcomes, "after", ["SELECT \(5)::int"])
-                return (try? outcomes["after"]?.get())?[0].scalar == "5"
-            })
+            #expect(
+                eventually {
+                    _ = submit(client, running, outcomes, "after", ["SELECT \(5)::int"])
+                    return (try? outcomes["after"]?.get())?[0].scalar == "5"
+                })
             #expect(eventually { client.stats.open == 2 })
         }
     }

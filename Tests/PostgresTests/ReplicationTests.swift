@@ -12,7 +12,8 @@ struct ReplicationTests {
     init() throws {
         url = try TestPostgres.makeDatabase(migrated: false)
         let connection = try Connection(conninfo: url)
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE notes (id int PRIMARY KEY, body text, tags text[]);
             CREATE PUBLICATION notes_feed FOR TABLE notes
             """)
@@ -32,7 +33,8 @@ struct ReplicationTests {
     @Test func typedBindsAreReadByTheirTypesInputFunction() throws {
         let connection = try Connection(conninfo: url)
         // 114 json, 3802 jsonb, 1009 text[], 23 int4: the values as a replication stream sends them.
-        let row = try connection.query("""
+        let row = try connection.query(
+            """
             SELECT to_jsonb(v)::text FROM (SELECT \("{\"a\": [1, 2]}", type: 3802) AS doc, \("{x,\"y z\"}", type: 1009) AS tags, \("42", type: 23) AS n, \(nil, type: 23) AS missing) v
             """)
         #expect(row.scalar == #"{"n": 42, "doc": {"a": [1, 2]}, "tags": ["x", "y z"], "missing": null}"#)
@@ -68,9 +70,12 @@ struct ReplicationTests {
         #expect(end > start)
         // The status update moves the slot's confirmed position.
         try stream.sendStatus(written: end, flushed: end, applied: end)
-        #expect(try eventually {
-            try Connection(conninfo: url).query("SELECT confirmed_flush_lsn >= \(end.description)::pg_lsn FROM pg_replication_slots WHERE slot_name = \(slot)").scalar == "t"
-        })
+        #expect(
+            try eventually {
+                try Connection(conninfo: url).query(
+                    "SELECT confirmed_flush_lsn >= \(end.description)::pg_lsn FROM pg_replication_slots WHERE slot_name = \(slot)"
+                ).scalar == "t"
+            })
 
         // The socket goes away without the protocol's goodbye, as when the process is killed:
         // PostgreSQL drops the temporary slot by itself.

@@ -20,7 +20,8 @@ struct EmbeddingTests {
         }
         if layers == .middlewareOnly {
             let admin = try Connection(conninfo: server.databaseURL)
-            try admin.execute("""
+            try admin.execute(
+                """
                 ALTER TABLE public.children DISABLE ROW LEVEL SECURITY; ALTER TABLE public.user_profiles DISABLE ROW LEVEL SECURITY;
                 ALTER TABLE public.families DISABLE ROW LEVEL SECURITY; ALTER TABLE public.family_members DISABLE ROW LEVEL SECURITY
                 """)
@@ -40,12 +41,15 @@ struct EmbeddingTests {
     func embedsFollowForeignKeysAndOwnership(_ layers: Layers) throws {
         let server = try Self.server(layers)
         let http = server.client()
-        let a = try server.signUp(data: #"{"full_name":"Ada"}"#), b = try server.signUp(data: #"{"full_name":"Ben"}"#), c = try server.signUp()
+        let a = try server.signUp(data: #"{"full_name":"Ada"}"#)
+        let b = try server.signUp(data: #"{"full_name":"Ben"}"#)
+        let c = try server.signUp()
         func get(_ target: String, _ token: String) throws -> TestResponse { try http.request("GET", target, headers: server.headers(token)) }
 
         // Many-to-one through the composite key (current_child_id, id) → children (id, user_id).
-        let child = try http.request("POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
-                                     body: #"{"user_id":"\#(a.id)","name":"Kid","age":4}"#)
+        let child = try http.request(
+            "POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
+            body: #"{"user_id":"\#(a.id)","name":"Kid","age":4}"#)
         let childID = try #require(child.jsonArray?.first?["id"] as? String)
         _ = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(a.id)", headers: server.headers(a.token), body: #"{"current_child_id":"\#(childID)"}"#)
         let profile = try get("/rest/v1/user_profiles?select=id,onboarding_state,children!current_child_id(name,age)", a.token)
@@ -68,8 +72,10 @@ struct EmbeddingTests {
         #expect(none.text == "[]", "\(none.text)")
 
         // C sees nothing of it, however it embeds.
-        for target in ["/rest/v1/families?select=*,family_members(*)", "/rest/v1/families?select=name,family_members!inner(user_id)",
-                       "/rest/v1/user_profiles?select=id,children!current_child_id(*)", "/rest/v1/family_members?select=*,families(*)"] {
+        for target in [
+            "/rest/v1/families?select=*,family_members(*)", "/rest/v1/families?select=name,family_members!inner(user_id)",
+            "/rest/v1/user_profiles?select=id,children!current_child_id(*)", "/rest/v1/family_members?select=*,families(*)"
+        ] {
             let seen = try get(target, c.token)
             #expect(seen.status == 200, "\(layers) \(target): \(seen.text)")
             #expect(!seen.text.contains(a.id) && !seen.text.contains("Fam") && !seen.text.contains("Kid"), "\(layers) \(target): \(seen.text)")
@@ -83,16 +89,21 @@ struct EmbeddingTests {
     func aggregatesAndSpreadsCountOnlyWhatTheCallerMaySee(_ layers: Layers) throws {
         let server = try Self.server(layers)
         let http = server.client()
-        let a = try server.signUp(), b = try server.signUp(), c = try server.signUp()
+        let a = try server.signUp()
+        let b = try server.signUp()
+        let c = try server.signUp()
         func get(_ target: String, _ token: String) throws -> TestResponse { try http.request("GET", target, headers: server.headers(token)) }
         var kid = ""
         for (name, age) in [("Kid", 4), ("Teen", 13)] {
-            let child = try http.request("POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
-                                         body: #"{"user_id":"\#(a.id)","name":"\#(name)","age":\#(age)}"#)
+            let child = try http.request(
+                "POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
+                body: #"{"user_id":"\#(a.id)","name":"\#(name)","age":\#(age)}"#)
             #expect(child.status == 201, "\(child.text)")
             if name == "Kid" { kid = try #require(child.jsonArray?.first?["id"] as? String) }
         }
-        #expect(try http.request("POST", "/rest/v1/children", headers: server.headers(b.token), body: #"{"user_id":"\#(b.id)","name":"Bee","age":30}"#).status == 201)
+        #expect(
+            try http.request("POST", "/rest/v1/children", headers: server.headers(b.token), body: #"{"user_id":"\#(b.id)","name":"Bee","age":30}"#).status
+                == 201)
         _ = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(a.id)", headers: server.headers(a.token), body: #"{"current_child_id":"\#(kid)"}"#)
 
         // Before any family: each counts and sums their own children only; an outsider 0.
@@ -102,9 +113,11 @@ struct EmbeddingTests {
         #expect(Self.compact(try get("/rest/v1/children?select=name,age.sum()&order=name", c.token)) == "[]")
         // An embedded count counts the embedded rows the caller may see: A's profile points at
         // Kid, which A sees and C does not (C's own children are none).
-        #expect(Self.compact(try get("/rest/v1/children?select=name,user_profiles(count())&order=name", a.token))
+        #expect(
+            Self.compact(try get("/rest/v1/children?select=name,user_profiles(count())&order=name", a.token))
                 == #"[{"name":"Kid","user_profiles":[{"count":1}]},{"name":"Teen","user_profiles":[{"count":0}]}]"#)
-        #expect(Self.compact(try get("/rest/v1/user_profiles?select=id,children!current_child_id(age.sum())", c.token))
+        #expect(
+            Self.compact(try get("/rest/v1/user_profiles?select=id,children!current_child_id(age.sum())", c.token))
                 == #"[{"children":{"sum":null},"id":"\#(c.id)"}]"#, "\(layers)")
 
         // B joins A's family: B now reads A's children (and counts them), but still not A's
@@ -113,7 +126,8 @@ struct EmbeddingTests {
         let code = try #require(created.jsonObject?["invite_code"] as? String)
         #expect(try http.request("POST", "/rest/v1/rpc/join_family", headers: server.headers(b.token), body: #"{"code":"\#(code)"}"#).status == 200)
         #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum()", b.token)) == #"[{"count":3,"sum":47}]"#, "\(layers)")
-        #expect(Self.compact(try get("/rest/v1/children?select=name,user_profiles(count())&name=eq.Kid", b.token))
+        #expect(
+            Self.compact(try get("/rest/v1/children?select=name,user_profiles(count())&name=eq.Kid", b.token))
                 == #"[{"name":"Kid","user_profiles":[{"count":0}]}]"#, "\(layers)")
         #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum()", c.token)) == #"[{"count":0,"sum":null}]"#, "\(layers)")
         // Family members per family, counted inside the embed: C sees no family at all.
@@ -121,7 +135,8 @@ struct EmbeddingTests {
         #expect(try get("/rest/v1/families?select=name,family_members(count())", c.token).text == "[]")
 
         // Spread: A's current child merged into A's profile; nobody else reaches it.
-        #expect(Self.compact(try get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name,age)", a.token))
+        #expect(
+            Self.compact(try get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name,age)", a.token))
                 == #"[{"age":4,"child":"Kid","id":"\#(a.id)"}]"#)
         for token in [b.token, c.token] {
             let spread = try get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name)", token)
@@ -129,12 +144,15 @@ struct EmbeddingTests {
             #expect(try get("/rest/v1/user_profiles?select=id,...children!current_child_id!inner(name)", token).text == "[]", "\(layers)")
         }
         #expect(Self.compact(try get("/rest/v1/family_members?select=role,...families(family:name)&order=role", c.token)) == "[]")
-        #expect(Self.compact(try get("/rest/v1/family_members?select=role,...families(family:name)&order=role", b.token))
+        #expect(
+            Self.compact(try get("/rest/v1/family_members?select=role,...families(family:name)&order=role", b.token))
                 == #"[{"family":"Fam","role":"owner"},{"family":"Fam","role":"parent"}]"#)
         // Aggregates hoisted out of a spread count what the caller sees of both tables.
-        #expect(Self.compact(try get("/rest/v1/family_members?select=...families(families:count()),members:count()", b.token))
+        #expect(
+            Self.compact(try get("/rest/v1/family_members?select=...families(families:count()),members:count()", b.token))
                 == #"[{"families":2,"members":2}]"#)
-        #expect(Self.compact(try get("/rest/v1/family_members?select=...families(families:count()),members:count()", c.token))
+        #expect(
+            Self.compact(try get("/rest/v1/family_members?select=...families(families:count()),members:count()", c.token))
                 == #"[{"families":0,"members":0}]"#)
         let anonymous = try get("/rest/v1/children?select=count()", server.anonKey)
         #expect(Self.compact(anonymous) == #"[{"count":0}]"# || anonymous.status == 401, "\(anonymous.status) \(anonymous.text)")
@@ -145,7 +163,8 @@ struct EmbeddingTests {
         // Tags owned by users, linked to children through a junction whose rows have owners too.
         let server = try Self.server(layers, owners: ["fx_tags": "owner_id", "fx_child_tags": "owner_id"])
         let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute("""
+        try admin.execute(
+            """
             CREATE TABLE public.fx_tags (id int PRIMARY KEY, owner_id uuid NOT NULL, label text NOT NULL);
             CREATE TABLE public.fx_child_tags (child_id uuid REFERENCES public.children (id) ON DELETE CASCADE,
                                                tag_id int REFERENCES public.fx_tags, owner_id uuid NOT NULL, PRIMARY KEY (child_id, tag_id));
@@ -159,16 +178,20 @@ struct EmbeddingTests {
             try admin.execute("ALTER TABLE public.fx_tags DISABLE ROW LEVEL SECURITY; ALTER TABLE public.fx_child_tags DISABLE ROW LEVEL SECURITY")
         }
         let http = server.client()
-        #expect(eventually {
-            try? admin.execute("NOTIFY pgrst, 'reload schema'")
-            return (try? http.request("GET", "/rest/v1/fx_child_tags", headers: server.headers(server.serviceKey)).status) == 200
-        })
-        let a = try server.signUp(), c = try server.signUp()
-        let child = try http.request("POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
-                                     body: #"{"user_id":"\#(a.id)","name":"Kid"}"#)
+        #expect(
+            eventually {
+                try? admin.execute("NOTIFY pgrst, 'reload schema'")
+                return (try? http.request("GET", "/rest/v1/fx_child_tags", headers: server.headers(server.serviceKey)).status) == 200
+            })
+        let a = try server.signUp()
+        let c = try server.signUp()
+        let child = try http.request(
+            "POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
+            body: #"{"user_id":"\#(a.id)","name":"Kid"}"#)
         let kid = try #require(child.jsonArray?.first?["id"] as? String)
         // A's tag, C's tag linked by A's junction row, and A's tag linked only by C's junction row.
-        try admin.execute("""
+        try admin.execute(
+            """
             INSERT INTO public.fx_tags VALUES (1, '\(a.id)', 'mine'), (2, '\(c.id)', 'theirs'), (3, '\(a.id)', 'linked-by-them');
             INSERT INTO public.fx_child_tags VALUES ('\(kid)', 1, '\(a.id)'), ('\(kid)', 2, '\(a.id)'), ('\(kid)', 3, '\(c.id)');
             """)
@@ -176,9 +199,11 @@ struct EmbeddingTests {
         let service = try get("/rest/v1/children?select=name,fx_tags(label)&fx_tags.order=id", server.serviceKey)
         #expect(Self.compact(service) == #"[{"fx_tags":[{"label":"mine"},{"label":"theirs"},{"label":"linked-by-them"}],"name":"Kid"}]"#, "\(service.text)")
         // A: only tags A may read, reached through junction rows A may read.
-        #expect(Self.compact(try get("/rest/v1/children?select=name,fx_tags(label)", a.token)) == #"[{"fx_tags":[{"label":"mine"}],"name":"Kid"}]"#, "\(layers)")
+        #expect(
+            Self.compact(try get("/rest/v1/children?select=name,fx_tags(label)", a.token)) == #"[{"fx_tags":[{"label":"mine"}],"name":"Kid"}]"#, "\(layers)")
         #expect(Self.compact(try get("/rest/v1/children?select=name,fx_tags(count())", a.token)) == #"[{"fx_tags":[{"count":1}],"name":"Kid"}]"#, "\(layers)")
-        #expect(Self.compact(try get("/rest/v1/fx_tags?select=label,children(name)&order=id", a.token))
+        #expect(
+            Self.compact(try get("/rest/v1/fx_tags?select=label,children(name)&order=id", a.token))
                 == #"[{"children":[{"name":"Kid"}],"label":"mine"},{"children":[],"label":"linked-by-them"}]"#, "\(layers)")
         // C: its tag, but not A's child through it; nothing through C's own junction row.
         #expect(Self.compact(try get("/rest/v1/fx_tags?select=label,children(name)", c.token)) == #"[{"children":[],"label":"theirs"}]"#, "\(layers)")
@@ -202,7 +227,8 @@ struct EmbeddingTests {
 
         // Two keys between the same tables: PGRST201 until a hint chooses.
         let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute("""
+        try admin.execute(
+            """
             CREATE TABLE public.fx_people (id int PRIMARY KEY, name text);
             CREATE TABLE public.fx_letters (id int PRIMARY KEY, sender int REFERENCES public.fx_people, receiver int REFERENCES public.fx_people);
             INSERT INTO public.fx_people VALUES (1, 'ann'), (2, 'bob');
@@ -210,10 +236,11 @@ struct EmbeddingTests {
             GRANT ALL ON public.fx_people, public.fx_letters TO service_role;
             """)
         let service = server.headers(server.serviceKey)
-        #expect(eventually {
-            try? admin.execute("NOTIFY pgrst, 'reload schema'")
-            return (try? http.request("GET", "/rest/v1/fx_letters", headers: service).status) == 200
-        })
+        #expect(
+            eventually {
+                try? admin.execute("NOTIFY pgrst, 'reload schema'")
+                return (try? http.request("GET", "/rest/v1/fx_letters", headers: service).status) == 200
+            })
         let ambiguous = try http.request("GET", "/rest/v1/fx_letters?select=*,fx_people(*)", headers: service)
         #expect(ambiguous.status == 300 && ambiguous.jsonObject?["code"] as? String == "PGRST201", "\(ambiguous.text)")
         #expect((ambiguous.jsonObject?["details"] as? [[String: Any]])?.count == 2)

@@ -13,7 +13,8 @@ struct FidelityFunctionTests {
     init() throws {
         server = try TestServer()
         let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute("""
+        try admin.execute(
+            """
             CREATE FUNCTION public.fx_over(a integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'one ' || a $$;
             CREATE FUNCTION public.fx_over(a integer, b integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'two ' || (a + b) $$;
             CREATE FUNCTION public.fx_over(c text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'text ' || c $$;
@@ -46,10 +47,11 @@ struct FidelityFunctionTests {
         // listening just after it serves): ask again until the schema cache has the fixtures.
         let http = server.client()
         let headers = server.headers(server.serviceKey)
-        #expect(eventually {
-            try? admin.execute("NOTIFY pgrst, 'reload schema'")
-            return (try? http.request("GET", "/rest/v1/rpc/fx_request", headers: headers).status) == 200
-        })
+        #expect(
+            eventually {
+                try? admin.execute("NOTIFY pgrst, 'reload schema'")
+                return (try? http.request("GET", "/rest/v1/rpc/fx_request", headers: headers).status) == 200
+            })
     }
 
     func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {
@@ -87,19 +89,31 @@ struct FidelityFunctionTests {
     @Test func overloadsTheArgumentsCannotChooseBetweenAre300PGRST203() throws {
         let ambiguous = try get("/rest/v1/rpc/fx_same?a=1")
         #expect(ambiguous.status == 300)
-        #expect(ambiguous.text == #"{"code":"PGRST203","details":null,"hint":"Try renaming the parameters or the function itself in the database so function overloading can be resolved","message":"Could not choose the best candidate function between: public.fx_same(a => integer), public.fx_same(a => text)"}"#)
+        #expect(
+            ambiguous.text
+                == #"{"code":"PGRST203","details":null,"hint":"Try renaming the parameters or the function itself in the database so function overloading can be resolved","message":"Could not choose the best candidate function between: public.fx_same(a => integer), public.fx_same(a => text)"}"#
+        )
     }
 
     @Test func noOverloadForTheArgumentsIsPGRST202WithPostgRESTsHint() throws {
         let wrong = try get("/rest/v1/rpc/fx_over?wrong_arg=value")
         #expect(wrong.status == 404)
-        #expect(wrong.text == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with parameter wrong_arg, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.fx_over(wrong_arg) in the schema cache"}"#)
+        #expect(
+            wrong.text
+                == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with parameter wrong_arg, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.fx_over(wrong_arg) in the schema cache"}"#
+        )
         let close = try get("/rest/v1/rpc/fx_over?b=2&a=1&wrong_arg=value")
         #expect(close.status == 404)
-        #expect(close.text == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with parameters a, b, wrong_arg, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function public.fx_over(a, b)","message":"Could not find the function public.fx_over(a, b, wrong_arg) in the schema cache"}"#)
+        #expect(
+            close.text
+                == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with parameters a, b, wrong_arg, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function public.fx_over(a, b)","message":"Could not find the function public.fx_over(a, b, wrong_arg) in the schema cache"}"#
+        )
         // A POSTed JSON body may also have meant a single unnamed json parameter.
         let posted = try post("/rest/v1/rpc/fx_over", #"{"d":1}"#)
-        #expect(posted.jsonObject?["details"] as? String == "Searched for the function public.fx_over with parameter d or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.")
+        #expect(
+            posted.jsonObject?["details"] as? String
+                == "Searched for the function public.fx_over with parameter d or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache."
+        )
         // A function with two unnamed parameters cannot be called at all (PostgREST leaves it out).
         #expect(try post("/rest/v1/rpc/fx_two_unnamed", "{}").status == 404)
     }
@@ -120,7 +134,10 @@ struct FidelityFunctionTests {
         #expect(compact(query) == #"{"p1":"1","p2":"text"}"#, "\(query.text)")
         let none = try post("/rest/v1/rpc/fx_over", "{}", [("Prefer", "params=single-object")])
         #expect(none.status == 404)
-        #expect(none.text == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with a single json/jsonb parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.fx_over in the schema cache"}"#)
+        #expect(
+            none.text
+                == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with a single json/jsonb parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.fx_over in the schema cache"}"#
+        )
     }
 
     @Test func aSingleUnnamedParameterTakesTheRawBody() throws {
@@ -137,7 +154,10 @@ struct FidelityFunctionTests {
         // No unnamed text parameter: PostgREST names what it searched for, without a hint.
         let missing = try post("/rest/v1/rpc/fx_over", "words", contentType: "text/plain")
         #expect(missing.status == 404)
-        #expect(missing.text == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with a single unnamed text parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.fx_over in the schema cache"}"#)
+        #expect(
+            missing.text
+                == #"{"code":"PGRST202","details":"Searched for the function public.fx_over with a single unnamed text parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.fx_over in the schema cache"}"#
+        )
     }
 
     // MARK: an array of objects
@@ -152,7 +172,9 @@ struct FidelityFunctionTests {
         #expect(compact(rows) == #"[{"first":"Jane"},{"first":"John"}]"#, "\(rows.text)")
         // The objects' keys must be the same (PGRST102).
         let mixed = try post("/rest/v1/rpc/fx_over", #"[{"a":1},{"b":2}]"#)
-        #expect(mixed.status == 400 && mixed.jsonObject?["code"] as? String == "PGRST102" && mixed.jsonObject?["message"] as? String == "All object keys must match", "\(mixed.text)")
+        #expect(
+            mixed.status == 400 && mixed.jsonObject?["code"] as? String == "PGRST102"
+                && mixed.jsonObject?["message"] as? String == "All object keys must match", "\(mixed.text)")
         // An empty array: a function without parameters is called; one with parameters is not
         // (there is no first object), so it answers no value.
         #expect(try post("/rest/v1/rpc/fx_over", "[]").text == #""none""#)
@@ -186,7 +208,8 @@ struct FidelityFunctionTests {
         #expect(object["method"] as? String == "GET" && object["path"] as? String == "/rpc/fx_request")
         let headers = try #require(object["headers"] as? [String: Any])
         #expect(headers["x-custom"] as? String == "two")  // lower-cased; the last of a repeated one
-        #expect(headers["apikey"] as? String == server.anonKey && headers["authorization"] as? String == "Bearer \(server.serviceKey)" && headers["cookie"] == nil)
+        #expect(
+            headers["apikey"] as? String == server.anonKey && headers["authorization"] as? String == "Bearer \(server.serviceKey)" && headers["cookie"] == nil)
         #expect(object["cookies"] as? [String: String] == ["session": "abc", "theme": "dark"])
         let posted = try post("/rest/v1/rpc/fx_request", "{}")
         #expect(posted.jsonObject?["method"] as? String == "POST" && posted.jsonObject?["cookies"] as? [String: String] == [:], "\(posted.text)")
@@ -196,13 +219,15 @@ struct FidelityFunctionTests {
 
     @Test func computedFieldsInSelectFiltersAndOrder() throws {
         let read = try get("/rest/v1/fx_people?select=id,fx_full_name,fx_initials&fx_full_name=like.*Doe&order=fx_full_name.desc")
-        #expect(compact(read) == #"[{"fx_full_name":"John Doe","fx_initials":"JD","id":2},{"fx_full_name":"Jane Doe","fx_initials":"JD","id":3}]"#, "\(read.text)")
+        #expect(
+            compact(read) == #"[{"fx_full_name":"John Doe","fx_initials":"JD","id":2},{"fx_full_name":"Jane Doe","fx_initials":"JD","id":3}]"#, "\(read.text)")
         // `*` is the columns only; an alias and a cast apply as to a column.
         let star = try get("/rest/v1/fx_people?select=*,name:fx_full_name&id=eq.1")
         #expect(compact(star) == #"[{"first":"Ada","id":1,"last":"Lovelace","name":"Ada Lovelace"}]"#, "\(star.text)")
         // On a write's returned rows, on a function's rows and in an embed.
-        let patched = try server.client().request("PATCH", "/rest/v1/fx_people?id=eq.1&select=fx_full_name",
-                                                  headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: #"{"last":"King"}"#)
+        let patched = try server.client().request(
+            "PATCH", "/rest/v1/fx_people?id=eq.1&select=fx_full_name",
+            headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: #"{"last":"King"}"#)
         #expect(compact(patched) == #"[{"fx_full_name":"Ada King"}]"#, "\(patched.text)")
         let rows = try get("/rest/v1/rpc/fx_doe?select=fx_initials,fx_full_name&fx_full_name=eq.Jane%20Doe")
         #expect(compact(rows) == #"[{"fx_full_name":"Jane Doe","fx_initials":"JD"}]"#, "\(rows.text)")
@@ -211,7 +236,8 @@ struct FidelityFunctionTests {
         let spread = try get("/rest/v1/fx_pets?select=name,...fx_people(who:fx_full_name)")
         #expect(compact(spread) == #"[{"name":"Rex","who":"John Doe"}]"#, "\(spread.text)")
         // Not a column to write, and an unknown name is still 42703.
-        let written = try server.client().request("PATCH", "/rest/v1/fx_people?id=eq.1", headers: server.headers(server.serviceKey), body: #"{"fx_full_name":"x"}"#)
+        let written = try server.client().request(
+            "PATCH", "/rest/v1/fx_people?id=eq.1", headers: server.headers(server.serviceKey), body: #"{"fx_full_name":"x"}"#)
         #expect(written.status == 400 && written.jsonObject?["code"] as? String == "PGRST204")
         #expect(try get("/rest/v1/fx_people?select=fx_nope").status == 400)
         // A function of one unnamed row parameter is a computed field, not an RPC (PostgREST's rule).

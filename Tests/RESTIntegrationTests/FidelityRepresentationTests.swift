@@ -16,7 +16,8 @@ struct FidelityRepresentationTests {
         admin = try Connection(conninfo: server.databaseURL)
         // PostgREST's own fixtures (test/spec/fixtures/schema.sql): `fx_color` is an integer
         // written `#RRGGBB`, with json and text parsers; `fx_isodate` has no text parser.
-        try admin.execute("""
+        try admin.execute(
+            """
             CREATE DOMAIN public.fx_color AS integer CHECK (VALUE >= 0 AND VALUE <= 16777215);
             CREATE FUNCTION public.fx_color(text) RETURNS public.fx_color LANGUAGE sql IMMUTABLE AS $$
               SELECT (('x' || lpad((CASE WHEN substring($1, 1, 1) = '#' THEN substring($1, 2) ELSE $1 END), 8, '0'))::bit(32)::int)::public.fx_color $$;
@@ -48,7 +49,8 @@ struct FidelityRepresentationTests {
             """)
         // Media type handlers (PostgREST's CustomMediaSpec fixtures): domains named for media
         // types, functions returning them, aggregates over a table's rows or any rows.
-        try admin.execute(#"""
+        try admin.execute(
+            #"""
             CREATE DOMAIN public."text/plain" AS text;
             CREATE DOMAIN public."text/xml" AS xml;
             CREATE DOMAIN public."application/octet-stream" AS bytea;
@@ -117,11 +119,12 @@ struct FidelityRepresentationTests {
         // listening just after it serves): ask again until the schema cache has the fixtures.
         let http = server.client()
         let headers = server.headers(server.serviceKey)
-        #expect(eventually {
-            try? admin.execute("NOTIFY pgrst, 'reload schema'")
-            return (try? http.request("GET", "/rest/v1/fx_todos?select=id&limit=1", headers: headers).status) == 200
-                && (try? http.request("GET", "/rest/v1/rpc/fx_welcome", headers: headers + [("Accept", "text/plain")]).status) == 200
-        })
+        #expect(
+            eventually {
+                try? admin.execute("NOTIFY pgrst, 'reload schema'")
+                return (try? http.request("GET", "/rest/v1/fx_todos?select=id&limit=1", headers: headers).status) == 200
+                    && (try? http.request("GET", "/rest/v1/rpc/fx_welcome", headers: headers + [("Accept", "text/plain")]).status) == 200
+            })
     }
 
     func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {
@@ -148,8 +151,12 @@ struct FidelityRepresentationTests {
     // MARK: domain representations
 
     @Test func selectedColumnsAreWrittenThroughTheDomainsJSONCast() throws {
-        #expect(compact(try get("/rest/v1/fx_todos?select=id,label_color&id=lt.4&order=id")) == ##"[{"id":1,"label_color":"#000000"},{"id":2,"label_color":"#000100"},{"id":3,"label_color":"#01E240"}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id,label_color,due_at&id=lt.3&order=id")) == ##"[{"due_at":"2018-01-02T00:00:00Z","id":1,"label_color":"#000000"},{"due_at":"2018-01-03T00:00:00Z","id":2,"label_color":"#000100"}]"##)
+        #expect(
+            compact(try get("/rest/v1/fx_todos?select=id,label_color&id=lt.4&order=id"))
+                == ##"[{"id":1,"label_color":"#000000"},{"id":2,"label_color":"#000100"},{"id":3,"label_color":"#01E240"}]"##)
+        #expect(
+            compact(try get("/rest/v1/fx_todos?select=id,label_color,due_at&id=lt.3&order=id"))
+                == ##"[{"due_at":"2018-01-02T00:00:00Z","id":1,"label_color":"#000000"},{"due_at":"2018-01-03T00:00:00Z","id":2,"label_color":"#000100"}]"##)
         // Renamed, and a cast on top of the representation.
         #expect(compact(try get("/rest/v1/fx_todos?select=id,clr:label_color&id=eq.2")) == ##"[{"clr":"#000100","id":2}]"##)
         #expect(compact(try get("/rest/v1/fx_todos?select=id,clr:label_color::text&id=eq.2")) == ##"[{"clr":"\"#000100\"","id":2}]"##)
@@ -163,12 +170,20 @@ struct FidelityRepresentationTests {
         #expect(csv.text == "id,name,label_color,due_at\n2,Essay,\"\"\"#000100\"\"\",\"\"\"2018-01-03T00:00:00Z\"\"\"", "\(csv.text)")
         // Through an embed, a spread and a function's rows of the table's type.
         let embedded = try get("/rest/v1/fx_todo_pairs?select=id,first:fx_todos!fx_todo_pairs_first_id_fkey(label_color,due_at)&order=id")
-        #expect(compact(embedded) == ##"[{"first":{"due_at":"2018-01-03T00:00:00Z","label_color":"#000100"},"id":1},{"first":{"due_at":"2018-01-02T00:00:00Z","label_color":"#000000"},"id":2}]"##, "\(embedded.text)")
+        #expect(
+            compact(embedded)
+                == ##"[{"first":{"due_at":"2018-01-03T00:00:00Z","label_color":"#000100"},"id":1},{"first":{"due_at":"2018-01-02T00:00:00Z","label_color":"#000000"},"id":2}]"##,
+            "\(embedded.text)")
         let starEmbed = try get("/rest/v1/fx_todo_pairs?select=id,second:fx_todos!fx_todo_pairs_second_id_fkey(*)&id=eq.1")
-        #expect(compact(starEmbed) == ##"[{"id":1,"second":{"due_at":"2018-01-01T14:12:34.123456Z","id":3,"label_color":"#01E240","name":"Algebra"}}]"##, "\(starEmbed.text)")
+        #expect(
+            compact(starEmbed) == ##"[{"id":1,"second":{"due_at":"2018-01-01T14:12:34.123456Z","id":3,"label_color":"#01E240","name":"Algebra"}}]"##,
+            "\(starEmbed.text)")
         let spread = try get("/rest/v1/fx_todo_pairs?select=id,...fx_todos!fx_todo_pairs_first_id_fkey(label_color)&id=eq.1")
         #expect(compact(spread) == ##"[{"id":1,"label_color":"#000100"}]"##, "\(spread.text)")
-        #expect(compact(try get("/rest/v1/rpc/fx_todos_before?before=3")) == ##"[{"due_at":"2018-01-02T00:00:00Z","id":1,"label_color":"#000000","name":"Report"},{"due_at":"2018-01-03T00:00:00Z","id":2,"label_color":"#000100","name":"Essay"}]"##)
+        #expect(
+            compact(try get("/rest/v1/rpc/fx_todos_before?before=3"))
+                == ##"[{"due_at":"2018-01-02T00:00:00Z","id":1,"label_color":"#000000","name":"Report"},{"due_at":"2018-01-03T00:00:00Z","id":2,"label_color":"#000100","name":"Essay"}]"##
+        )
         #expect(compact(try get("/rest/v1/rpc/fx_todos_before?before=3&select=label_color&label_color=eq.000100")) == ##"[{"label_color":"#000100"}]"##)
     }
 
@@ -194,24 +209,31 @@ struct FidelityRepresentationTests {
     }
 
     @Test func bodyValuesAreReadThroughTheDomainsJSONCast() throws {
-        let inserted = try send("POST", "/rest/v1/fx_todos?select=id,label_color,due_at", ##"{"id":5,"name":"party","label_color":"#001100","due_at":"2018-01-03T11:00:00Z"}"##,
-                                [("Prefer", "return=representation")])
+        let inserted = try send(
+            "POST", "/rest/v1/fx_todos?select=id,label_color,due_at", ##"{"id":5,"name":"party","label_color":"#001100","due_at":"2018-01-03T11:00:00Z"}"##,
+            [("Prefer", "return=representation")])
         #expect(inserted.status == 201 && compact(inserted) == ##"[{"due_at":"2018-01-03T11:00:00Z","id":5,"label_color":"#001100"}]"##, "\(inserted.text)")
         #expect(try stored("SELECT label_color::int::text FROM public.fx_todos WHERE id = 5") == "4352")
         // Several rows, `columns=` (a key it leaves out is not parsed), `missing=default`.
-        let bulk = try send("POST", "/rest/v1/fx_todos?columns=id,label_color&select=id,name,label_color,due_at",
-                            ##"[{"id":6,"label_color":"#000001","due_at":"not parsed"},{"id":7,"label_color":"FF0000","name":"ignored"}]"##,
-                            [("Prefer", "return=representation")])
-        #expect(compact(bulk) == ##"[{"due_at":"2018-01-01T00:00:00Z","id":6,"label_color":"#000001","name":null},{"due_at":"2018-01-01T00:00:00Z","id":7,"label_color":"#FF0000","name":null}]"##, "\(bulk.text)")
-        let defaults = try send("POST", "/rest/v1/fx_todos?columns=id,label_color&select=id,label_color", ##"{"id":8}"##,
-                                [("Prefer", "return=representation,missing=default")])
+        let bulk = try send(
+            "POST", "/rest/v1/fx_todos?columns=id,label_color&select=id,name,label_color,due_at",
+            ##"[{"id":6,"label_color":"#000001","due_at":"not parsed"},{"id":7,"label_color":"FF0000","name":"ignored"}]"##,
+            [("Prefer", "return=representation")])
+        #expect(
+            compact(bulk)
+                == ##"[{"due_at":"2018-01-01T00:00:00Z","id":6,"label_color":"#000001","name":null},{"due_at":"2018-01-01T00:00:00Z","id":7,"label_color":"#FF0000","name":null}]"##,
+            "\(bulk.text)")
+        let defaults = try send(
+            "POST", "/rest/v1/fx_todos?columns=id,label_color&select=id,label_color", ##"{"id":8}"##,
+            [("Prefer", "return=representation,missing=default")])
         #expect(compact(defaults) == ##"[{"id":8,"label_color":"#000000"}]"##, "\(defaults.text)")
         // PATCH, and an upsert's update.
         let patched = try send("PATCH", "/rest/v1/fx_todos?id=eq.5&select=label_color", ##"{"label_color":"#00000A"}"##, [("Prefer", "return=representation")])
         #expect(compact(patched) == ##"[{"label_color":"#00000A"}]"##, "\(patched.text)")
         #expect(try stored("SELECT label_color::int::text FROM public.fx_todos WHERE id = 5") == "10")
-        let upserted = try send("POST", "/rest/v1/fx_todos?select=id,label_color", ##"{"id":5,"label_color":"#0000FF"}"##,
-                                [("Prefer", "return=representation,resolution=merge-duplicates")])
+        let upserted = try send(
+            "POST", "/rest/v1/fx_todos?select=id,label_color", ##"{"id":5,"label_color":"#0000FF"}"##,
+            [("Prefer", "return=representation,resolution=merge-duplicates")])
         #expect(compact(upserted) == ##"[{"id":5,"label_color":"#0000FF"}]"##, "\(upserted.text)")
         // A value the parser refuses is the database's error.
         let invalid = try send("POST", "/rest/v1/fx_todos", ##"{"id":9,"label_color":"#GGGGGG"}"##)
@@ -298,8 +320,9 @@ struct FidelityRepresentationTests {
     }
 
     @Test func aWritesRepresentationGoesThroughTheTablesHandler() throws {
-        let inserted = try send("POST", "/rest/v1/fx_notes", #"[{"id":10,"line":"tenth"},{"id":11,"line":"eleventh"}]"#,
-                                [("Accept", "text/plain"), ("Prefer", "return=representation")])
+        let inserted = try send(
+            "POST", "/rest/v1/fx_notes", #"[{"id":10,"line":"tenth"},{"id":11,"line":"eleventh"}]"#,
+            [("Accept", "text/plain"), ("Prefer", "return=representation")])
         #expect(inserted.status == 201 && inserted.text == "tenth\neleventh\n", "\(inserted.status) \(inserted.text)")
         #expect(inserted.header("Content-Type") == "text/plain; charset=utf-8")
         let patched = try send("PATCH", "/rest/v1/fx_notes?id=eq.10", #"{"line":"TENTH"}"#, [("Accept", "text/plain"), ("Prefer", "return=representation")])
@@ -311,7 +334,8 @@ struct FidelityRepresentationTests {
         #expect(deleted.status == 200 && deleted.text == "ELEVENTH\n", "\(deleted.status) \(deleted.text)")
         _ = try send("DELETE", "/rest/v1/fx_notes?id=gte.10", "")
         // A select other than `*` has no handler of the table's.
-        let narrowed = try send("POST", "/rest/v1/fx_notes?select=id", #"{"id":12,"line":"x"}"#, [("Accept", "text/plain"), ("Prefer", "return=representation")])
+        let narrowed = try send(
+            "POST", "/rest/v1/fx_notes?select=id", #"{"id":12,"line":"x"}"#, [("Accept", "text/plain"), ("Prefer", "return=representation")])
         #expect(narrowed.status == 406, "\(narrowed.status) \(narrowed.text)")
     }
 }

@@ -14,7 +14,8 @@ struct FidelityTests {
     init() throws {
         server = try TestServer()
         let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute("""
+        try admin.execute(
+            """
             CREATE TABLE public.fx_ranges (id int PRIMARY KEY, r int4range);
             INSERT INTO public.fx_ranges VALUES (1, '[1,3)'), (2, '[5,8)'), (3, '[10,20)');
             CREATE TABLE public.fx_docs (id int PRIMARY KEY, body text, meta jsonb);
@@ -50,10 +51,11 @@ struct FidelityTests {
         // listening just after it serves): ask again until the schema cache has the fixtures.
         let http = server.client()
         let headers = server.headers(server.serviceKey)
-        #expect(eventually {
-            try? admin.execute("NOTIFY pgrst, 'reload schema'")
-            return (try? http.request("GET", "/rest/v1/rpc/fx_search?min=1", headers: headers).status) == 200
-        })
+        #expect(
+            eventually {
+                try? admin.execute("NOTIFY pgrst, 'reload schema'")
+                return (try? http.request("GET", "/rest/v1/rpc/fx_search?min=1", headers: headers).status) == 200
+            })
     }
 
     func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {
@@ -87,7 +89,8 @@ struct FidelityTests {
         #expect(compact(try get("/rest/v1/rpc/fx_search?min=2&select=id")) == #"[{"id":2},{"id":3}]"#)
         #expect(compact(try get("/rest/v1/rpc/fx_search?min=1&select=id,name&id=gt.1&name=neq.c")) == #"[{"id":2,"name":"b"}]"#)
         #expect(compact(try get("/rest/v1/rpc/fx_search?min=1&select=id&order=id.desc&limit=1")) == #"[{"id":3}]"#)
-        let posted = try server.client().request("POST", "/rest/v1/rpc/fx_search?select=name&id=eq.2", headers: server.headers(server.serviceKey), body: #"{"min":1}"#)
+        let posted = try server.client().request(
+            "POST", "/rest/v1/rpc/fx_search?select=name&id=eq.2", headers: server.headers(server.serviceKey), body: #"{"min":1}"#)
         #expect(compact(posted) == #"[{"name":"b"}]"#)
         let unknown = try get("/rest/v1/rpc/fx_search?min=1&select=nope")
         #expect(unknown.status == 400 && unknown.jsonObject?["code"] as? String == "42703")
@@ -96,17 +99,20 @@ struct FidelityTests {
     @Test func patchWithMissingDefaultWritesDefaultsAndHonoursOrderAndLimit() throws {
         let http = server.client()
         // `columns=` with a column the body lacks: its default (the column's; the domain's for qty).
-        let patched = try http.request("PATCH", "/rest/v1/fx_items?id=eq.1&columns=name,qty,note",
-                                       headers: server.headers(server.serviceKey, [("Prefer", "return=representation, missing=default")]),
-                                       body: #"{"note":"n"}"#)
+        let patched = try http.request(
+            "PATCH", "/rest/v1/fx_items?id=eq.1&columns=name,qty,note",
+            headers: server.headers(server.serviceKey, [("Prefer", "return=representation, missing=default")]),
+            body: #"{"note":"n"}"#)
         #expect(patched.status == 200, "\(patched.text)")
         #expect(patched.jsonArray?.first?["name"] as? String == "unnamed" && patched.jsonArray?.first?["qty"] as? Int == 7)
         // order + limit: only the last row by id changes.
-        let limited = try http.request("PATCH", "/rest/v1/fx_items?order=id.desc&limit=1", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]),
-                                       body: #"{"note":"last"}"#)
+        let limited = try http.request(
+            "PATCH", "/rest/v1/fx_items?order=id.desc&limit=1", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]),
+            body: #"{"note":"last"}"#)
         #expect(limited.jsonArray?.map { $0["id"] as? Int } == [3], "\(limited.text)")
         #expect(compact(try get("/rest/v1/fx_items?select=id&note=eq.last")) == #"[{"id":3}]"#)
-        let deleted = try http.request("DELETE", "/rest/v1/fx_ranges?order=id.asc&limit=2", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]))
+        let deleted = try http.request(
+            "DELETE", "/rest/v1/fx_ranges?order=id.asc&limit=2", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]))
         #expect(deleted.jsonArray?.map { $0["id"] as? Int } == [1, 2])
     }
 
@@ -123,7 +129,8 @@ struct FidelityTests {
         // A pattern the planner cannot know well: its estimate, not the exact count, is the total.
         let admin = try Connection(conninfo: server.databaseURL)
         let plan = try #require(try admin.query("EXPLAIN (FORMAT JSON) SELECT 1 FROM public.fx_many WHERE name LIKE '%7%'").scalar)
-        let estimate = try #require(plan.range(of: #""Plan Rows": (\d+)"#, options: .regularExpression).map { String(plan[$0]).split(separator: " ").last.map(String.init) ?? "" })
+        let estimate = try #require(
+            plan.range(of: #""Plan Rows": (\d+)"#, options: .regularExpression).map { String(plan[$0]).split(separator: " ").last.map(String.init) ?? "" })
         let exact = try #require(try admin.query("SELECT count(*) FROM public.fx_many WHERE name LIKE '%7%'").scalar)
         #expect(estimate != exact, "the fixture should make the planner guess")
         let planned = try get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", [("Prefer", "count=planned")])
@@ -195,7 +202,8 @@ struct FidelityTests {
         let posted = try http.request("POST", "/rest/v1/fx_inbox", headers: server.headers(user.token), body: #"{"message":"hello"}"#)
         #expect(posted.status == 201, "\(posted.text)")
         // Reading it back is what the role may not do.
-        let representation = try http.request("POST", "/rest/v1/fx_inbox", headers: server.headers(user.token, [("Prefer", "return=representation")]), body: #"{"message":"again"}"#)
+        let representation = try http.request(
+            "POST", "/rest/v1/fx_inbox", headers: server.headers(user.token, [("Prefer", "return=representation")]), body: #"{"message":"again"}"#)
         #expect(representation.status == 403 && representation.jsonObject?["code"] as? String == "42501")
         let admin = try Connection(conninfo: server.databaseURL)
         #expect(try admin.query("SELECT string_agg(message, ',') FROM public.fx_inbox").scalar == "hello")
@@ -237,10 +245,15 @@ struct FidelityTests {
         }
         let wrongKey = try refused(signed(#"{"alg":"HS256","typ":"JWT"}"#, "{}", secret: "another-secret-of-at-least-thirty-two-chars"))
         #expect(wrongKey.status == 401)
-        #expect(wrongKey.text == #"{"code":"PGRST301","details":"None of the keys was able to decode the JWT","hint":null,"message":"No suitable key or wrong key type"}"#)
+        #expect(
+            wrongKey.text
+                == #"{"code":"PGRST301","details":"None of the keys was able to decode the JWT","hint":null,"message":"No suitable key or wrong key type"}"#)
         #expect(wrongKey.header("WWW-Authenticate") == #"Bearer error="invalid_token", error_description="No suitable key or wrong key type""#)
         let none = try refused("eyJ0eXAiOiJKV1QiLCJhbGciOiJub25lIn0.e30.yOBhlOIqn56T-4NvyEXCjfi3UmyQZ-BzXtePMO2NgRI")
-        #expect(none.text == #"{"code":"PGRST301","details":"JWT is unsecured but expected 'alg' was not 'none'","hint":null,"message":"Wrong or unsupported encoding algorithm"}"#)
+        #expect(
+            none.text
+                == #"{"code":"PGRST301","details":"JWT is unsecured but expected 'alg' was not 'none'","hint":null,"message":"Wrong or unsupported encoding algorithm"}"#
+        )
         let parts = try refused("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.bm90IGFuIG9iamVjdA")
         #expect(parts.text == #"{"code":"PGRST301","details":null,"hint":null,"message":"Expected 3 parts in JWT; got 2"}"#)
         let random = try refused("quifquirndsjagnrgniur.fonvoienqhhdj.iuqvnvhojah")

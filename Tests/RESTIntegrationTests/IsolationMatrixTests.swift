@@ -23,14 +23,17 @@ struct IsolationMatrixTests {
         func call(_ method: String, _ target: String, _ token: String?, _ extra: [(String, String)] = [], body: String? = nil) throws -> TestResponse {
             try http.request(method, target, headers: Wire.py(server, token, extra), body: body)
         }
-        let made = try call("POST", "/rest/v1/children", a.token, [("Prefer", "return=representation")], body: #"{"user_id":"\#(a.id)","name":"A1","goals":["g"]}"#)
+        let made = try call(
+            "POST", "/rest/v1/children", a.token, [("Prefer", "return=representation")], body: #"{"user_id":"\#(a.id)","name":"A1","goals":["g"]}"#)
         #expect(made.status == 201)
         let aChild = try #require(made.jsonArray?.first?["id"] as? String)
         _ = try call("PATCH", "/rest/v1/user_profiles?id=eq.\(a.id)", a.token, body: #"{"onboarding_state":"GOALS"}"#)
 
         // Reads.
-        for target in ["/rest/v1/children", "/rest/v1/children?id=eq.\(aChild)", "/rest/v1/children?user_id=eq.\(a.id.uppercased())",
-                       "/rest/v1/user_profiles?id=eq.\(a.id)", "/children?select=%2A", "/rest/v1/children?or=(user_id.eq.\(a.id),name.eq.A1)"] {
+        for target in [
+            "/rest/v1/children", "/rest/v1/children?id=eq.\(aChild)", "/rest/v1/children?user_id=eq.\(a.id.uppercased())",
+            "/rest/v1/user_profiles?id=eq.\(a.id)", "/children?select=%2A", "/rest/v1/children?or=(user_id.eq.\(a.id),name.eq.A1)"
+        ] {
             let read = try call("GET", target, b.token)
             #expect(read.status == 200 && read.text == "[]", "\(layers) GET \(target): \(read.status) \(read.text)")
         }
@@ -42,11 +45,13 @@ struct IsolationMatrixTests {
         #expect(rpc.status == 200 && rpc.text == "[]")
 
         // Updates and deletes reach nothing.
-        for (method, target, body) in [("PATCH", "/rest/v1/children?id=eq.\(aChild)", #"{"name":"stolen"}"#),
-                                       ("PATCH", "/rest/v1/children", #"{"name":"stolen"}"#),
-                                       ("PATCH", "/rest/v1/user_profiles?id=eq.\(a.id)", #"{"onboarding_state":"COMPLETE"}"#),
-                                       ("DELETE", "/rest/v1/children?id=eq.\(aChild)", "{}"),
-                                       ("DELETE", "/rest/v1/children", "{}")] {
+        for (method, target, body) in [
+            ("PATCH", "/rest/v1/children?id=eq.\(aChild)", #"{"name":"stolen"}"#),
+            ("PATCH", "/rest/v1/children", #"{"name":"stolen"}"#),
+            ("PATCH", "/rest/v1/user_profiles?id=eq.\(a.id)", #"{"onboarding_state":"COMPLETE"}"#),
+            ("DELETE", "/rest/v1/children?id=eq.\(aChild)", "{}"),
+            ("DELETE", "/rest/v1/children", "{}")
+        ] {
             let write = try call(method, target, b.token, [("Prefer", "return=representation")], body: body)
             #expect(write.status == 200 && write.text == "[]", "\(layers) \(method) \(target): \(write.status) \(write.text)")
         }
@@ -54,19 +59,27 @@ struct IsolationMatrixTests {
         // Planting rows for A, or moving rows to A: 403 42501 in every layer.
         for (method, target, prefer, body) in [
             ("POST", "/rest/v1/children", "return=representation", #"{"user_id":"\#(a.id.uppercased())","name":"planted"}"#),
-            ("POST", "/rest/v1/children?columns=%22user_id%22,%22name%22", "return=representation", #"[{"user_id":"\#(b.id)","name":"mine"},{"user_id":"\#(a.id)","name":"planted"}]"#),
-            ("POST", "/rest/v1/user_profiles?on_conflict=id", "return=representation,resolution=merge-duplicates", #"{"id":"\#(a.id)","onboarding_state":"COMPLETE"}"#),
-            ("PUT", "/rest/v1/user_profiles?id=eq.\(a.id)", "return=representation", #"{"id":"\#(a.id)","onboarding_state":"COMPLETE"}"#),
+            (
+                "POST", "/rest/v1/children?columns=%22user_id%22,%22name%22", "return=representation",
+                #"[{"user_id":"\#(b.id)","name":"mine"},{"user_id":"\#(a.id)","name":"planted"}]"#
+            ),
+            (
+                "POST", "/rest/v1/user_profiles?on_conflict=id", "return=representation,resolution=merge-duplicates",
+                #"{"id":"\#(a.id)","onboarding_state":"COMPLETE"}"#
+            ),
+            ("PUT", "/rest/v1/user_profiles?id=eq.\(a.id)", "return=representation", #"{"id":"\#(a.id)","onboarding_state":"COMPLETE"}"#)
         ] {
             let write = try call(method, target, b.token, [("Prefer", prefer)], body: body)
             #expect(write.status == 403 && write.jsonObject?["code"] as? String == "42501", "\(layers) \(method) \(target): \(write.status) \(write.text)")
         }
         // Taking over A's child through an upsert on its id: refused or a no-op.
-        let takeover = try call("POST", "/rest/v1/children?on_conflict=id", b.token, [("Prefer", "return=representation,resolution=merge-duplicates")],
-                                body: #"{"id":"\#(aChild)","user_id":"\#(b.id)","name":"taken"}"#)
+        let takeover = try call(
+            "POST", "/rest/v1/children?on_conflict=id", b.token, [("Prefer", "return=representation,resolution=merge-duplicates")],
+            body: #"{"id":"\#(aChild)","user_id":"\#(b.id)","name":"taken"}"#)
         #expect(takeover.status == 403 || (takeover.status == 200 && takeover.text == "[]"), "\(layers) takeover: \(takeover.status) \(takeover.text)")
-        let ignored = try call("POST", "/rest/v1/children?on_conflict=id", b.token, [("Prefer", "return=representation,resolution=ignore-duplicates")],
-                               body: #"{"id":"\#(aChild)","user_id":"\#(b.id)","name":"taken"}"#)
+        let ignored = try call(
+            "POST", "/rest/v1/children?on_conflict=id", b.token, [("Prefer", "return=representation,resolution=ignore-duplicates")],
+            body: #"{"id":"\#(aChild)","user_id":"\#(b.id)","name":"taken"}"#)
         #expect(ignored.status == 201 && ignored.text == "[]")
         // Moving B's own row to A.
         let own = try call("POST", "/rest/v1/children", b.token, [("Prefer", "return=representation")], body: #"{"user_id":"\#(b.id)","name":"B1"}"#)
@@ -89,7 +102,8 @@ struct IsolationMatrixTests {
         // A's rows are exactly as A left them; B kept only B's own child.
         let mine = try call("GET", "/rest/v1/children?select=id,name,user_id", a.token)
         Wire.expectBody(mine, #"[{"id":"\#(aChild)","name":"A1","user_id":"\#(a.id)"}]"#, keepIDs: [aChild])
-        Wire.expectBody(try call("GET", "/rest/v1/user_profiles?select=id,onboarding_state", a.token), #"[{"id":"\#(a.id)","onboarding_state":"GOALS"}]"#, keepIDs: [a.id])
+        Wire.expectBody(
+            try call("GET", "/rest/v1/user_profiles?select=id,onboarding_state", a.token), #"[{"id":"\#(a.id)","onboarding_state":"GOALS"}]"#, keepIDs: [a.id])
         Wire.expectBody(try call("GET", "/rest/v1/children?select=name", b.token), #"[{"name":"B1"}]"#)
         Wire.expectBody(try call("GET", "/rest/v1/user_profiles?select=onboarding_state", b.token), #"[{"onboarding_state":"NOT_STARTED"}]"#)
     }

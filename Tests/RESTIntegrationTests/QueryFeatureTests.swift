@@ -14,7 +14,8 @@ struct QueryFeatureTests {
     init() throws {
         server = try TestServer { $0.aggregatesEnabled = true }
         let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute("""
+        try admin.execute(
+            """
             CREATE TABLE public.fx_json (id int PRIMARY KEY, metadata jsonb, settings json, goals text[]);
             INSERT INTO public.fx_json VALUES
               (1, '{"key": "x", "n": 5, "a": {"b": {"c": "deep"}}, "it''s": "quoted", "arr": [1, 2, 3], "with-dash": "d"}',
@@ -41,10 +42,11 @@ struct QueryFeatureTests {
             """)
         let http = server.client()
         let headers = server.headers(server.serviceKey)
-        #expect(eventually {
-            try? admin.execute("NOTIFY pgrst, 'reload schema'")
-            return (try? http.request("GET", "/rest/v1/fx_users_tasks", headers: headers).status) == 200
-        })
+        #expect(
+            eventually {
+                try? admin.execute("NOTIFY pgrst, 'reload schema'")
+                return (try? http.request("GET", "/rest/v1/fx_users_tasks", headers: headers).status) == 200
+            })
     }
 
     func get(_ target: String) throws -> TestResponse {
@@ -78,7 +80,9 @@ struct QueryFeatureTests {
         try expect("/rest/v1/fx_json?select=metadata->arr->1->0&id=eq.2", #"[{"arr":7}]"#)
         try expect("/rest/v1/fx_json?select=metadata->arr->-1&id=eq.1", #"[{"arr":3}]"#)
         // A text[] column goes through to_jsonb, as PostgREST does for arrays and composites.
-        try expect("/rest/v1/fx_json?select=goals->0,second:goals->>1&order=id", #"[{"goals":"patience","second":"kindness"},{"goals":"curiosity","second":null},{"goals":null,"second":null}]"#)
+        try expect(
+            "/rest/v1/fx_json?select=goals->0,second:goals->>1&order=id",
+            #"[{"goals":"patience","second":"kindness"},{"goals":"curiosity","second":null},{"goals":null,"second":null}]"#)
         // Keys with dashes and quoted keys.
         try expect("/rest/v1/fx_json?select=metadata->>with-dash&id=eq.1", #"[{"with-dash":"d"}]"#)
         try expect("/rest/v1/fx_json?select=metadata->>%22a.b%22&id=eq.1", #"[{"a.b":null}]"#)
@@ -133,10 +137,12 @@ struct QueryFeatureTests {
         try expect("/rest/v1/fx_invoices?select=total.avg()::int", #"[{"avg":1100}]"#)
         try expect("/rest/v1/fx_invoices?select=total.min(),total.max(),total.count()", #"[{"min":100,"max":4000,"count":8}]"#)
         // Grouped by the other columns, aliases on either.
-        try expect("/rest/v1/fx_invoices?select=total.sum(),total.max(),pid:project_id&order=project_id.desc",
-                   #"[{"sum":4100,"max":4000,"pid":4},{"sum":3200,"max":2000,"pid":3},{"sum":1200,"max":700,"pid":2},{"sum":300,"max":200,"pid":1}]"#)
-        try expect("/rest/v1/fx_invoices?select=total_charged:total.sum()::text,project_id&order=project_id&project_id=lt.3",
-                   #"[{"total_charged":"300","project_id":1},{"total_charged":"1200","project_id":2}]"#)
+        try expect(
+            "/rest/v1/fx_invoices?select=total.sum(),total.max(),pid:project_id&order=project_id.desc",
+            #"[{"sum":4100,"max":4000,"pid":4},{"sum":3200,"max":2000,"pid":3},{"sum":1200,"max":700,"pid":2},{"sum":300,"max":200,"pid":1}]"#)
+        try expect(
+            "/rest/v1/fx_invoices?select=total_charged:total.sum()::text,project_id&order=project_id&project_id=lt.3",
+            #"[{"total_charged":"300","project_id":1},{"total_charged":"1200","project_id":2}]"#)
         try expect("/rest/v1/fx_invoices?select=c:count(),project_id&project_id=gt.2&order=project_id", #"[{"c":2,"project_id":3},{"c":2,"project_id":4}]"#)
         // The argument cast (here of a JSON path) and the result's.
         try expect("/rest/v1/fx_json?select=metadata->>n::integer.sum()", #"[{"sum":24}]"#)
@@ -144,25 +150,33 @@ struct QueryFeatureTests {
         // Filters narrow the rows first; a count of nothing is 0, a sum of nothing null.
         try expect("/rest/v1/fx_invoices?select=count(),total.sum()&total=gt.100000", #"[{"count":0,"sum":null}]"#)
         // On a function's rows too, grouped by the other columns.
-        try expect("/rest/v1/rpc/fx_all_invoices?select=total.sum(),project_id&project_id=lt.3&order=project_id",
-                   #"[{"sum":300,"project_id":1},{"sum":1200,"project_id":2}]"#)
+        try expect(
+            "/rest/v1/rpc/fx_all_invoices?select=total.sum(),project_id&project_id=lt.3&order=project_id",
+            #"[{"sum":300,"project_id":1},{"sum":1200,"project_id":2}]"#)
     }
 
     @Test func aggregatesInsideEmbedsAndGroupedEmbeds() throws {
-        try expect("/rest/v1/fx_projects?select=name,fx_invoices(total.sum())&order=id",
-                   #"[{"name":"Windows 7","fx_invoices":[{"sum":300}]},{"name":"Windows 10","fx_invoices":[{"sum":1200}]},{"name":"IOS","fx_invoices":[{"sum":3200}]},{"name":"OSX","fx_invoices":[{"sum":4100}]},{"name":"Orphan","fx_invoices":[{"sum":null}]}]"#)
-        try expect("/rest/v1/fx_projects?select=name,fx_invoices(count(),total.max())&id=in.(1,5)&order=id",
-                   #"[{"name":"Windows 7","fx_invoices":[{"count":2,"max":200}]},{"name":"Orphan","fx_invoices":[{"count":0,"max":null}]}]"#)
+        try expect(
+            "/rest/v1/fx_projects?select=name,fx_invoices(total.sum())&order=id",
+            #"[{"name":"Windows 7","fx_invoices":[{"sum":300}]},{"name":"Windows 10","fx_invoices":[{"sum":1200}]},{"name":"IOS","fx_invoices":[{"sum":3200}]},{"name":"OSX","fx_invoices":[{"sum":4100}]},{"name":"Orphan","fx_invoices":[{"sum":null}]}]"#
+        )
+        try expect(
+            "/rest/v1/fx_projects?select=name,fx_invoices(count(),total.max())&id=in.(1,5)&order=id",
+            #"[{"name":"Windows 7","fx_invoices":[{"count":2,"max":200}]},{"name":"Orphan","fx_invoices":[{"count":0,"max":null}]}]"#)
         // An embedded object is a grouping column too.
-        try expect("/rest/v1/fx_invoices?select=project_id,total:total.sum(),fx_projects(name)&order=project_id",
-                   #"[{"project_id":1,"total":300,"fx_projects":{"name":"Windows 7"}},{"project_id":2,"total":1200,"fx_projects":{"name":"Windows 10"}},{"project_id":3,"total":3200,"fx_projects":{"name":"IOS"}},{"project_id":4,"total":4100,"fx_projects":{"name":"OSX"}}]"#)
+        try expect(
+            "/rest/v1/fx_invoices?select=project_id,total:total.sum(),fx_projects(name)&order=project_id",
+            #"[{"project_id":1,"total":300,"fx_projects":{"name":"Windows 7"}},{"project_id":2,"total":1200,"fx_projects":{"name":"Windows 10"}},{"project_id":3,"total":3200,"fx_projects":{"name":"IOS"}},{"project_id":4,"total":4100,"fx_projects":{"name":"OSX"}}]"#
+        )
         // `rel(count)`, the older spelling supabase-js documents.
-        try expect("/rest/v1/fx_clients?select=name,fx_projects(count)&order=id",
-                   #"[{"name":"Microsoft","fx_projects":[{"count":2}]},{"name":"Apple","fx_projects":[{"count":2}]}]"#)
+        try expect(
+            "/rest/v1/fx_clients?select=name,fx_projects(count)&order=id",
+            #"[{"name":"Microsoft","fx_projects":[{"count":2}]},{"name":"Apple","fx_projects":[{"count":2}]}]"#)
         try expect("/rest/v1/fx_invoices?select=n:count", #"[{"n":8}]"#)
         // Grouping in an embed: per client, the projects' count.
-        try expect("/rest/v1/fx_clients?select=name,fx_projects(count())&order=id",
-                   #"[{"name":"Microsoft","fx_projects":[{"count":2}]},{"name":"Apple","fx_projects":[{"count":2}]}]"#)
+        try expect(
+            "/rest/v1/fx_clients?select=name,fx_projects(count())&order=id",
+            #"[{"name":"Microsoft","fx_projects":[{"count":2}]},{"name":"Apple","fx_projects":[{"count":2}]}]"#)
     }
 
     @Test func aggregatesInSpreadsAreHoisted() throws {
@@ -175,10 +189,13 @@ struct QueryFeatureTests {
 
     @Test func aggregatesAreOffByDefault() throws {
         let plain = try TestServer()
-        for target in ["/rest/v1/children?select=count()", "/rest/v1/children?select=age.sum()", "/rest/v1/user_profiles?select=id,children!current_child_id(age.max())"] {
+        for target in [
+            "/rest/v1/children?select=count()", "/rest/v1/children?select=age.sum()", "/rest/v1/user_profiles?select=id,children!current_child_id(age.max())"
+        ] {
             let response = try plain.client().request("GET", target, headers: plain.headers(plain.serviceKey))
             #expect(response.status == 400, "\(target): \(response.text)")
-            #expect(EmbeddingTests.compact(response) == #"{"code":"PGRST123","details":null,"hint":null,"message":"Use of aggregate functions is not allowed"}"#)
+            #expect(
+                EmbeddingTests.compact(response) == #"{"code":"PGRST123","details":null,"hint":null,"message":"Use of aggregate functions is not allowed"}"#)
         }
         // `count` as a column (PostgreSQL's `t.count` is `count(t)`) still counts, as in PostgREST.
         let legacy = try plain.client().request("GET", "/rest/v1/children?select=count", headers: plain.headers(plain.serviceKey))
@@ -191,28 +208,39 @@ struct QueryFeatureTests {
     // MARK: spread
 
     @Test func spreadsMergeTheRelatedRow() throws {
-        try expect("/rest/v1/fx_projects?select=id,...fx_clients(client_name:name)&order=id",
-                   #"[{"id":1,"client_name":"Microsoft"},{"id":2,"client_name":"Microsoft"},{"id":3,"client_name":"Apple"},{"id":4,"client_name":"Apple"},{"id":5,"client_name":null}]"#)
+        try expect(
+            "/rest/v1/fx_projects?select=id,...fx_clients(client_name:name)&order=id",
+            #"[{"id":1,"client_name":"Microsoft"},{"id":2,"client_name":"Microsoft"},{"id":3,"client_name":"Apple"},{"id":4,"client_name":"Apple"},{"id":5,"client_name":null}]"#
+        )
         // Nested spreads flatten; a spread inside an embed merges into the embed's object.
-        try expect("/rest/v1/fx_invoices?select=id,...fx_projects(project:name,...fx_clients(client:name))&id=in.(1,5)&order=id",
-                   #"[{"id":1,"project":"Windows 7","client":"Microsoft"},{"id":5,"project":"IOS","client":"Apple"}]"#)
-        try expect("/rest/v1/fx_invoices?select=id,p:fx_projects(name,...fx_clients(client:name))&id=eq.1",
-                   #"[{"id":1,"p":{"name":"Windows 7","client":"Microsoft"}}]"#)
+        try expect(
+            "/rest/v1/fx_invoices?select=id,...fx_projects(project:name,...fx_clients(client:name))&id=in.(1,5)&order=id",
+            #"[{"id":1,"project":"Windows 7","client":"Microsoft"},{"id":5,"project":"IOS","client":"Apple"}]"#)
+        try expect(
+            "/rest/v1/fx_invoices?select=id,p:fx_projects(name,...fx_clients(client:name))&id=eq.1",
+            #"[{"id":1,"p":{"name":"Windows 7","client":"Microsoft"}}]"#)
         // `*`, JSON paths and embeds inside a spread.
         try expect("/rest/v1/fx_projects?select=...fx_clients(*)&id=eq.3", #"[{"id":2,"name":"Apple"}]"#)
-        try expect("/rest/v1/fx_invoices?select=id,...fx_projects(name,fx_clients(name))&id=eq.8",
-                   #"[{"id":8,"name":"OSX","fx_clients":{"name":"Apple"}}]"#)
+        try expect(
+            "/rest/v1/fx_invoices?select=id,...fx_projects(name,fx_clients(name))&id=eq.8",
+            #"[{"id":8,"name":"OSX","fx_clients":{"name":"Apple"}}]"#)
         // !inner leaves out parents without one; embedded filters null the spread columns.
-        try expect("/rest/v1/fx_projects?select=id,...fx_clients!inner(client:name)&order=id&id=gt.3",
-                   #"[{"id":4,"client":"Apple"}]"#)
-        try expect("/rest/v1/fx_projects?select=id,...fx_clients(client:name)&fx_clients.name=eq.Apple&id=in.(1,3)&order=id",
-                   #"[{"id":1,"client":null},{"id":3,"client":"Apple"}]"#)
-        try expect("/rest/v1/fx_projects?select=id,...fx_clients!inner(client:name)&fx_clients.name=eq.Apple&order=id",
-                   #"[{"id":3,"client":"Apple"},{"id":4,"client":"Apple"}]"#)
+        try expect(
+            "/rest/v1/fx_projects?select=id,...fx_clients!inner(client:name)&order=id&id=gt.3",
+            #"[{"id":4,"client":"Apple"}]"#)
+        try expect(
+            "/rest/v1/fx_projects?select=id,...fx_clients(client:name)&fx_clients.name=eq.Apple&id=in.(1,3)&order=id",
+            #"[{"id":1,"client":null},{"id":3,"client":"Apple"}]"#)
+        try expect(
+            "/rest/v1/fx_projects?select=id,...fx_clients!inner(client:name)&fx_clients.name=eq.Apple&order=id",
+            #"[{"id":3,"client":"Apple"},{"id":4,"client":"Apple"}]"#)
         // Only to-one: PostgREST 12's PGRST119 otherwise.
         let many = try get("/rest/v1/fx_clients?select=*,...fx_projects(*)")
         #expect(many.status == 400, "\(many.text)")
-        #expect(EmbeddingTests.compact(many) == #"{"code":"PGRST119","details":"'fx_clients' and 'fx_projects' do not form a many-to-one or one-to-one relationship","hint":null,"message":"A spread operation on 'fx_projects' is not possible"}"#)
+        #expect(
+            EmbeddingTests.compact(many)
+                == #"{"code":"PGRST119","details":"'fx_clients' and 'fx_projects' do not form a many-to-one or one-to-one relationship","hint":null,"message":"A spread operation on 'fx_projects' is not possible"}"#
+        )
         let grammar = try get("/rest/v1/fx_projects?select=alias:...fx_clients(*)")
         #expect(grammar.status == 400 && grammar.jsonObject?["code"] as? String == "PGRST100", "\(grammar.text)")
     }
@@ -220,20 +248,28 @@ struct QueryFeatureTests {
     // MARK: many-to-many
 
     @Test func manyToManyThroughAJunction() throws {
-        try expect("/rest/v1/fx_users?select=name,fx_tasks(title)&fx_tasks.order=id&order=id",
-                   #"[{"name":"Angela","fx_tasks":[{"title":"Design"},{"title":"Code"}]},{"name":"Dwight","fx_tasks":[{"title":"Code"},{"title":"Test"}]},{"name":"Nobody","fx_tasks":[]}]"#)
-        try expect("/rest/v1/fx_tasks?select=title,fx_users(name)&fx_users.order=name.desc&id=eq.2",
-                   #"[{"title":"Code","fx_users":[{"name":"Dwight"},{"name":"Angela"}]}]"#)
+        try expect(
+            "/rest/v1/fx_users?select=name,fx_tasks(title)&fx_tasks.order=id&order=id",
+            #"[{"name":"Angela","fx_tasks":[{"title":"Design"},{"title":"Code"}]},{"name":"Dwight","fx_tasks":[{"title":"Code"},{"title":"Test"}]},{"name":"Nobody","fx_tasks":[]}]"#
+        )
+        try expect(
+            "/rest/v1/fx_tasks?select=title,fx_users(name)&fx_users.order=name.desc&id=eq.2",
+            #"[{"title":"Code","fx_users":[{"name":"Dwight"},{"name":"Angela"}]}]"#)
         // The junction's name as hint; filters, limit, !inner and aggregates on the far side.
-        try expect("/rest/v1/fx_users?select=name,fx_tasks!fx_users_tasks(title)&fx_tasks.title=eq.Test&order=id&id=lt.3",
-                   #"[{"name":"Angela","fx_tasks":[]},{"name":"Dwight","fx_tasks":[{"title":"Test"}]}]"#)
+        try expect(
+            "/rest/v1/fx_users?select=name,fx_tasks!fx_users_tasks(title)&fx_tasks.title=eq.Test&order=id&id=lt.3",
+            #"[{"name":"Angela","fx_tasks":[]},{"name":"Dwight","fx_tasks":[{"title":"Test"}]}]"#)
         try expect("/rest/v1/fx_users?select=name,fx_tasks!inner(title)&fx_tasks.title=eq.Design", #"[{"name":"Angela","fx_tasks":[{"title":"Design"}]}]"#)
-        try expect("/rest/v1/fx_users?select=name,fx_tasks(title)&fx_tasks.order=id.desc&fx_tasks.limit=1&id=eq.1", #"[{"name":"Angela","fx_tasks":[{"title":"Code"}]}]"#)
-        try expect("/rest/v1/fx_users?select=name,fx_tasks(count())&order=id",
-                   #"[{"name":"Angela","fx_tasks":[{"count":2}]},{"name":"Dwight","fx_tasks":[{"count":2}]},{"name":"Nobody","fx_tasks":[{"count":0}]}]"#)
+        try expect(
+            "/rest/v1/fx_users?select=name,fx_tasks(title)&fx_tasks.order=id.desc&fx_tasks.limit=1&id=eq.1",
+            #"[{"name":"Angela","fx_tasks":[{"title":"Code"}]}]"#)
+        try expect(
+            "/rest/v1/fx_users?select=name,fx_tasks(count())&order=id",
+            #"[{"name":"Angela","fx_tasks":[{"count":2}]},{"name":"Dwight","fx_tasks":[{"count":2}]},{"name":"Nobody","fx_tasks":[{"count":0}]}]"#)
         // The junction itself still embeds one-to-many, and its rows spread their task.
-        try expect("/rest/v1/fx_users?select=name,tasks:fx_users_tasks(...fx_tasks(title))&tasks.order=task_id&id=eq.2",
-                   #"[{"name":"Dwight","tasks":[{"title":"Code"},{"title":"Test"}]}]"#)
+        try expect(
+            "/rest/v1/fx_users?select=name,tasks:fx_users_tasks(...fx_tasks(title))&tasks.order=task_id&id=eq.2",
+            #"[{"name":"Dwight","tasks":[{"title":"Code"},{"title":"Test"}]}]"#)
         let wrongHint = try get("/rest/v1/fx_users?select=name,fx_tasks!nope(title)")
         #expect(wrongHint.status == 400 && wrongHint.jsonObject?["code"] as? String == "PGRST200", "\(wrongHint.text)")
     }

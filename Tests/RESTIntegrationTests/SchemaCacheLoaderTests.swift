@@ -1,7 +1,8 @@
 import Postgres
-@testable import REST
 import TestSupport
 import Testing
+
+@testable import REST
 
 /// The schema cache loader against the real migrated catalog.
 @Suite struct SchemaCacheLoaderTests {

@@ -15,8 +15,10 @@ enum Wire {
 
     /// Headers as supabase-py sends REST calls (`Accept: */*`, profiles on every request).
     static func py(_ server: TestServer, _ token: String?, _ extra: [(String, String)] = []) -> [(String, String)] {
-        let base = [("apiKey", server.anonKey), ("Authorization", "Bearer \(token ?? server.anonKey)"), ("Accept", "*/*"),
-                    ("Accept-Profile", "public"), ("Content-Profile", "public"), ("Content-Type", "application/json")]
+        let base = [
+            ("apiKey", server.anonKey), ("Authorization", "Bearer \(token ?? server.anonKey)"), ("Accept", "*/*"),
+            ("Accept-Profile", "public"), ("Content-Profile", "public"), ("Content-Type", "application/json")
+        ]
         // An extra header replaces the default of the same name.
         return base.filter { header in !extra.contains { $0.0.lowercased() == header.0.lowercased() } } + extra
     }
@@ -49,8 +51,10 @@ enum Wire {
     }
 
     /// The whole body equals `expected` (JSON), after masking.
-    static func expectBody(_ response: TestResponse, _ expected: String, keepIDs: Set<String> = [],
-                           sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectBody(
+        _ response: TestResponse, _ expected: String, keepIDs: Set<String> = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard let json = response.json else {
             Issue.record("not JSON: \(response.status) \(response.text)", sourceLocation: sourceLocation)
             return

@@ -3,6 +3,7 @@ import HTTP
 import Identity
 import Postgres
 import Testing
+
 @testable import REST
 
 /// RESTError → status + whole body; SQLSTATE → status (PostgREST's Error.hs); rendering of
@@ -14,7 +15,7 @@ import Testing
         ("42P01", true, 404), ("P0001", true, 400), ("PT418", true, 418), ("PT999", true, 500), ("40001", true, 500),
         ("57014", true, 500), ("25006", true, 405), ("08006", true, 503), ("53300", true, 503), ("53400", true, 500),
         ("28P01", true, 403), ("0P000", true, 403), ("P0002", true, 500), ("XX000", true, 500), ("42703", true, 400),
-        ("21000", true, 500), ("57P01", true, 503),
+        ("21000", true, 500), ("57P01", true, 503)
     ]
 
     @Test(arguments: sqlStates)
@@ -23,30 +24,81 @@ import Testing
     }
 
     static let bodies: [(RESTError, Int, String)] = [
-        (.singularity(rows: 0), 406, #"{"code":"PGRST116","details":"The result contains 0 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}"#),
-        (.singularity(rows: 2), 406, #"{"code":"PGRST116","details":"The result contains 2 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}"#),
-        (.unknownTable("chilren", hint: "children"), 404, #"{"code":"PGRST205","details":null,"hint":"Perhaps you meant the table 'public.children'","message":"Could not find the table 'public.chilren' in the schema cache"}"#),
-        (.unknownTable("x", hint: nil), 404, #"{"code":"PGRST205","details":null,"hint":null,"message":"Could not find the table 'public.x' in the schema cache"}"#),
-        (.unknownColumn(column: "nope", table: "children"), 400, #"{"code":"42703","details":null,"hint":null,"message":"column children.nope does not exist"}"#),
-        (.unknownFunction(name: "f", arguments: ["a", "b"], hint: nil), 404, #"{"code":"PGRST202","details":"Searched for the function public.f with parameters a, b or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.f(a, b) in the schema cache"}"#),
-        (.unknownFunction(name: "f", arguments: [], hint: "g"), 404, #"{"code":"PGRST202","details":"Searched for the function public.f without parameters or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function public.g","message":"Could not find the function public.f without parameters in the schema cache"}"#),
-        (.unknownBodyColumn(column: "x", table: "children"), 400, #"{"code":"PGRST204","details":null,"hint":null,"message":"Could not find the 'x' column of 'children' in the schema cache"}"#),
+        (
+            .singularity(rows: 0), 406,
+            #"{"code":"PGRST116","details":"The result contains 0 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}"#
+        ),
+        (
+            .singularity(rows: 2), 406,
+            #"{"code":"PGRST116","details":"The result contains 2 rows","hint":null,"message":"Cannot coerce the result to a single JSON object"}"#
+        ),
+        (
+            .unknownTable("chilren", hint: "children"), 404,
+            #"{"code":"PGRST205","details":null,"hint":"Perhaps you meant the table 'public.children'","message":"Could not find the table 'public.chilren' in the schema cache"}"#
+        ),
+        (
+            .unknownTable("x", hint: nil), 404,
+            #"{"code":"PGRST205","details":null,"hint":null,"message":"Could not find the table 'public.x' in the schema cache"}"#
+        ),
+        (
+            .unknownColumn(column: "nope", table: "children"), 400,
+            #"{"code":"42703","details":null,"hint":null,"message":"column children.nope does not exist"}"#
+        ),
+        (
+            .unknownFunction(name: "f", arguments: ["a", "b"], hint: nil), 404,
+            #"{"code":"PGRST202","details":"Searched for the function public.f with parameters a, b or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.","hint":null,"message":"Could not find the function public.f(a, b) in the schema cache"}"#
+        ),
+        (
+            .unknownFunction(name: "f", arguments: [], hint: "g"), 404,
+            #"{"code":"PGRST202","details":"Searched for the function public.f without parameters or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.","hint":"Perhaps you meant to call the function public.g","message":"Could not find the function public.f without parameters in the schema cache"}"#
+        ),
+        (
+            .unknownBodyColumn(column: "x", table: "children"), 400,
+            #"{"code":"PGRST204","details":null,"hint":null,"message":"Could not find the 'x' column of 'children' in the schema cache"}"#
+        ),
         (.invalidBody("Empty or invalid json"), 400, #"{"code":"PGRST102","details":null,"hint":null,"message":"Empty or invalid json"}"#),
         (.noAPIKey, 401, #"{"code":null,"details":null,"hint":"No `apikey` request header or url param was found.","message":"No API key found in request"}"#),
         (.jwt(.expired), 401, #"{"code":"PGRST303","details":null,"hint":null,"message":"JWT expired"}"#),
         // PostgREST's (jose's) words for each way a token fails.
-        (.jwt(.badSignature), 401, #"{"code":"PGRST301","details":"None of the keys was able to decode the JWT","hint":null,"message":"No suitable key or wrong key type"}"#),
-        (.jwt(.unsupportedAlgorithm("none")), 401, #"{"code":"PGRST301","details":"JWT is unsecured but expected 'alg' was not 'none'","hint":null,"message":"Wrong or unsupported encoding algorithm"}"#),
-        (.jwt(.malformed("Expected 3 parts in JWT; got 2")), 401, #"{"code":"PGRST301","details":null,"hint":null,"message":"Expected 3 parts in JWT; got 2"}"#),
+        (
+            .jwt(.badSignature), 401,
+            #"{"code":"PGRST301","details":"None of the keys was able to decode the JWT","hint":null,"message":"No suitable key or wrong key type"}"#
+        ),
+        (
+            .jwt(.unsupportedAlgorithm("none")), 401,
+            #"{"code":"PGRST301","details":"JWT is unsecured but expected 'alg' was not 'none'","hint":null,"message":"Wrong or unsupported encoding algorithm"}"#
+        ),
+        (
+            .jwt(.malformed("Expected 3 parts in JWT; got 2")), 401,
+            #"{"code":"PGRST301","details":null,"hint":null,"message":"Expected 3 parts in JWT; got 2"}"#
+        ),
         (.jwt(.malformed("JWT header has no alg")), 401, #"{"code":"PGRST301","details":null,"hint":null,"message":"JWT cryptographic operation failed"}"#),
         (.jwt(.notYetValid), 401, #"{"code":"PGRST303","details":null,"hint":null,"message":"JWT not yet valid"}"#),
-        (.jwt(.claims("The JWT 'exp' claim must be a number")), 401, #"{"code":"PGRST303","details":null,"hint":null,"message":"The JWT 'exp' claim must be a number"}"#),
-        (.ownership(table: "children", authenticated: true), 403, #"{"code":"42501","details":null,"hint":null,"message":"new row violates row-level security policy for table \"children\""}"#),
-        (.ownership(table: "children", authenticated: false), 401, #"{"code":"42501","details":null,"hint":null,"message":"new row violates row-level security policy for table \"children\""}"#),
-        (.tooManyAffected(3), 400, #"{"code":"PGRST124","details":"The query affects 3 rows","hint":null,"message":"Query result exceeds max-affected preference constraint"}"#),
-        (.invalidRange(.outOfBounds(offset: 10, total: 3)), 416, #"{"code":"PGRST103","details":"An offset of 10 was requested, but there are only 3 rows.","hint":null,"message":"Requested range not satisfiable"}"#),
+        (
+            .jwt(.claims("The JWT 'exp' claim must be a number")), 401,
+            #"{"code":"PGRST303","details":null,"hint":null,"message":"The JWT 'exp' claim must be a number"}"#
+        ),
+        (
+            .ownership(table: "children", authenticated: true), 403,
+            #"{"code":"42501","details":null,"hint":null,"message":"new row violates row-level security policy for table \"children\""}"#
+        ),
+        (
+            .ownership(table: "children", authenticated: false), 401,
+            #"{"code":"42501","details":null,"hint":null,"message":"new row violates row-level security policy for table \"children\""}"#
+        ),
+        (
+            .tooManyAffected(3), 400,
+            #"{"code":"PGRST124","details":"The query affects 3 rows","hint":null,"message":"Query result exceeds max-affected preference constraint"}"#
+        ),
+        (
+            .invalidRange(.outOfBounds(offset: 10, total: 3)), 416,
+            #"{"code":"PGRST103","details":"An offset of 10 was requested, but there are only 3 rows.","hint":null,"message":"Requested range not satisfiable"}"#
+        ),
         (.notAcceptable("text/html"), 406, #"{"code":"PGRST107","details":null,"hint":null,"message":"None of these media types are available: text/html"}"#),
-        (.invalidPreferences(["a=b"]), 400, #"{"code":"PGRST122","details":"Invalid preferences: a=b","hint":null,"message":"Invalid preferences given with handling=strict"}"#),
+        (
+            .invalidPreferences(["a=b"]), 400,
+            #"{"code":"PGRST122","details":"Invalid preferences: a=b","hint":null,"message":"Invalid preferences given with handling=strict"}"#
+        )
     ]
 
     @Test(arguments: bodies)
@@ -63,7 +115,10 @@ import Testing
         error.detail = "Failing row contains (…)."
         let rendered = RESTError.database(error, authenticated: true)
         #expect(rendered.status.code == 400)
-        #expect(rendered.body == #"{"code":"23514","details":"Failing row contains (…).","hint":null,"message":"new row for relation \"children\" violates check constraint \"valid_birthday\""}"#)
+        #expect(
+            rendered.body
+                == #"{"code":"23514","details":"Failing row contains (…).","hint":null,"message":"new row for relation \"children\" violates check constraint \"valid_birthday\""}"#
+        )
         let lost = RESTError.database(PostgresError(kind: .connection, message: "server closed the connection"), authenticated: true)
         #expect(lost.status.code == 503 && lost.fields.code == "PGRST000")
     }
@@ -89,7 +144,7 @@ import Testing
         (0, 2, 3, 206, "0-1/3"),
         (0, 0, 0, 200, "*/0"),
         (2, 1, 3, 206, "2-2/3"),
-        (5, 0, 3, 416, "*/3"),
+        (5, 0, 3, 416, "*/3")
     ]
 
     @Test(arguments: ranges)
@@ -108,15 +163,21 @@ import Testing
         let ok = try Self.render("GET", "/rest/v1/children", result: MainResult(total: nil, pageTotal: 1, body: Self.row))
         #expect(ok.status.code == 200 && ok.headers["Content-Range"] == "0-0/*" && String(decoding: ok.body, as: UTF8.self) == Self.row)
         #expect(ok.headers["Content-Type"] == "application/json; charset=utf-8")
-        let partial = try Self.render("GET", "/rest/v1/children?limit=1", headers: [("Prefer", "count=exact")], result: MainResult(total: 3, pageTotal: 1, body: Self.row))
+        let partial = try Self.render(
+            "GET", "/rest/v1/children?limit=1", headers: [("Prefer", "count=exact")], result: MainResult(total: 3, pageTotal: 1, body: Self.row))
         #expect(partial.status.code == 206 && partial.headers["Content-Range"] == "0-0/3" && partial.headers["Preference-Applied"] == "count=exact")
-        let head = try Self.render("HEAD", "/rest/v1/children", headers: [("Prefer", "count=exact")], result: MainResult(total: 1, pageTotal: 1, body: Self.row))
+        let head = try Self.render(
+            "HEAD", "/rest/v1/children", headers: [("Prefer", "count=exact")], result: MainResult(total: 1, pageTotal: 1, body: Self.row))
         #expect(head.status.code == 200 && head.body.isEmpty && head.headers["Content-Range"] == "0-0/1")
-        let none = try Self.render("GET", "/rest/v1/children", headers: [("Accept", "application/vnd.pgrst.object+json")], result: MainResult(total: nil, pageTotal: 0, body: ""))
+        let none = try Self.render(
+            "GET", "/rest/v1/children", headers: [("Accept", "application/vnd.pgrst.object+json")], result: MainResult(total: nil, pageTotal: 0, body: ""))
         #expect(none.status.code == 406 && String(decoding: none.body, as: UTF8.self).contains("The result contains 0 rows"))
-        let one = try Self.render("GET", "/rest/v1/children", headers: [("Accept", "application/vnd.pgrst.object+json")], result: MainResult(total: nil, pageTotal: 1, body: #"{"id":"x"}"#))
+        let one = try Self.render(
+            "GET", "/rest/v1/children", headers: [("Accept", "application/vnd.pgrst.object+json")],
+            result: MainResult(total: nil, pageTotal: 1, body: #"{"id":"x"}"#))
         #expect(one.status.code == 200 && one.headers["Content-Type"] == "application/vnd.pgrst.object+json; charset=utf-8")
-        let outOfRange = try Self.render("GET", "/rest/v1/children?offset=5", headers: [("Prefer", "count=exact")], result: MainResult(total: 3, pageTotal: 0, body: "[]"))
+        let outOfRange = try Self.render(
+            "GET", "/rest/v1/children?offset=5", headers: [("Prefer", "count=exact")], result: MainResult(total: 3, pageTotal: 0, body: "[]"))
         #expect(outOfRange.status.code == 416)
     }
 
@@ -125,21 +186,38 @@ import Testing
         ("POST", "/rest/v1/children", "return=representation", #"{"name":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row), 201, "*/*", true),
         ("POST", "/rest/v1/children", "", #"{"name":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row), 201, "*/*", false),
         ("POST", "/rest/v1/children", "return=minimal,count=exact", #"{"name":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row), 201, "*/1", false),
-        ("POST", "/rest/v1/user_profiles?on_conflict=id", "return=representation,resolution=merge-duplicates", #"{"id":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row, inserted: 0), 200, "*/*", true),
-        ("POST", "/rest/v1/user_profiles?on_conflict=id", "return=representation,resolution=merge-duplicates", #"{"id":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row, inserted: 1), 201, "*/*", true),
-        ("POST", "/rest/v1/user_profiles", "resolution=ignore-duplicates", #"{"id":"a"}"#, MainResult(total: nil, pageTotal: 0, body: "[]", inserted: nil), 201, "*/*", false),
+        (
+            "POST", "/rest/v1/user_profiles?on_conflict=id", "return=representation,resolution=merge-duplicates", #"{"id":"a"}"#,
+            MainResult(total: nil, pageTotal: 1, body: row, inserted: 0), 200, "*/*", true
+        ),
+        (
+            "POST", "/rest/v1/user_profiles?on_conflict=id", "return=representation,resolution=merge-duplicates", #"{"id":"a"}"#,
+            MainResult(total: nil, pageTotal: 1, body: row, inserted: 1), 201, "*/*", true
+        ),
+        (
+            "POST", "/rest/v1/user_profiles", "resolution=ignore-duplicates", #"{"id":"a"}"#, MainResult(total: nil, pageTotal: 0, body: "[]", inserted: nil),
+            201, "*/*", false
+        ),
         ("PATCH", "/rest/v1/children?id=eq.1", "return=representation", #"{"name":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row), 200, "0-0/*", true),
         ("PATCH", "/rest/v1/children?id=eq.1", "return=representation", #"{"name":"a"}"#, MainResult(total: nil, pageTotal: 0, body: "[]"), 200, "*/*", true),
         ("PATCH", "/rest/v1/children?id=eq.1", "return=minimal", #"{"name":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row), 204, "0-0/*", false),
         ("PATCH", "/rest/v1/children?id=eq.1", "count=exact", #"{"name":"a"}"#, MainResult(total: nil, pageTotal: 2, body: row), 204, "0-1/2", false),
         ("DELETE", "/rest/v1/children?id=eq.1", "return=representation", "{}", MainResult(total: nil, pageTotal: 1, body: row), 200, "*/*", true),
         ("DELETE", "/rest/v1/children?id=eq.1", "return=minimal,count=exact", "{}", MainResult(total: nil, pageTotal: 1, body: row), 204, "*/1", false),
-        ("PUT", "/rest/v1/user_profiles?id=eq.a", "return=representation", #"{"id":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row, inserted: 1), 201, "", true),
-        ("PUT", "/rest/v1/user_profiles?id=eq.a", "return=representation", #"{"id":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row, inserted: 0), 200, "", true),
+        (
+            "PUT", "/rest/v1/user_profiles?id=eq.a", "return=representation", #"{"id":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row, inserted: 1), 201,
+            "", true
+        ),
+        (
+            "PUT", "/rest/v1/user_profiles?id=eq.a", "return=representation", #"{"id":"a"}"#, MainResult(total: nil, pageTotal: 1, body: row, inserted: 0), 200,
+            "", true
+        )
     ]
 
     @Test(arguments: writes)
-    func writeStatuses(_ method: String, _ target: String, _ prefer: String, _ body: String?, _ result: MainResult, _ status: Int, _ range: String, _ hasBody: Bool) throws {
+    func writeStatuses(
+        _ method: String, _ target: String, _ prefer: String, _ body: String?, _ result: MainResult, _ status: Int, _ range: String, _ hasBody: Bool
+    ) throws {
         let response = try Self.render(method, target, headers: prefer.isEmpty ? [] : [("Prefer", prefer)], body: body, result: result)
         #expect(response.status.code == status)
         if range.isEmpty { #expect(response.headers["Content-Range"] == nil) } else { #expect(response.headers["Content-Range"] == range) }
@@ -148,25 +226,32 @@ import Testing
     }
 
     @Test func preferenceApplied() throws {
-        let insert = try Self.render("POST", "/rest/v1/user_profiles?on_conflict=id", headers: [("Prefer", "count=exact, return=representation,resolution=merge-duplicates, missing=default, tx=commit")],
-                                     body: #"{"id":"a"}"#, result: MainResult(total: nil, pageTotal: 1, body: Self.row, inserted: 1))
+        let insert = try Self.render(
+            "POST", "/rest/v1/user_profiles?on_conflict=id",
+            headers: [("Prefer", "count=exact, return=representation,resolution=merge-duplicates, missing=default, tx=commit")],
+            body: #"{"id":"a"}"#, result: MainResult(total: nil, pageTotal: 1, body: Self.row, inserted: 1))
         #expect(insert.headers["Preference-Applied"] == "resolution=merge-duplicates, missing=default, return=representation, count=exact, tx=commit")
-        let update = try Self.render("PATCH", "/rest/v1/children?id=eq.1", headers: [("Prefer", "handling=strict, max-affected=2, return=minimal")],
-                                     body: #"{"name":"a"}"#, result: MainResult(total: nil, pageTotal: 1, body: Self.row))
+        let update = try Self.render(
+            "PATCH", "/rest/v1/children?id=eq.1", headers: [("Prefer", "handling=strict, max-affected=2, return=minimal")],
+            body: #"{"name":"a"}"#, result: MainResult(total: nil, pageTotal: 1, body: Self.row))
         #expect(update.headers["Preference-Applied"] == "return=minimal, handling=strict, max-affected=2")
-        let read = try Self.render("GET", "/rest/v1/children", headers: [("Prefer", "return=representation")], result: MainResult(total: nil, pageTotal: 0, body: "[]"))
+        let read = try Self.render(
+            "GET", "/rest/v1/children", headers: [("Prefer", "return=representation")], result: MainResult(total: nil, pageTotal: 0, body: "[]"))
         #expect(read.headers["Preference-Applied"] == nil)
     }
 
     @Test func callStatuses() throws {
         let void = try Self.render("POST", "/rest/v1/rpc/delete_account", result: MainResult(total: nil, pageTotal: 1, body: nil))
         #expect(void.status.code == 204 && void.body.isEmpty)
-        let rows = try Self.render("POST", "/rest/v1/rpc/get_user_with_profile", body: #"{"p_user_id":"x"}"#, result: MainResult(total: nil, pageTotal: 1, body: Self.row))
+        let rows = try Self.render(
+            "POST", "/rest/v1/rpc/get_user_with_profile", body: #"{"p_user_id":"x"}"#, result: MainResult(total: nil, pageTotal: 1, body: Self.row))
         #expect(rows.status.code == 200 && String(decoding: rows.body, as: UTF8.self) == Self.row && rows.headers["Content-Range"] == "0-0/*")
     }
 
     @Test func decisionsRollBack() throws {
-        let single = try Fixture.plan("POST", "/rest/v1/children", headers: [("Accept", "application/vnd.pgrst.object+json")], body: #"[{"name":"a"},{"name":"b"}]"#, caller: .serviceRole)
+        let single = try Fixture.plan(
+            "POST", "/rest/v1/children", headers: [("Accept", "application/vnd.pgrst.object+json")], body: #"[{"name":"a"},{"name":"b"}]"#, caller: .serviceRole
+        )
         #expect(RESTService.decide(single, MainResult(total: nil, pageTotal: 2, body: "")) == .singularity(rows: 2))
         #expect(RESTService.decide(single, MainResult(total: nil, pageTotal: 1, body: "")) == nil)
         let strict = try Fixture.plan("DELETE", "/rest/v1/children", headers: [("Prefer", "handling=strict, max-affected=1")], caller: .serviceRole)
@@ -188,7 +273,8 @@ import Testing
         // A REST request's own settings, in the same statement.
         let context = RequestContext(method: "GET", path: "/children", headersJSON: #"{"accept":"*/*"}"#, cookiesJSON: "{}")
         let request = RESTService.setup(caller: .anon, readOnly: true, context: context)
-        #expect(request.text == "SELECT set_config('request.jwt.claims', $1, true), set_config('role', $2, true), "
+        #expect(
+            request.text == "SELECT set_config('request.jwt.claims', $1, true), set_config('role', $2, true), "
                 + "set_config('request.method', $3, true), set_config('request.path', $4, true), set_config('request.headers', $5, true), "
                 + "set_config('request.cookies', $6, true), set_config('transaction_read_only', 'on', true)")
         #expect(request.binds == [#"{"role":"anon"}"#, "anon", "GET", "/children", #"{"accept":"*/*"}"#, "{}"])
@@ -211,7 +297,7 @@ import Testing
         ("POST", "/rest/v1/user_profiles?on_conflict=id", #"{"id":"\#(Fixture.otherID)"}"#, "user_profiles", true),
         ("PATCH", "/rest/v1/children?id=eq.1", #"{"user_id":"\#(Fixture.otherID)"}"#, "children", true),
         ("PATCH", "/rest/v1/user_profiles?id=eq.1", #"{"id":"\#(Fixture.otherID)"}"#, "user_profiles", true),
-        ("PUT", "/rest/v1/user_profiles?id=eq.\(Fixture.otherID)", #"{"id":"\#(Fixture.otherID)"}"#, "user_profiles", true),
+        ("PUT", "/rest/v1/user_profiles?id=eq.\(Fixture.otherID)", #"{"id":"\#(Fixture.otherID)"}"#, "user_profiles", true)
     ]
 
     @Test(arguments: refused)
@@ -247,7 +333,9 @@ import Testing
     @Test func serviceRoleAndMiddlewareOffAreUnrestricted() throws {
         let service = try #require(try Fixture.plan("GET", "/rest/v1/children", caller: .serviceRole).statement)
         #expect(!service.text.contains("WHERE"))
-        #expect(throws: Never.self) { try Fixture.plan("POST", "/rest/v1/children", body: #"{"user_id":"\#(Fixture.otherID)","name":"x"}"#, caller: .serviceRole) }
+        #expect(throws: Never.self) {
+            try Fixture.plan("POST", "/rest/v1/children", body: #"{"user_id":"\#(Fixture.otherID)","name":"x"}"#, caller: .serviceRole)
+        }
         let off = try #require(try Fixture.plan("GET", "/rest/v1/children", ownership: false).statement)
         #expect(!off.text.contains("WHERE"))
         #expect(throws: Never.self) { try Fixture.plan("POST", "/rest/v1/children", body: #"{"user_id":"\#(Fixture.otherID)","name":"x"}"#, ownership: false) }

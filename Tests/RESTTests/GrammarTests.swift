@@ -1,5 +1,6 @@
 import HTTP
 import Testing
+
 @testable import REST
 
 /// Query string → ApiRequest: PostgREST's grammar (QueryParams.hs), valid and invalid.
@@ -35,23 +36,36 @@ import Testing
         ("name=wfts.cat", [filter("name", .wfts, "cat")]),
         ("name=not.eq.x", [.not(filter("name", .eq, "x"))]),
         // in: quoted elements with backslash escapes, as supabase-py writes them.
-        ("name=in.%28Maya%2C%22A%2C+comma%22%2C%22q%5C%22uote%22%29",
-         [.filter(Filter(column: "name", op: .in, operand: .list(["Maya", "A, comma", "q\"uote"])))]),
+        (
+            "name=in.%28Maya%2C%22A%2C+comma%22%2C%22q%5C%22uote%22%29",
+            [.filter(Filter(column: "name", op: .in, operand: .list(["Maya", "A, comma", "q\"uote"])))]
+        ),
         ("id=in.()", [.filter(Filter(column: "id", op: .in, operand: .list([])))]),
         ("name=in.(a,b\\c)", [.filter(Filter(column: "name", op: .in, operand: .list(["a", "b\\c"])))]),
         ("name=not.in.(a)", [.not(.filter(Filter(column: "name", op: .in, operand: .list(["a"]))))]),
         ("%22name%22=eq.x", [filter("name", .eq, "x")]),
         // Logic trees.
-        ("or=(name.eq.Leo,and(age.gte.6,goals.cs.{patience}))",
-         [.or([filter("name", .eq, "Leo"), .and([filter("age", .gte, "6"), filter("goals", .cs, "{patience}")])])]),
+        (
+            "or=(name.eq.Leo,and(age.gte.6,goals.cs.{patience}))",
+            [.or([filter("name", .eq, "Leo"), .and([filter("age", .gte, "6"), filter("goals", .cs, "{patience}")])])]
+        ),
         ("and=(age.gt.1,age.lt.9)", [.and([filter("age", .gt, "1"), filter("age", .lt, "9")])]),
         ("not.or=(age.eq.1,age.eq.2)", [.not(.or([filter("age", .eq, "1"), filter("age", .eq, "2")]))]),
         ("or=(name.eq.%22a,b%22,name.eq.c)", [.or([filter("name", .eq, "a,b"), filter("name", .eq, "c")])]),
-        ("or=(name.in.(a,%22b)%22),age.not.is.null)",
-         [.or([.filter(Filter(column: "name", op: .in, operand: .list(["a", "b)"]))), .not(.filter(Filter(column: "age", op: .is, operand: .isValue(.null))))])]),
-        ("or=(goals.cs.{a,b},not.and(age.eq.1,age.eq.2))",
-         [.or([filter("goals", .cs, "{a,b}"), .not(.and([filter("age", .eq, "1"), filter("age", .eq, "2")]))])]),
-        ("or=(name.eq.x)&age=eq.1", [.or([filter("name", .eq, "x")]), filter("age", .eq, "1")]),
+        (
+            "or=(name.in.(a,%22b)%22),age.not.is.null)",
+            [
+                .or([
+                    .filter(Filter(column: "name", op: .in, operand: .list(["a", "b)"]))),
+                    .not(.filter(Filter(column: "age", op: .is, operand: .isValue(.null))))
+                ])
+            ]
+        ),
+        (
+            "or=(goals.cs.{a,b},not.and(age.eq.1,age.eq.2))",
+            [.or([filter("goals", .cs, "{a,b}"), .not(.and([filter("age", .eq, "1"), filter("age", .eq, "2")]))])]
+        ),
+        ("or=(name.eq.x)&age=eq.1", [.or([filter("name", .eq, "x")]), filter("age", .eq, "1")])
     ]
 
     @Test(arguments: filters)
@@ -68,7 +82,7 @@ import Testing
         ("select=kid:name,age::text", [SelectItem(column: "name", alias: "kid"), SelectItem(column: "age", cast: "text")]),
         ("select=years:age::text", [SelectItem(column: "age", alias: "years", cast: "text")]),
         ("select=%22user_id%22", [SelectItem(column: "user_id")]),
-        ("select=*,name", [SelectItem(column: "*"), SelectItem(column: "name")]),
+        ("select=*,name", [SelectItem(column: "*"), SelectItem(column: "name")])
     ]
 
     @Test(arguments: selects)
@@ -81,7 +95,7 @@ import Testing
         ("created_at.desc.nullslast", [OrderTerm(column: "created_at", descending: true, nulls: .last)]),
         ("name", [OrderTerm(column: "name")]),
         ("name.nullsfirst", [OrderTerm(column: "name", nulls: .first)]),
-        ("age.asc.nullsfirst,name", [OrderTerm(column: "age", descending: false, nulls: .first), OrderTerm(column: "name")]),
+        ("age.asc.nullsfirst,name", [OrderTerm(column: "age", descending: false, nulls: .first), OrderTerm(column: "name")])
     ]
 
     @Test(arguments: orders)
@@ -96,7 +110,9 @@ import Testing
         #expect(ranged.limit == 3 && ranged.offset == 2)
         let open = try Fixture.request("GET", "/rest/v1/children", headers: [("Range", "3-")])
         #expect(open.limit == nil && open.offset == 3)
-        let insert = try Fixture.request("POST", "/rest/v1/children?columns=%22age%22%2C%22user_id%22%2C%22name%22", body: #"[{"name":"A","user_id":"x"},{"name":"B","age":3,"user_id":"x"}]"#)
+        let insert = try Fixture.request(
+            "POST", "/rest/v1/children?columns=%22age%22%2C%22user_id%22%2C%22name%22",
+            body: #"[{"name":"A","user_id":"x"},{"name":"B","age":3,"user_id":"x"}]"#)
         #expect(insert.columns == ["age", "user_id", "name"])
         #expect(insert.payload?.rows.count == 2)
         let upsert = try Fixture.request("POST", "/rest/v1/user_profiles?on_conflict=id", body: #"{"id":"x"}"#)
@@ -127,7 +143,10 @@ import Testing
         ("name=xx.1", #""failed to parse filter (xx.1)" (line 1, column 1)"#, #"unexpected "x" expecting "not" or operator (eq, gt, ...)"#),
         ("name=eq", #""failed to parse filter (eq)" (line 1, column 3)"#, #"unexpected end of input expecting delimiter (.)"#),
         ("name=not.xx.1", #""failed to parse filter (not.xx.1)" (line 1, column 5)"#, #"unexpected "x" expecting operator (eq, gt, ...)"#),
-        ("name=is.maybe", #""failed to parse filter (is.maybe)" (line 1, column 4)"#, #"unexpected "m" expecting isVal: (null, not_null, true, false, unknown)"#),
+        (
+            "name=is.maybe", #""failed to parse filter (is.maybe)" (line 1, column 4)"#,
+            #"unexpected "m" expecting isVal: (null, not_null, true, false, unknown)"#
+        ),
         ("name=in.a,b", #""failed to parse filter (in.a,b)" (line 1, column 4)"#, #"unexpected "a" expecting "(""#),
         ("name=in.(a,b", #""failed to parse filter (in.(a,b)" (line 1, column 8)"#, #"unexpected end of input expecting "," or ")""#),
         ("or=(name.eq.1", #""failed to parse logic tree ((name.eq.1)" (line 1, column 13)"#, #"unexpected end of input expecting "," or ")""#),
@@ -136,7 +155,7 @@ import Testing
         ("order=name.up", #""failed to parse order (name.up)" (line 1, column 6)"#, #"unexpected "u" expecting "asc", "desc", "nullsfirst" or "nullslast""#),
         ("order=name.asc.up", #""failed to parse order (name.asc.up)" (line 1, column 10)"#, #"unexpected "u" expecting "nullsfirst" or "nullslast""#),
         ("select=id,", #""failed to parse select parameter (id,)" (line 1, column 4)"#, #"unexpected end of input expecting field name (* or [a..z0..9_$])"#),
-        ("limit=ten", #""failed to parse limit parameter (ten)" (line 1, column 1)"#, #"unexpected "t" expecting digit"#),
+        ("limit=ten", #""failed to parse limit parameter (ten)" (line 1, column 1)"#, #"unexpected "t" expecting digit"#)
     ]
 
     @Test(arguments: malformed)
@@ -154,7 +173,8 @@ import Testing
         #expect(kid.select.map(\.column) == ["name", "age", "toys"] && kid.select[2].embed?.select == [SelectItem(column: "*")])
         #expect(select[2].embed?.select == [SelectItem(column: "*")])
         // Embedded filters, order and limit go to their embed's path.
-        let request = try Fixture.request("GET", "/rest/v1/user_profiles?select=id,children!current_child_id(name)&children.age=gt.3&children.order=name.desc&children.limit=2")
+        let request = try Fixture.request(
+            "GET", "/rest/v1/user_profiles?select=id,children!current_child_id(name)&children.age=gt.3&children.order=name.desc&children.limit=2")
         #expect(request.embedded["children"]?.conditions == [.filter(Filter(column: "age", op: .gt, operand: .value("3")))])
         #expect(request.embedded["children"]?.order == [OrderTerm(column: "name", descending: true)] && request.embedded["children"]?.limit == 2)
         for bad in ["id,children(name", "id,children!(name)", "children!inner", "a,(b)"] {
@@ -166,34 +186,45 @@ import Testing
         let key = { (text: Bool, name: String) in JSONPathStep(asText: text, .key(name)) }
         let index = { (text: Bool, number: String) in JSONPathStep(asText: text, .index(number)) }
         let select = try QueryGrammar.parseSelect(#"metadata->>key,a:data->0->b->>-1::int,data->!@#$%^&*_d,data->0xy1->23-xy-45,data->"a.b",goals->0"#)
-        #expect(select.map(\.jsonPath) == [[key(true, "key")], [index(false, "0"), key(false, "b"), index(true, "-1")], [key(false, "!@#$%^&*_d")],
-                                            [key(false, "0xy1"), key(false, "23-xy-45")], [key(false, "a.b")], [index(false, "0")]])
+        #expect(
+            select.map(\.jsonPath) == [
+                [key(true, "key")], [index(false, "0"), key(false, "b"), index(true, "-1")], [key(false, "!@#$%^&*_d")],
+                [key(false, "0xy1"), key(false, "23-xy-45")], [key(false, "a.b")], [index(false, "0")]
+            ])
         #expect(select.map(\.outputName) == ["key", "a", "!@#$%^&*_d", "23-xy-45", "a.b", "goals"])
         #expect(select[1].cast == "int" && select[1].alias == "a")
         // An index ends at a delimiter; inside an embed `)` is one.
         #expect(try QueryGrammar.parseSelect("rel(data->0)")[0].embed?.select[0].jsonPath == [index(false, "0")])
         // Filters (plain and in logic trees), order and embedded paths.
-        let request = try Fixture.request("GET", "/rest/v1/children?metadata->>key=eq.x&or=(data->a->>b.eq.1,goals->>0.not.is.null)&order=data->>n.desc.nullslast&kids.meta->>k=eq.2")
-        #expect(request.conditions == [
-            .filter(Filter(column: "metadata", op: .eq, operand: .value("x"), jsonPath: [key(true, "key")])),
-            .or([.filter(Filter(column: "data", op: .eq, operand: .value("1"), jsonPath: [key(false, "a"), key(true, "b")])),
-                 .not(.filter(Filter(column: "goals", op: .is, operand: .isValue(.null), jsonPath: [index(true, "0")])))]),
-        ])
+        let request = try Fixture.request(
+            "GET", "/rest/v1/children?metadata->>key=eq.x&or=(data->a->>b.eq.1,goals->>0.not.is.null)&order=data->>n.desc.nullslast&kids.meta->>k=eq.2")
+        #expect(
+            request.conditions == [
+                .filter(Filter(column: "metadata", op: .eq, operand: .value("x"), jsonPath: [key(true, "key")])),
+                .or([
+                    .filter(Filter(column: "data", op: .eq, operand: .value("1"), jsonPath: [key(false, "a"), key(true, "b")])),
+                    .not(.filter(Filter(column: "goals", op: .is, operand: .isValue(.null), jsonPath: [index(true, "0")])))
+                ])
+            ])
         #expect(request.order == [OrderTerm(column: "data", descending: true, nulls: .last, jsonPath: [key(true, "n")])])
         #expect(request.embedded["kids"]?.conditions == [.filter(Filter(column: "meta", op: .eq, operand: .value("2"), jsonPath: [key(true, "k")]))])
         // Reserved characters and badly formed numbers are PGRST100, as in PostgREST.
         for bad in ["data->(x", "data->>-78xy,", "data->", "data->>--34"] {
             #expect(throws: RESTError.self, "\(bad)") { try QueryGrammar.parseSelect(bad) }
         }
-        #expect(throws: RESTError.parse(message: #""failed to parse select parameter (data->(x)" (line 1, column 7)"#,
-                                        details: #"unexpected "(" expecting "-", digit or any non reserved character different from: .,>()"#)) {
+        #expect(
+            throws: RESTError.parse(
+                message: #""failed to parse select parameter (data->(x)" (line 1, column 7)"#,
+                details: #"unexpected "(" expecting "-", digit or any non reserved character different from: .,>()"#)
+        ) {
             try QueryGrammar.parseSelect("data->(x")
         }
         #expect(throws: RESTError.self) { try Fixture.request("GET", "/rest/v1/children?data->(x=eq.1") }
     }
 
     @Test func aggregatesAndSpreadsParse() throws {
-        let select = try QueryGrammar.parseSelect("count(),cnt:count()::text,age.sum(),total:age.avg()::int,metadata->>n::integer.max(),name,age.min(),id.count()")
+        let select = try QueryGrammar.parseSelect(
+            "count(),cnt:count()::text,age.sum(),total:age.avg()::int,metadata->>n::integer.max(),name,age.min(),id.count()")
         #expect(select.map(\.aggregate) == [.count, .count, .sum, .avg, .max, nil, .min, .count])
         #expect(select.map(\.outputName) == ["count", "cnt", "sum", "total", "max", "name", "min", "count"])
         #expect(select[0].column == "*" && select[1].aggregateCast == "text" && select[3].aggregateCast == "int" && select[3].cast == nil)
@@ -215,7 +246,7 @@ import Testing
         ("PATCH", "[]", "Empty or invalid json"),
         ("PATCH", "\"text\"", "Empty or invalid json"),
         ("POST", #"{"a":1}x"#, "Empty or invalid json"),
-        ("POST", "{\"a\":\"\u{01}\"}", "Empty or invalid json"),
+        ("POST", "{\"a\":\"\u{01}\"}", "Empty or invalid json")
     ]
 
     @Test(arguments: badBodies)
@@ -240,7 +271,9 @@ import Testing
 /// Prefer and Accept (Preferences.hs, Negotiate.hs).
 @Suite struct HeaderTests {
     @Test func preferences() {
-        let p = Preferences.parse(["return=representation, count=exact", "resolution=merge-duplicates,missing=default", "handling=strict", "tx=rollback, max-affected=5, bogus"])
+        let p = Preferences.parse([
+            "return=representation, count=exact", "resolution=merge-duplicates,missing=default", "handling=strict", "tx=rollback, max-affected=5, bogus"
+        ])
         #expect(p.returning == .representation)
         #expect(p.count == .exact)
         #expect(p.resolution == .mergeDuplicates)
@@ -269,7 +302,7 @@ import Testing
         ("text/csv", .csv), ("text/html, application/json", .json), ("text/html", nil), ("application/xml", nil),
         // By q, then by specificity (http-types' parseHttpAccept, as PostgREST orders them).
         ("*/*, text/csv", .csv), ("text/csv;q=0.5, application/json", .json), ("text/csv; q=0.9, application/json;q=0.8", .csv),
-        ("application/json;q=nan, text/csv", .json),
+        ("application/json;q=nan, text/csv", .json)
     ]
 
     @Test(arguments: accepts)

@@ -2,19 +2,25 @@ import Foundation
 import Identity
 import Postgres
 import Testing
+
 @testable import REST
 
 /// ApiRequest + SchemaCache → SQL text and binds. Values are always binds; identifiers come from
 /// the schema cache, quoted; the statement text is the same for the same request shape.
 @Suite struct PlanTests {
     static let me = "07e706d2-c4dc-46e3-b64e-2b12fd23cac5"
-    static let childColumns = #""children"."id", "children"."user_id", "children"."name", "children"."age", "children"."temperament", "children"."created_at", "children"."updated_at", "children"."birthday", "children"."goals", "children"."topics", "children"."temperament_talkative""#
-    static let returnedProfile = #"pgrst_source."id", pgrst_source."onboarding_state", pgrst_source."current_child_id", pgrst_source."created_at", pgrst_source."updated_at""#
+    static let childColumns =
+        #""children"."id", "children"."user_id", "children"."name", "children"."age", "children"."temperament", "children"."created_at", "children"."updated_at", "children"."birthday", "children"."goals", "children"."topics", "children"."temperament_talkative""#
+    static let returnedProfile =
+        #"pgrst_source."id", pgrst_source."onboarding_state", pgrst_source."current_child_id", pgrst_source."created_at", pgrst_source."updated_at""#
 
     @Test func benchReadIsOneStatementWithTheFilterBound() throws {
         let plan = try Fixture.plan("GET", "/rest/v1/children?select=%2A&user_id=eq.\(Self.me.uppercased())")
         let sql = try #require(plan.statement)
-        #expect(sql.text == #"WITH pgrst_source AS (SELECT \#(Self.childColumns) FROM "public"."children" WHERE "children"."user_id" = $1) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#)
+        #expect(
+            sql.text
+                == #"WITH pgrst_source AS (SELECT \#(Self.childColumns) FROM "public"."children" WHERE "children"."user_id" = $1) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
+        )
         // The client's own id (any case) is the owner filter already: no duplicate.
         #expect(sql.binds == [Self.me.uppercased()])
         #expect(plan.readOnly && !plan.mustDecide && !plan.rollback)
@@ -23,14 +29,21 @@ import Testing
         #expect(own.text == sql.text && own.binds == [Self.me])
         // Filtering on another user's id adds the caller's scope: own rows or the family's.
         let other = try #require(try Fixture.plan("GET", "/rest/v1/children?select=%2A&user_id=eq.\(Fixture.otherID)").statement)
-        #expect(other.text.contains(#"WHERE "children"."user_id" = $1 AND ("children"."user_id" = $2 OR "children"."user_id" IN (SELECT theirs."user_id" FROM "public"."family_members" mine JOIN "public"."family_members" theirs ON theirs."family_id" = mine."family_id" WHERE mine."user_id" = $3)))"#))
+        #expect(
+            other.text.contains(
+                #"WHERE "children"."user_id" = $1 AND ("children"."user_id" = $2 OR "children"."user_id" IN (SELECT theirs."user_id" FROM "public"."family_members" mine JOIN "public"."family_members" theirs ON theirs."family_id" = mine."family_id" WHERE mine."user_id" = $3)))"#
+            ))
         #expect(other.binds == [Fixture.otherID, Self.me, Self.me])
     }
 
     @Test func benchPatchIsOneStatement() throws {
-        let plan = try Fixture.plan("PATCH", "/rest/v1/user_profiles?id=eq.\(Self.me)", headers: [("Prefer", "return=representation")], body: #"{"onboarding_state":"GOALS"}"#)
+        let plan = try Fixture.plan(
+            "PATCH", "/rest/v1/user_profiles?id=eq.\(Self.me)", headers: [("Prefer", "return=representation")], body: #"{"onboarding_state":"GOALS"}"#)
         let sql = try #require(plan.statement)
-        #expect(sql.text == #"WITH pgrst_source AS (UPDATE "public"."user_profiles" SET "onboarding_state" = pgrst_body."onboarding_state" FROM json_to_record($1::json) AS pgrst_body("onboarding_state" text) WHERE "user_profiles"."id" = $2 RETURNING "public"."user_profiles".*) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM (SELECT \#(Self.returnedProfile) FROM pgrst_source) _postgrest_t"#)
+        #expect(
+            sql.text
+                == #"WITH pgrst_source AS (UPDATE "public"."user_profiles" SET "onboarding_state" = pgrst_body."onboarding_state" FROM json_to_record($1::json) AS pgrst_body("onboarding_state" text) WHERE "user_profiles"."id" = $2 RETURNING "public"."user_profiles".*) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM (SELECT \#(Self.returnedProfile) FROM pgrst_source) _postgrest_t"#
+        )
         #expect(sql.binds == [#"{"onboarding_state":"GOALS"}"#, Self.me])
         #expect(!plan.readOnly && !plan.mustDecide)
         #expect(plan.action == .update && !plan.mergesDuplicates)
@@ -59,8 +72,11 @@ import Testing
         // A text column is searched through to_tsvector, in the filter's language (PostgREST).
         ("name=fts(english).cat", #"to_tsvector($1::regconfig, "children"."name") @@ to_tsquery($2::regconfig, $3)"#, ["english", "english", "cat"]),
         ("name=plfts.big+cat", #"to_tsvector("children"."name") @@ plainto_tsquery($1)"#, ["big cat"]),
-        ("or=(age.eq.1,and(name.eq.x,goals.cs.{a,b}))", #"("children"."age" = $1 OR ("children"."name" = $2 AND "children"."goals" @> $3))"#, ["1", "x", "{a,b}"]),
-        ("not.and=(age.gt.1,age.lt.3)", #"NOT ("children"."age" > $1 AND "children"."age" < $2)"#, ["1", "3"]),
+        (
+            "or=(age.eq.1,and(name.eq.x,goals.cs.{a,b}))", #"("children"."age" = $1 OR ("children"."name" = $2 AND "children"."goals" @> $3))"#,
+            ["1", "x", "{a,b}"]
+        ),
+        ("not.and=(age.gt.1,age.lt.3)", #"NOT ("children"."age" > $1 AND "children"."age" < $2)"#, ["1", "3"])
     ]
 
     @Test(arguments: filterSQL)
@@ -71,10 +87,14 @@ import Testing
     }
 
     @Test func selectOrderLimitOffsetAndCount() throws {
-        let plan = try Fixture.plan("GET", "/rest/v1/children?select=kid:name,age::text&order=created_at.desc.nullslast,name&limit=10&offset=20",
-                                    headers: [("Prefer", "count=exact")], caller: .serviceRole)
+        let plan = try Fixture.plan(
+            "GET", "/rest/v1/children?select=kid:name,age::text&order=created_at.desc.nullslast,name&limit=10&offset=20",
+            headers: [("Prefer", "count=exact")], caller: .serviceRole)
         let sql = try #require(plan.statement)
-        #expect(sql.text == #"WITH pgrst_source AS (SELECT "children"."name" AS "kid", CAST("children"."age" AS text) AS "age" FROM "public"."children" ORDER BY "children"."created_at" DESC NULLS LAST, "children"."name" LIMIT $1 OFFSET $2) SELECT (SELECT pg_catalog.count(*) FROM "public"."children") AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#)
+        #expect(
+            sql.text
+                == #"WITH pgrst_source AS (SELECT "children"."name" AS "kid", CAST("children"."age" AS text) AS "age" FROM "public"."children" ORDER BY "children"."created_at" DESC NULLS LAST, "children"."name" LIMIT $1 OFFSET $2) SELECT (SELECT pg_catalog.count(*) FROM "public"."children") AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
+        )
         #expect(sql.binds == ["10", "20"])
     }
 
@@ -82,7 +102,10 @@ import Testing
         // text[] goes through to_jsonb; keys and indexes are binds with their type.
         let plan = try Fixture.plan("GET", "/rest/v1/children?select=goals->0,g:goals->>1,temperament&goals->>0=eq.x&order=goals->>0.desc", ownership: false)
         let sql = try #require(plan.statement)
-        #expect(sql.text.hasPrefix(#"WITH pgrst_source AS (SELECT to_jsonb("children"."goals")->$1::int AS "goals", to_jsonb("children"."goals")->>$2::int AS "g", "children"."temperament" FROM "public"."children" WHERE to_jsonb("children"."goals")->>$3::int = $4 ORDER BY to_jsonb("children"."goals")->>$5::int DESC)"#), "\(sql.text)")
+        #expect(
+            sql.text.hasPrefix(
+                #"WITH pgrst_source AS (SELECT to_jsonb("children"."goals")->$1::int AS "goals", to_jsonb("children"."goals")->>$2::int AS "g", "children"."temperament" FROM "public"."children" WHERE to_jsonb("children"."goals")->>$3::int = $4 ORDER BY to_jsonb("children"."goals")->>$5::int DESC)"#
+            ), "\(sql.text)")
         #expect(sql.binds == ["0", "1", "0", "x", "0"])
         // A quote in a key is a bind's text, never the statement's: same text for any key.
         let quoted = try #require(try Fixture.plan("GET", "/rest/v1/children?select=goals->>it's", ownership: false).statement)
@@ -97,19 +120,28 @@ import Testing
 
     @Test func aggregatesGroupByTheOtherColumns() throws {
         var planner = Planner(cache: Fixture.cache, policy: Fixture.policy, ownershipEnabled: false)
-        #expect(throws: RESTError.aggregatesNotAllowed) { try planner.plan(try Fixture.request("GET", "/rest/v1/children?select=count()"), caller: Fixture.user) }
+        #expect(throws: RESTError.aggregatesNotAllowed) {
+            try planner.plan(try Fixture.request("GET", "/rest/v1/children?select=count()"), caller: Fixture.user)
+        }
         planner.aggregatesEnabled = true
-        let plan = try planner.plan(try Fixture.request("GET", "/rest/v1/children?select=temperament,n:count(),age.sum()::int,name&order=temperament"), caller: Fixture.user)
-        #expect(try #require(plan.statement).text.hasPrefix(#"WITH pgrst_source AS (SELECT "children"."temperament", pg_catalog.count(*) AS "n", CAST(pg_catalog.sum("children"."age") AS int) AS "sum", "children"."name" FROM "public"."children" GROUP BY 1, 4 ORDER BY "children"."temperament")"#))
+        let plan = try planner.plan(
+            try Fixture.request("GET", "/rest/v1/children?select=temperament,n:count(),age.sum()::int,name&order=temperament"), caller: Fixture.user)
+        #expect(
+            try #require(plan.statement).text.hasPrefix(
+                #"WITH pgrst_source AS (SELECT "children"."temperament", pg_catalog.count(*) AS "n", CAST(pg_catalog.sum("children"."age") AS int) AS "sum", "children"."name" FROM "public"."children" GROUP BY 1, 4 ORDER BY "children"."temperament")"#
+            ))
         // Only aggregates: no GROUP BY; a cast of the argument goes inside.
         let total = try planner.plan(try Fixture.request("GET", "/rest/v1/children?select=age::numeric.avg()"), caller: Fixture.user)
-        #expect(try #require(total.statement).text.hasPrefix(#"WITH pgrst_source AS (SELECT pg_catalog.avg(CAST("children"."age" AS numeric)) AS "avg" FROM "public"."children")"#))
+        #expect(
+            try #require(total.statement).text.hasPrefix(
+                #"WITH pgrst_source AS (SELECT pg_catalog.avg(CAST("children"."age" AS numeric)) AS "avg" FROM "public"."children")"#))
     }
 
     @Test func singleObjectAndCSVBodies() throws {
         let single = try #require(try Fixture.plan("GET", "/rest/v1/children?select=id", headers: [("Accept", "application/vnd.pgrst.object+json")]).statement)
         #expect(single.text.contains("coalesce((json_agg(_postgrest_t) -> 0)::text, '') AS body"))
-        let stripped = try #require(try Fixture.plan("GET", "/rest/v1/children?select=id", headers: [("Accept", "application/vnd.pgrst.object+json;nulls=stripped")]).statement)
+        let stripped = try #require(
+            try Fixture.plan("GET", "/rest/v1/children?select=id", headers: [("Accept", "application/vnd.pgrst.object+json;nulls=stripped")]).statement)
         #expect(stripped.text.contains("json_strip_nulls(json_agg(_postgrest_t) -> 0)"))
         let csv = try #require(try Fixture.plan("GET", "/rest/v1/children?select=id", headers: [("Accept", "text/csv")]).statement)
         #expect(csv.text.contains("string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), chr(10))"))
@@ -117,19 +149,30 @@ import Testing
 
     @Test func insertsUseTheBodyAsOneJSONBind() throws {
         let body = #"{"user_id":"\#(Self.me.uppercased())","name":"Maya","goals":["a","b"]}"#
-        let plan = try Fixture.plan("POST", "/rest/v1/children?select=%2A", headers: [("Prefer", "return=representation"), ("Accept", "application/vnd.pgrst.object+json")], body: body)
+        let plan = try Fixture.plan(
+            "POST", "/rest/v1/children?select=%2A", headers: [("Prefer", "return=representation"), ("Accept", "application/vnd.pgrst.object+json")], body: body)
         let sql = try #require(plan.statement)
-        #expect(sql.text.hasPrefix(#"WITH pgrst_source AS (INSERT INTO "public"."children" ("goals", "name", "user_id") SELECT pgrst_body."goals", pgrst_body."name", pgrst_body."user_id" FROM json_to_record($1::json) AS pgrst_body("goals" text[], "name" text, "user_id" uuid) RETURNING "public"."children".*)"#))
+        #expect(
+            sql.text.hasPrefix(
+                #"WITH pgrst_source AS (INSERT INTO "public"."children" ("goals", "name", "user_id") SELECT pgrst_body."goals", pgrst_body."name", pgrst_body."user_id" FROM json_to_record($1::json) AS pgrst_body("goals" text[], "name" text, "user_id" uuid) RETURNING "public"."children".*)"#
+            ))
         #expect(sql.binds == [body])
         #expect(plan.mustDecide)  // object Accept on a write: committed only with exactly one row
         #expect(plan.action == .insert && !plan.mergesDuplicates)
 
-        let bulk = try Fixture.plan("POST", "/rest/v1/children?columns=%22user_id%22,%22name%22,%22age%22", body: #"[{"user_id":"\#(Self.me)","name":"A"},{"user_id":"\#(Self.me)","name":"B","age":3}]"#)
+        let bulk = try Fixture.plan(
+            "POST", "/rest/v1/children?columns=%22user_id%22,%22name%22,%22age%22",
+            body: #"[{"user_id":"\#(Self.me)","name":"A"},{"user_id":"\#(Self.me)","name":"B","age":3}]"#)
         #expect(try #require(bulk.statement).text.contains(#"FROM json_to_recordset($1::json) AS pgrst_body("age" integer, "name" text, "user_id" uuid)"#))
 
-        let defaults = try Fixture.plan("POST", "/rest/v1/children?columns=%22user_id%22,%22name%22,%22goals%22", headers: [("Prefer", "missing=default")], body: #"{"user_id":"\#(Self.me)","name":"A"}"#)
+        let defaults = try Fixture.plan(
+            "POST", "/rest/v1/children?columns=%22user_id%22,%22name%22,%22goals%22", headers: [("Prefer", "missing=default")],
+            body: #"{"user_id":"\#(Self.me)","name":"A"}"#)
         let defaultsSQL = try #require(defaults.statement)
-        #expect(defaultsSQL.text.contains(#"SELECT CASE WHEN pgrst_elem.value -> $1 IS NULL THEN '{}'::text[] ELSE pgrst_body."goals" END, pgrst_body."name", pgrst_body."user_id" FROM json_array_elements($2::json) AS pgrst_elem"#))
+        #expect(
+            defaultsSQL.text.contains(
+                #"SELECT CASE WHEN pgrst_elem.value -> $1 IS NULL THEN '{}'::text[] ELSE pgrst_body."goals" END, pgrst_body."name", pgrst_body."user_id" FROM json_array_elements($2::json) AS pgrst_elem"#
+            ))
         #expect(defaultsSQL.binds == ["goals", #"[{"user_id":"\#(Self.me)","name":"A"}]"#])
     }
 
@@ -140,10 +183,14 @@ import Testing
     }
 
     @Test func upsertsMergeWithAnOwnerGuard() throws {
-        let plan = try Fixture.plan("POST", "/rest/v1/user_profiles?on_conflict=id", headers: [("Prefer", "return=representation,resolution=merge-duplicates")],
-                                    body: #"{"id":"\#(Self.me)","onboarding_state":"TOPICS"}"#)
+        let plan = try Fixture.plan(
+            "POST", "/rest/v1/user_profiles?on_conflict=id", headers: [("Prefer", "return=representation,resolution=merge-duplicates")],
+            body: #"{"id":"\#(Self.me)","onboarding_state":"TOPICS"}"#)
         let sql = try #require(plan.statement)
-        #expect(sql.text.contains(#"ON CONFLICT ("id") DO UPDATE SET "id" = EXCLUDED."id", "onboarding_state" = EXCLUDED."onboarding_state" WHERE "user_profiles"."id" = $2 RETURNING "public"."user_profiles".*, (xmax::text = '0') AS pgrst_inserted"#))
+        #expect(
+            sql.text.contains(
+                #"ON CONFLICT ("id") DO UPDATE SET "id" = EXCLUDED."id", "onboarding_state" = EXCLUDED."onboarding_state" WHERE "user_profiles"."id" = $2 RETURNING "public"."user_profiles".*, (xmax::text = '0') AS pgrst_inserted"#
+            ))
         #expect(sql.text.contains("(SELECT pg_catalog.count(*) FILTER (WHERE pgrst_inserted) FROM pgrst_source) AS inserted"))
         #expect(plan.action == .insert && plan.mergesDuplicates)
         let ignore = try Fixture.plan("POST", "/rest/v1/user_profiles", headers: [("Prefer", "resolution=ignore-duplicates")], body: #"{"id":"\#(Self.me)"}"#)
@@ -165,7 +212,10 @@ import Testing
     @Test func deleteAndEmptyPatch() throws {
         let delete = try #require(try Fixture.plan("DELETE", "/rest/v1/children?id=eq.1", body: "{}").statement)
         // Deleting a child: its creator, or the owner of the creator's family.
-        #expect(delete.text.hasPrefix(#"WITH pgrst_source AS (DELETE FROM "public"."children" WHERE "children"."id" = $1 AND ("children"."user_id" = $2 OR "children"."user_id" IN (SELECT theirs."user_id" FROM "public"."family_members" mine JOIN "public"."family_members" theirs ON theirs."family_id" = mine."family_id" WHERE mine."user_id" = $3 AND mine."role" = $4)) RETURNING "public"."children".*)"#))
+        #expect(
+            delete.text.hasPrefix(
+                #"WITH pgrst_source AS (DELETE FROM "public"."children" WHERE "children"."id" = $1 AND ("children"."user_id" = $2 OR "children"."user_id" IN (SELECT theirs."user_id" FROM "public"."family_members" mine JOIN "public"."family_members" theirs ON theirs."family_id" = mine."family_id" WHERE mine."user_id" = $3 AND mine."role" = $4)) RETURNING "public"."children".*)"#
+            ))
         let empty = try #require(try Fixture.plan("PATCH", "/rest/v1/children?id=eq.1", body: "{}").statement)
         #expect(empty.text.hasPrefix(#"WITH pgrst_source AS (SELECT "public"."children".* FROM "public"."children" WHERE false)"#))
     }
@@ -173,7 +223,10 @@ import Testing
     @Test func rpcCallsBindNamedArguments() throws {
         let post = try Fixture.plan("POST", "/rest/v1/rpc/get_user_with_profile", body: #"{"p_user_id":"\#(Self.me)"}"#)
         let sql = try #require(post.statement)
-        #expect(sql.text == #"WITH pgrst_source AS (SELECT pgrst_call.* FROM "public"."get_user_with_profile"("p_user_id" := $1::uuid) pgrst_call) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#)
+        #expect(
+            sql.text
+                == #"WITH pgrst_source AS (SELECT pgrst_call.* FROM "public"."get_user_with_profile"("p_user_id" := $1::uuid) pgrst_call) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
+        )
         #expect(sql.binds == [Self.me])
         #expect(!post.readOnly)
         let get = try Fixture.plan("GET", "/rest/v1/rpc/get_user_with_profile?p_user_id=\(Self.me)")
@@ -184,7 +237,10 @@ import Testing
         let void = try Fixture.plan("POST", "/rest/v1/rpc/delete_account")
         #expect(void.action == .call(readOnly: false, headOnly: false) && void.returnsVoid)
         let scalar = try #require(try Fixture.plan("GET", "/rest/v1/rpc/add_them?a=1").statement)
-        #expect(scalar.text == #"WITH pgrst_source AS (SELECT "public"."add_them"("a" := $1::integer) AS pgrst_scalar) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, 'null') AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#)
+        #expect(
+            scalar.text
+                == #"WITH pgrst_source AS (SELECT "public"."add_them"("a" := $1::integer) AS pgrst_scalar) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, 'null') AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
+        )
     }
 
     @Test func argumentTexts() {
@@ -236,15 +292,29 @@ import Testing
     @Test func schemaCacheBuildsFromCatalogRows() {
         let cache = SchemaCache.build(
             columns: [
-                ["table_name": "t", "column_name": "id", "type": "uuid", "nullable": "f", "default_expression": "gen_random_uuid()", "kind": "r", "in_pk": "t", "description": nil],
-                ["table_name": "t", "column_name": "tags", "type": "text[]", "nullable": "t", "default_expression": nil, "kind": "r", "in_pk": "f", "description": nil],
+                [
+                    "table_name": "t", "column_name": "id", "type": "uuid", "nullable": "f", "default_expression": "gen_random_uuid()", "kind": "r",
+                    "in_pk": "t", "description": nil
+                ],
+                [
+                    "table_name": "t", "column_name": "tags", "type": "text[]", "nullable": "t", "default_expression": nil, "kind": "r", "in_pk": "f",
+                    "description": nil
+                ]
             ],
-            functions: [["name": "f", "returns_set": "t", "volatility": "s", "return_type": "record", "returns_composite": "t", "returns_void": "f",
-                         "default_count": "1", "arguments": #"[["a","uuid"],["b","integer"]]"#],
-                        ["name": "label", "returns_set": "f", "volatility": "s", "return_type": "text", "returns_composite": "f", "returns_void": "f",
-                         "default_count": "0", "arguments": #"[["","t","i"]]"#, "computed_table": "t"],
-                        ["name": "f", "returns_set": "f", "volatility": "v", "return_type": "text", "returns_composite": "f", "returns_void": "f",
-                         "default_count": "0", "arguments": #"[["v","text[]","v"]]"#]])
+            functions: [
+                [
+                    "name": "f", "returns_set": "t", "volatility": "s", "return_type": "record", "returns_composite": "t", "returns_void": "f",
+                    "default_count": "1", "arguments": #"[["a","uuid"],["b","integer"]]"#
+                ],
+                [
+                    "name": "label", "returns_set": "f", "volatility": "s", "return_type": "text", "returns_composite": "f", "returns_void": "f",
+                    "default_count": "0", "arguments": #"[["","t","i"]]"#, "computed_table": "t"
+                ],
+                [
+                    "name": "f", "returns_set": "f", "volatility": "v", "return_type": "text", "returns_composite": "f", "returns_void": "f",
+                    "default_count": "0", "arguments": #"[["v","text[]","v"]]"#
+                ]
+            ])
         let table = cache.tables["t"]
         #expect(table?.primaryKey == ["id"])
         #expect(table?.column("tags")?.type == "text[]")
@@ -261,19 +331,26 @@ import Testing
 
     @Test func mediaHandlersAreLoadedAndNegotiated() throws {
         let handlers = SchemaCache.mediaHandlers([
-            ["aggregate": #"public."tsv_agg""#, "relation": "t", "media_type": "text/tab-separated-values", "resolved": "text/tab-separated-values", "binary": "f"],
+            [
+                "aggregate": #"public."tsv_agg""#, "relation": "t", "media_type": "text/tab-separated-values", "resolved": "text/tab-separated-values",
+                "binary": "f"
+            ],
             ["aggregate": "public.count_agg", "relation": "", "media_type": "text/x-count", "resolved": "text/x-count", "binary": "f"],
-            ["aggregate": nil, "relation": "logo", "media_type": "*/*", "resolved": "application/octet-stream", "binary": "t"],
+            ["aggregate": nil, "relation": "logo", "media_type": "*/*", "resolved": "application/octet-stream", "binary": "t"]
         ])
         let table = SchemaCache.Table(name: "t", columns: [.init(name: "id", type: "integer")], primaryKey: ["id"])
-        let cache = SchemaCache(tables: [table], functions: [.init(name: "logo", arguments: [], returnType: #""*/*""#, returnsSet: false, returnsComposite: false)],
-                                mediaHandlers: handlers)
+        let cache = SchemaCache(
+            tables: [table], functions: [.init(name: "logo", arguments: [], returnType: #""*/*""#, returnsSet: false, returnsComposite: false)],
+            mediaHandlers: handlers)
         func plan(_ target: String, _ accept: String?) throws(RESTError) -> ActionPlan {
             let api = try Fixture.request("GET", target, headers: accept.map { [("Accept", $0)] } ?? [])
             return try Planner(cache: cache, policy: Fixture.policy, ownershipEnabled: false).plan(api, caller: .serviceRole)
         }
         let tsv = try plan("/rest/v1/t", "text/tab-separated-values")
-        #expect(tsv.request.media == .custom(.init(aggregate: #"public."tsv_agg""#, rowType: #""public"."t""#, contentType: "text/tab-separated-values", binary: false, scalar: false)))
+        #expect(
+            tsv.request.media
+                == .custom(
+                    .init(aggregate: #"public."tsv_agg""#, rowType: #""public"."t""#, contentType: "text/tab-separated-values", binary: false, scalar: false)))
         #expect(try #require(tsv.statement).text.contains(#"(public."tsv_agg"(_postgrest_t::"public"."t"))::text AS body"#))
         #expect(tsv.readsResponseSettings)
         // Any rows; JSON first when it comes first; the table's own handler needs `*`.
@@ -289,30 +366,51 @@ import Testing
 
     @Test func domainRepresentationsApplyToOutputFiltersAndBodies() throws {
         let column = ["table_name": "d", "kind": "r", "nullable": "t", "default_expression": nil, "description": nil] as [String: String?]
-        var id = column, color = column
-        id["column_name"] = "id"; id["type"] = "integer"; id["in_pk"] = "t"
-        color["column_name"] = "c"; color["type"] = "color"; color["in_pk"] = "f"
-        let cache = SchemaCache.build(columns: [id, color], functions: [], representations: [
-            ["source": "color", "target": "json", "function": "public.color_json"],
-            ["source": "text", "target": "color", "function": "public.color_text"],
-            ["source": "json", "target": "color", "function": "public.color_from_json"],
-            ["source": "color", "target": "text", "function": "public.unused"],
-        ])
-        #expect(cache.tables["d"]?.column("c")?.representation == .init(toJSON: "public.color_json", fromText: "public.color_text", fromJSON: "public.color_from_json"))
+        var id = column
+        var color = column
+        id["column_name"] = "id"
+        id["type"] = "integer"
+        id["in_pk"] = "t"
+        color["column_name"] = "c"
+        color["type"] = "color"
+        color["in_pk"] = "f"
+        let cache = SchemaCache.build(
+            columns: [id, color], functions: [],
+            representations: [
+                ["source": "color", "target": "json", "function": "public.color_json"],
+                ["source": "text", "target": "color", "function": "public.color_text"],
+                ["source": "json", "target": "color", "function": "public.color_from_json"],
+                ["source": "color", "target": "text", "function": "public.unused"]
+            ])
+        #expect(
+            cache.tables["d"]?.column("c")?.representation
+                == .init(toJSON: "public.color_json", fromText: "public.color_text", fromJSON: "public.color_from_json"))
         #expect(cache.tables["d"]?.column("id")?.representation.isEmpty == true)
         func plan(_ method: String, _ target: String, body: String? = nil) throws -> SQL {
             let api = try Fixture.request(method, target, headers: [("Prefer", "return=representation")], body: body)
             return try #require(try Planner(cache: cache, policy: Fixture.policy, ownershipEnabled: false).plan(api, caller: .serviceRole).statement)
         }
         let read = try plan("GET", "/rest/v1/d?c=eq.00FF00&id=in.(1,2)")
-        #expect(read.text.hasPrefix(#"WITH pgrst_source AS (SELECT "d"."id", public.color_json("d"."c") AS "c" FROM "public"."d" WHERE "d"."c" = public.color_text($1::text) AND "d"."id" = ANY($2)"#), "\(read.text)")
+        #expect(
+            read.text.hasPrefix(
+                #"WITH pgrst_source AS (SELECT "d"."id", public.color_json("d"."c") AS "c" FROM "public"."d" WHERE "d"."c" = public.color_text($1::text) AND "d"."id" = ANY($2)"#
+            ), "\(read.text)")
         let list = try plan("GET", "/rest/v1/d?select=id,x:c&c=in.(1,2)&or=(c.like.*1,c.gt(any).{1,2})")
-        #expect(list.text.hasPrefix(#"WITH pgrst_source AS (SELECT "d"."id", public.color_json("d"."c") AS "x" FROM "public"."d" WHERE "d"."c" = ANY(SELECT public.color_text(unnest($1::text[]))) AND ("d"."c" LIKE $2 OR "d"."c" > ANY(SELECT public.color_text(unnest($3::text[]))))"#), "\(list.text)")
+        #expect(
+            list.text.hasPrefix(
+                #"WITH pgrst_source AS (SELECT "d"."id", public.color_json("d"."c") AS "x" FROM "public"."d" WHERE "d"."c" = ANY(SELECT public.color_text(unnest($1::text[]))) AND ("d"."c" LIKE $2 OR "d"."c" > ANY(SELECT public.color_text(unnest($3::text[]))))"#
+            ), "\(list.text)")
         let insert = try plan("POST", "/rest/v1/d", body: #"{"id":1,"c":"00FF00"}"#)
-        #expect(insert.text.hasPrefix(#"WITH pgrst_source AS (INSERT INTO "public"."d" ("c", "id") SELECT public.color_from_json(pgrst_body."c"), pgrst_body."id" FROM json_to_record($1::json) AS pgrst_body("c" json, "id" integer) RETURNING "public"."d".*)"#), "\(insert.text)")
+        #expect(
+            insert.text.hasPrefix(
+                #"WITH pgrst_source AS (INSERT INTO "public"."d" ("c", "id") SELECT public.color_from_json(pgrst_body."c"), pgrst_body."id" FROM json_to_record($1::json) AS pgrst_body("c" json, "id" integer) RETURNING "public"."d".*)"#
+            ), "\(insert.text)")
         #expect(insert.text.contains(#"FROM (SELECT pgrst_source."id", public.color_json(pgrst_source."c") AS "c" FROM pgrst_source)"#), "\(insert.text)")
         let update = try plan("PATCH", "/rest/v1/d?id=eq.1", body: #"{"c":"00FF00"}"#)
-        #expect(update.text.hasPrefix(#"WITH pgrst_source AS (UPDATE "public"."d" SET "c" = public.color_from_json(pgrst_body."c") FROM json_to_record($1::json) AS pgrst_body("c" json)"#), "\(update.text)")
+        #expect(
+            update.text.hasPrefix(
+                #"WITH pgrst_source AS (UPDATE "public"."d" SET "c" = public.color_from_json(pgrst_body."c") FROM json_to_record($1::json) AS pgrst_body("c" json)"#
+            ), "\(update.text)")
     }
 }
 
@@ -322,8 +420,8 @@ import Testing
     #expect(document["swagger"] as? String == "2.0")
     let paths = try #require(document["paths"] as? [String: [String: Any]])
     #expect(Set(paths["/children"]?.keys.map { $0 } ?? []) == ["get", "post", "patch", "delete", "put"])
-    #expect(paths["/rpc/get_user_with_profile"]?["get"] != nil)   // stable: GET allowed
-    #expect(paths["/rpc/delete_account"]?["get"] == nil)          // volatile: POST only
+    #expect(paths["/rpc/get_user_with_profile"]?["get"] != nil)  // stable: GET allowed
+    #expect(paths["/rpc/delete_account"]?["get"] == nil)  // volatile: POST only
     let definitions = try #require(document["definitions"] as? [String: [String: Any]])
     let properties = try #require(definitions["children"]?["properties"] as? [String: [String: Any]])
     #expect(properties["goals"]?["type"] as? String == "array")

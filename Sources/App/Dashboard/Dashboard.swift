@@ -13,9 +13,10 @@ enum Dashboard {
     /// nothing from elsewhere), no framing, no sniffing, no caching, no referrer to other sites.
     static func secured(_ response: HTTPResponse) -> HTTPResponse {
         var response = response
-        response.headers.replace("Content-Security-Policy",
-                                 "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-                                 + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+        response.headers.replace(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+                + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
         response.headers.replace("X-Frame-Options", "DENY")
         response.headers.replace("X-Content-Type-Options", "nosniff")
         response.headers.replace("Referrer-Policy", "same-origin")
@@ -48,12 +49,17 @@ enum Dashboard {
         let access = DashboardAccess(config: config.dashboard, keys: config.keys)
         let enabled = config.dashboard.isEnabled
         let signInPage: @Sendable (HTTPStatus, String?) -> HTTPResponse = { status, message in
-            html(status, DashboardAssets.signInPage(message: message, password: config.dashboard.password != nil,
-                                                    serviceKey: config.dashboard.serviceKeySignIn))
+            html(
+                status,
+                DashboardAssets.signInPage(
+                    message: message, password: config.dashboard.password != nil,
+                    serviceKey: config.dashboard.serviceKeySignIn))
         }
         /// A page or API of a signed-in session; 404 while the dashboard is off, 401 without a session.
-        func route(_ method: HTTPMethod, _ path: String, page: Bool = false,
-                   _ handler: @escaping @Sendable (HTTPRequest, DashboardAccess.Session) throws -> HTTPResponse) {
+        func route(
+            _ method: HTTPMethod, _ path: String, page: Bool = false,
+            _ handler: @escaping @Sendable (HTTPRequest, DashboardAccess.Session) throws -> HTTPResponse
+        ) {
             router.add(method, path) { request in
                 guard enabled else { return .error(.notFound, "Not Found") }
                 guard let session = access.session(request) else {
@@ -145,9 +151,11 @@ enum Dashboard {
             let migrations: String
             do {
                 let states = try pool.withConnection { try migrator.status($0) }
-                migrations = "[" + states.map { state in
-                    #"{"version":\#(jsonString(state.version)),"name":\#(jsonString(state.name)),"status":\#(jsonString(state.kind.rawValue)),"applied_at":\#(state.appliedAt.map(jsonString) ?? "null"),"duration_ms":\#(state.durationMilliseconds.map(String.init) ?? "null")}"#
-                }.joined(separator: ",") + "]"
+                migrations =
+                    "["
+                    + states.map { state in
+                        #"{"version":\#(jsonString(state.version)),"name":\#(jsonString(state.name)),"status":\#(jsonString(state.kind.rawValue)),"applied_at":\#(state.appliedAt.map(jsonString) ?? "null"),"duration_ms":\#(state.durationMilliseconds.map(String.init) ?? "null")}"#
+                    }.joined(separator: ",") + "]"
             } catch {
                 migrations = #"{"error":\#(jsonString("\(error)"))}"#
             }

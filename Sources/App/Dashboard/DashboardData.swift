@@ -16,17 +16,19 @@ struct DashboardTable: Sendable {
     }
 
     var json: String {
-        "[" + rows.map { row in
-            "{" + zip(columns, row).map { column, value in
-                let rendered: String
-                if let value {
-                    if numeric.contains(column), let number = Double(value), number.isFinite { rendered = value } else { rendered = jsonString(value) }
-                } else {
-                    rendered = "null"
-                }
-                return jsonString(column) + ":" + rendered
-            }.joined(separator: ",") + "}"
-        }.joined(separator: ",") + "]"
+        "["
+            + rows.map { row in
+                "{"
+                    + zip(columns, row).map { column, value in
+                        let rendered: String
+                        if let value {
+                            if numeric.contains(column), let number = Double(value), number.isFinite { rendered = value } else { rendered = jsonString(value) }
+                        } else {
+                            rendered = "null"
+                        }
+                        return jsonString(column) + ":" + rendered
+                    }.joined(separator: ",") + "}"
+            }.joined(separator: ",") + "]"
     }
 
     /// RFC 4180 CSV with a header row; text cells a spreadsheet would run as a formula are
@@ -75,7 +77,8 @@ enum DashboardAnalytics {
             func time(_ name: String) throws -> String? {
                 guard let text = request.queryValue(name), !text.isEmpty else { return nil }
                 if text.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil { return text + "T00:00:00Z" }
-                guard text.range(of: #"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)$"#, options: .regularExpression) != nil else {
+                guard text.range(of: #"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)$"#, options: .regularExpression) != nil
+                else {
                     throw DashboardError(.badRequest, "\(name) must be a date (YYYY-MM-DD) or an ISO 8601 time with a zone")
                 }
                 return text
@@ -94,58 +97,78 @@ enum DashboardAnalytics {
     }
 
     /// The tables, by the name the CSV endpoint takes.
-    static let tables = ["funnel", "drop_off", "step_durations", "daily_completion", "time_to_completion", "state_counts",
-                         "children_per_completed_user", "anonymous_upgrades"]
+    static let tables = [
+        "funnel", "drop_off", "step_durations", "daily_completion", "time_to_completion", "state_counts",
+        "children_per_completed_user", "anonymous_upgrades"
+    ]
 
     /// The daily series needs both bounds: without them, the last 30 UTC days up to today.
     static func statement(_ table: String, _ q: Query) -> (SQL, Set<String>)? {
-        let from = q.from, to = q.to, cohort = q.cohort
+        let from = q.from
+        let to = q.to
+        let cohort = q.cohort
         switch table {
         case "funnel":
-            return ("""
+            return (
+                """
                 SELECT cohort, step_no, step, users_reached, pct_of_previous, pct_of_first
                   FROM analytics.funnel(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
-                """, ["step_no", "users_reached", "pct_of_previous", "pct_of_first"])
+                """, ["step_no", "users_reached", "pct_of_previous", "pct_of_first"]
+            )
         case "drop_off":
-            return ("""
+            return (
+                """
                 SELECT cohort, step_no, step, users_at_step, users_stuck, pct_stuck_of_cohort
                   FROM analytics.drop_off(\(from)::timestamptz, \(to)::timestamptz, \(cohort), \(q.stuckHours)::integer)
-                """, ["step_no", "users_at_step", "users_stuck", "pct_stuck_of_cohort"])
+                """, ["step_no", "users_at_step", "users_stuck", "pct_stuck_of_cohort"]
+            )
         case "step_durations":
-            return ("""
+            return (
+                """
                 SELECT cohort, step_no, step, visits,
                        round(extract(epoch FROM median), 1) AS median_seconds, round(extract(epoch FROM p90), 1) AS p90_seconds
                   FROM analytics.step_durations(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
-                """, ["step_no", "visits", "median_seconds", "p90_seconds"])
+                """, ["step_no", "visits", "median_seconds", "p90_seconds"]
+            )
         case "time_to_completion":
-            return ("""
+            return (
+                """
                 SELECT cohort, users_completed, round(extract(epoch FROM median), 1) AS median_seconds,
                        round(extract(epoch FROM p90), 1) AS p90_seconds, round(extract(epoch FROM average), 1) AS average_seconds
                   FROM analytics.time_to_completion(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
-                """, ["users_completed", "median_seconds", "p90_seconds", "average_seconds"])
+                """, ["users_completed", "median_seconds", "p90_seconds", "average_seconds"]
+            )
         case "state_counts":
-            return ("""
+            return (
+                """
                 SELECT cohort, step_no, step, users, pct_of_cohort
                   FROM analytics.state_counts(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
-                """, ["step_no", "users", "pct_of_cohort"])
+                """, ["step_no", "users", "pct_of_cohort"]
+            )
         case "children_per_completed_user":
-            return ("""
+            return (
+                """
                 SELECT cohort, users_completed, children, average, median
                   FROM analytics.children_per_completed_user(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
-                """, ["users_completed", "children", "average", "median"])
+                """, ["users_completed", "children", "average", "median"]
+            )
         case "anonymous_upgrades":
-            return ("""
+            return (
+                """
                 SELECT cohort, anonymous_users, upgraded_users, pct_upgraded
                   FROM analytics.anonymous_upgrades(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
-                """, ["anonymous_users", "upgraded_users", "pct_upgraded"])
+                """, ["anonymous_users", "upgraded_users", "pct_upgraded"]
+            )
         case "daily_completion":
-            return ("""
+            return (
+                """
                 SELECT to_char(day, 'YYYY-MM-DD') AS day, cohort, signed_up, signed_up_completed, completion_rate_pct, completions
                   FROM analytics.daily_completion(
                        coalesce(\(from)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '29 days'),
                        coalesce(\(to)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day'),
                        \(cohort))
-                """, ["signed_up", "signed_up_completed", "completion_rate_pct", "completions"])
+                """, ["signed_up", "signed_up_completed", "completion_rate_pct", "completions"]
+            )
         default:
             return nil
         }

@@ -50,23 +50,25 @@ enum DashboardAssets {
         case "operations": body = operationsPage
         default: body = onboardingPage
         }
-        return head(page.prefix(1).uppercased() + page.dropFirst(), extra: """
-            <meta name="csrf-token" content="\(escape(csrfToken))">
-            <script src="/dashboard/dashboard.js" defer></script>
-            """) + """
-            <body data-page="\(escape(page))">
-            <header>
-            <strong>onboard</strong>
-            <nav>\(links)</nav>
-            <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf_token" value="\(escape(csrfToken))"><button type="submit">Sign out</button></form>
-            </header>
-            <main>
-            <p id="status" role="status"></p>
-            \(body)
-            </main>
-            </body>
-            </html>
-            """
+        return head(
+            page.prefix(1).uppercased() + page.dropFirst(),
+            extra: """
+                <meta name="csrf-token" content="\(escape(csrfToken))">
+                <script src="/dashboard/dashboard.js" defer></script>
+                """) + """
+                <body data-page="\(escape(page))">
+                <header>
+                <strong>onboard</strong>
+                <nav>\(links)</nav>
+                <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf_token" value="\(escape(csrfToken))"><button type="submit">Sign out</button></form>
+                </header>
+                <main>
+                <p id="status" role="status"></p>
+                \(body)
+                </main>
+                </body>
+                </html>
+                """
     }
 
     static func section(_ name: String, _ title: String, _ about: String, chart: Bool = true) -> String {

@@ -27,8 +27,11 @@ extension AuthService {
             let hash = try password.map { try Password.hash(try checkedPassword($0), cost: config.bcryptCost) }
             let userID = UUID().uuidString.lowercased()
             let json = try pool.withConnection { connection in
-                guard let json = try Users.createByAdmin(connection, id: userID, email: email, passwordHash: hash, confirmed: confirmed,
-                                                         metadataJSON: metadata) else { throw AuthError.emailExists }
+                guard
+                    let json = try Users.createByAdmin(
+                        connection, id: userID, email: email, passwordHash: hash, confirmed: confirmed,
+                        metadataJSON: metadata)
+                else { throw AuthError.emailExists }
                 return json
             }
             return .json(.ok, json)

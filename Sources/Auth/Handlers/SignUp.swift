@@ -17,8 +17,11 @@ extension AuthService {
         let sessionID = UUID().uuidString.lowercased()
         let refreshToken = Self.newRefreshToken()
         return try pool.withConnection { connection in
-            guard let user = try Users.createSignedIn(connection, id: userID, email: email, passwordHash: hash, metadataJSON: body.metadataJSON,
-                                                      sessionID: sessionID, refreshTokenDigest: Self.digest(refreshToken)) else {
+            guard
+                let user = try Users.createSignedIn(
+                    connection, id: userID, email: email, passwordHash: hash, metadataJSON: body.metadataJSON,
+                    sessionID: sessionID, refreshTokenDigest: Self.digest(refreshToken))
+            else {
                 throw AuthError.userAlreadyExists
             }
             return .json(.ok, try sessionJSON(userJSON: user, sessionID: sessionID, refreshToken: refreshToken, method: "password"))
@@ -30,8 +33,9 @@ extension AuthService {
         let sessionID = UUID().uuidString.lowercased()
         let refreshToken = Self.newRefreshToken()
         return try pool.withConnection { connection in
-            let user = try Users.createAnonymousSignedIn(connection, id: userID, metadataJSON: metadataJSON, sessionID: sessionID,
-                                                         refreshTokenDigest: Self.digest(refreshToken))
+            let user = try Users.createAnonymousSignedIn(
+                connection, id: userID, metadataJSON: metadataJSON, sessionID: sessionID,
+                refreshTokenDigest: Self.digest(refreshToken))
             return .json(.ok, try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, method: "anonymous"))
         }
     }

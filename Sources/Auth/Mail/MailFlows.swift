@@ -13,13 +13,15 @@ extension AuthService {
         try checkFrequency(secondsAgo: row.confirmationAgo)
         try countMailBudget(connection)
         let flow = try pkce.map { try createFlowState(connection, userID: row.user.id, pkce: $0, providerType: "email", method: "email/signup") }
-        let mail = try issueMail(connection, kind: .confirmation, type: .confirmation, user: row.user, to: row.user.email, flowStateID: flow, redirectTo: redirectTo)
+        let mail = try issueMail(
+            connection, kind: .confirmation, type: .confirmation, user: row.user, to: row.user.email, flowStateID: flow, redirectTo: redirectTo)
         try Users.stampSent(connection, id: row.user.id, .confirmation)
         return mail
     }
 
     /// A recovery or magic-link mail: both use the recovery slot and its interval.
-    func recoveryMail(_ connection: Connection, _ row: MailUserRow, kind: MailKind, pkce: AuthRequest.PKCEChallenge?, redirectTo: String) throws -> OutgoingMail {
+    func recoveryMail(_ connection: Connection, _ row: MailUserRow, kind: MailKind, pkce: AuthRequest.PKCEChallenge?, redirectTo: String) throws -> OutgoingMail
+    {
         try checkFrequency(secondsAgo: row.recoveryAgo)
         try countMailBudget(connection)
         let method = kind == .magicLink ? "magiclink" : "recovery"
@@ -31,15 +33,22 @@ extension AuthService {
 
     /// The mails of an e-mail change: to the new address, and with secure change to the current
     /// one too, each with its own token.
-    func emailChangeMails(_ connection: Connection, _ row: MailUserRow, newEmail: String, pkce: AuthRequest.PKCEChallenge?, redirectTo: String) throws -> [OutgoingMail] {
+    func emailChangeMails(
+        _ connection: Connection, _ row: MailUserRow, newEmail: String, pkce: AuthRequest.PKCEChallenge?, redirectTo: String
+    ) throws -> [OutgoingMail] {
         try checkFrequency(secondsAgo: row.emailChangeAgo)
         try countMailBudget(connection)
         let flow = try pkce.map { try createFlowState(connection, userID: row.user.id, pkce: $0, providerType: "email_change", method: "email_change") }
-        var mails = [try issueMail(connection, kind: .emailChange, type: .emailChangeNew, user: row.user, to: newEmail, flowStateID: flow,
-                                   redirectTo: redirectTo, newEmail: newEmail)]
+        var mails = [
+            try issueMail(
+                connection, kind: .emailChange, type: .emailChangeNew, user: row.user, to: newEmail, flowStateID: flow,
+                redirectTo: redirectTo, newEmail: newEmail)
+        ]
         if config.mail.secureEmailChange && !row.user.email.isEmpty {
-            mails.append(try issueMail(connection, kind: .emailChange, type: .emailChangeCurrent, user: row.user, to: row.user.email, flowStateID: flow,
-                                       redirectTo: redirectTo, newEmail: newEmail))
+            mails.append(
+                try issueMail(
+                    connection, kind: .emailChange, type: .emailChangeCurrent, user: row.user, to: row.user.email, flowStateID: flow,
+                    redirectTo: redirectTo, newEmail: newEmail))
         } else {
             try OneTimeTokens.delete(connection, userID: row.user.id, type: .emailChangeCurrent)
         }
@@ -97,8 +106,9 @@ extension AuthService {
             if row == nil {
                 guard body.createUser else { throw AuthError.otpDisabled }
                 let userID = UUID().uuidString.lowercased()
-                try Users.createPasswordless(connection, id: userID, email: body.email, confirmed: config.mail.autoconfirm,
-                                             metadataJSON: body.metadataJSON)
+                try Users.createPasswordless(
+                    connection, id: userID, email: body.email, confirmed: config.mail.autoconfirm,
+                    metadataJSON: body.metadataJSON)
                 row = try Users.lockForMail(connection, id: userID)
             }
             guard let row else { throw AuthError.unexpected("user vanished") }
@@ -144,8 +154,9 @@ extension AuthService {
             guard row.confirmed else { throw AuthError.reauthenticationEmailNotConfirmed }
             try checkFrequency(secondsAgo: row.reauthenticationAgo)
             try countMailBudget(connection)
-            let mail = try issueMail(connection, kind: .reauthentication, type: .reauthentication, user: row.user, to: row.user.email,
-                                     flowStateID: nil, redirectTo: config.siteURL)
+            let mail = try issueMail(
+                connection, kind: .reauthentication, type: .reauthentication, user: row.user, to: row.user.email,
+                flowStateID: nil, redirectTo: config.siteURL)
             try Users.stampSent(connection, id: userID, .reauthentication)
             return mail
         }
@@ -189,9 +200,10 @@ extension AuthService {
             if let age = try Sessions.age(connection, id: sessionID), age <= 24 * 3600 { return }
             guard let nonce else { throw AuthError.reauthenticationNeeded }
             guard let token = try OneTimeTokens.lock(connection, userID: userID, type: .reauthentication), let stored = token.otpHash,
-                  let address = token.relatesTo,
-                  Crypto.constantTimeEquals(Array(otpHash(nonce, type: .reauthentication, userID: userID, address: address).utf8), Array(stored.utf8)),
-                  token.age ?? .infinity <= config.mail.otpExpiry else {
+                let address = token.relatesTo,
+                Crypto.constantTimeEquals(Array(otpHash(nonce, type: .reauthentication, userID: userID, address: address).utf8), Array(stored.utf8)),
+                token.age ?? .infinity <= config.mail.otpExpiry
+            else {
                 throw AuthError.reauthenticationNotValid
             }
             try OneTimeTokens.delete(connection, id: token.id)
@@ -205,7 +217,9 @@ extension AuthService {
     /// GoTrue's answer to a sign-up for an address that is already confirmed (autoconfirm off):
     /// a user that does not exist, shaped like a new one.
     static func obfuscatedUserJSON(email: String, metadataJSON: String) -> String {
-        let now = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
-        return #"{"id":"\#(UUID().uuidString.lowercased())","aud":"authenticated","role":"","email":\#(jsonString(email)),"phone":"","confirmation_sent_at":"\#(now)","app_metadata":{"provider":"email","providers":["email"]},"user_metadata":\#(metadataJSON),"identities":[],"created_at":"\#(now)","updated_at":"\#(now)","is_anonymous":false}"#
+        let now = ISO8601DateFormatter.string(
+            from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        return
+            #"{"id":"\#(UUID().uuidString.lowercased())","aud":"authenticated","role":"","email":\#(jsonString(email)),"phone":"","confirmation_sent_at":"\#(now)","app_metadata":{"provider":"email","providers":["email"]},"user_metadata":\#(metadataJSON),"identities":[],"created_at":"\#(now)","updated_at":"\#(now)","is_anonymous":false}"#
     }
 }

@@ -57,21 +57,26 @@ public struct MailTemplate: Sendable, Equatable {
         }
         switch kind {
         case .confirmation:
-            return MailTemplate(subject: "Confirm your email address",
-                                body: page("Confirm your email address", "Follow this link to confirm your email address:", "Confirm email address"))
+            return MailTemplate(
+                subject: "Confirm your email address",
+                body: page("Confirm your email address", "Follow this link to confirm your email address:", "Confirm email address"))
         case .recovery:
-            return MailTemplate(subject: "Reset your password",
-                                body: page("Reset your password", "Follow this link to reset the password of your account:", "Reset password"))
+            return MailTemplate(
+                subject: "Reset your password",
+                body: page("Reset your password", "Follow this link to reset the password of your account:", "Reset password"))
         case .magicLink:
             return MailTemplate(subject: "Your sign-in link", body: page("Your sign-in link", "Follow this link to sign in:", "Sign in"))
         case .emailChange:
-            return MailTemplate(subject: "Confirm your new email address",
-                                body: page("Confirm the change of your email address",
-                                           "Follow this link to confirm the change of your email address from {{ .Email }} to {{ .NewEmail }}:",
-                                           "Confirm new email address"))
+            return MailTemplate(
+                subject: "Confirm your new email address",
+                body: page(
+                    "Confirm the change of your email address",
+                    "Follow this link to confirm the change of your email address from {{ .Email }} to {{ .NewEmail }}:",
+                    "Confirm new email address"))
         case .reauthentication:
-            return MailTemplate(subject: "{{ .Token }} is your verification code",
-                                body: "<h2>Confirm it is you</h2>\n<p>Enter this code: <strong>{{ .Token }}</strong></p>\n<p>It can be used once and expires soon.</p>")
+            return MailTemplate(
+                subject: "{{ .Token }} is your verification code",
+                body: "<h2>Confirm it is you</h2>\n<p>Enter this code: <strong>{{ .Token }}</strong></p>\n<p>It can be used once and expires soon.</p>")
         }
     }
 

@@ -129,10 +129,12 @@ public final class Mailer: Sendable {
         let mail = job.mail
         switch transport {
         case .log:
-            logger.warning("mail not sent (SMTP_HOST is unset): its link and code follow", metadata: [
-                "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)",
-                "mail.link": "\(mail.link ?? "(none)")", "mail.code": "\(mail.code)",
-            ])
+            logger.warning(
+                "mail not sent (SMTP_HOST is unset): its link and code follow",
+                metadata: [
+                    "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)",
+                    "mail.link": "\(mail.link ?? "(none)")", "mail.code": "\(mail.code)"
+                ])
             counters.withLock { $0.logged += 1 }
         case .smtp(let config, let sender):
             do {
@@ -144,9 +146,11 @@ public final class Mailer: Sendable {
                 if error.transient && job.attempt < retryDelays.count && !stopped.load(ordering: .acquiring) {
                     counters.withLock { $0.retried += 1 }
                     let delay = retryDelays[job.attempt]
-                    logger.warning("mail delivery failed; trying again", metadata: [
-                        "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "error": "\(error)", "retry_in_seconds": "\(delay)",
-                    ])
+                    logger.warning(
+                        "mail delivery failed; trying again",
+                        metadata: [
+                            "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "error": "\(error)", "retry_in_seconds": "\(delay)"
+                        ])
                     let next = Job(mail: mail, attempt: job.attempt + 1)
                     DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in add(next) }
                 } else {
@@ -158,9 +162,11 @@ public final class Mailer: Sendable {
 
     private func giveUp(_ mail: OutgoingMail, reason: String, count: WritableKeyPath<Stats, Int>) {
         counters.withLock { $0[keyPath: count] += 1 }
-        logger.error("mail could not be sent", metadata: [
-            "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)", "error": "\(reason)",
-        ])
+        logger.error(
+            "mail could not be sent",
+            metadata: [
+                "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)", "error": "\(reason)"
+            ])
     }
 
     // MARK: the message
@@ -177,7 +183,7 @@ public final class Mailer: Sendable {
             "Message-ID: <\(Crypto.hex(Crypto.randomBytes(16)))@\(domain)>",
             "MIME-Version: 1.0",
             "Content-Type: text/html; charset=utf-8",
-            "Content-Transfer-Encoding: base64",
+            "Content-Transfer-Encoding: base64"
         ].joined(separator: "\r\n")
         head += "\r\n\r\n"
         let encoded = Data(mail.html.utf8).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed])

@@ -26,12 +26,15 @@ extension AuthService {
     /// Issues a new token of `type` for `user` (replacing the previous one, so only the latest
     /// mail works) and renders its mail to `address`. A PKCE flow's link token starts with
     /// `pkce_` (clients and `GET /verify` tell the flows apart by it).
-    func issueMail(_ connection: Connection, kind: MailKind, type: TokenType, user: MailUser, to address: String,
-                   flowStateID: String?, redirectTo: String, newEmail: String = "") throws -> OutgoingMail {
+    func issueMail(
+        _ connection: Connection, kind: MailKind, type: TokenType, user: MailUser, to address: String,
+        flowStateID: String?, redirectTo: String, newEmail: String = ""
+    ) throws -> OutgoingMail {
         let code = Self.newOTP(length: config.mail.otpLength)
         let linkToken = kind.linkType.map { _ in (flowStateID != nil ? "pkce_" : "") + Crypto.hex(Crypto.randomBytes(28)) }
-        try OneTimeTokens.issue(connection, userID: user.id, type: type, tokenDigest: linkToken.map(Self.digest),
-                                otpHash: otpHash(code, type: type, userID: user.id, address: address), relatesTo: address, flowStateID: flowStateID)
+        try OneTimeTokens.issue(
+            connection, userID: user.id, type: type, tokenDigest: linkToken.map(Self.digest),
+            otpHash: otpHash(code, type: type, userID: user.id, address: address), relatesTo: address, flowStateID: flowStateID)
         var values = MailTemplate.Values()
         let link = linkToken.flatMap { token in kind.linkType.map { verifyLink(token: token, type: $0, redirectTo: redirectTo) } }
         values.confirmationURL = link ?? ""
@@ -117,9 +120,11 @@ extension AuthService {
     func allowedRedirect(_ candidate: String?) -> String {
         let site = config.siteURL
         guard let candidate, !candidate.isEmpty, !candidate.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }),
-              let url = URLComponents(string: candidate), let scheme = url.scheme?.lowercased() else { return site }
+            let url = URLComponents(string: candidate), let scheme = url.scheme?.lowercased()
+        else { return site }
         if let base = URLComponents(string: site), let host = url.host?.lowercased(), scheme == base.scheme?.lowercased(),
-           host == base.host?.lowercased() {
+            host == base.host?.lowercased()
+        {
             let loopback = host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host == "::1"
             if loopback || url.port == base.port { return candidate }
         }
@@ -132,7 +137,8 @@ extension AuthService {
     /// GoTrue's allow-list globs: `**` any text, `*` any text without `.` or `/`, `?` one
     /// character other than those; anything else literally.
     static func globMatches(_ pattern: String, _ text: String) -> Bool {
-        let p = Array(pattern.unicodeScalars), t = Array(text.unicodeScalars)
+        let p = Array(pattern.unicodeScalars)
+        let t = Array(text.unicodeScalars)
         var memo = [Int: Bool]()
         func match(_ i: Int, _ j: Int) -> Bool {
             if let known = memo[i * (t.count + 1) + j] { return known }
@@ -161,6 +167,7 @@ extension AuthService {
     }
 
     static func queryEscape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"))
+            ?? ""
     }
 }

@@ -80,9 +80,10 @@ public struct SMTPClient: Sendable {
             guard connection.isTLS || Self.isLoopback(config.host) else {
                 throw MailDeliveryError("refusing to send SMTP credentials without TLS to \(config.host)", transient: false)
             }
-            let mechanisms = capabilities.first { $0.uppercased().hasPrefix("AUTH") }.map {
-                $0.uppercased().split(whereSeparator: { $0 == " " || $0 == "=" }).dropFirst().map(String.init)
-            } ?? []
+            let mechanisms =
+                capabilities.first { $0.uppercased().hasPrefix("AUTH") }.map {
+                    $0.uppercased().split(whereSeparator: { $0 == " " || $0 == "=" }).dropFirst().map(String.init)
+                } ?? []
             let password = config.password ?? ""
             if mechanisms.contains("PLAIN") {
                 let credentials = Data([0] + Array(user.utf8) + [0] + Array(password.utf8)).base64EncodedString()
@@ -155,7 +156,10 @@ final class SMTPConnection {
         while let info = node {
             node = info.pointee.ai_next
             let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { failure = String(cString: strerror(errno)); continue }
+            guard fd >= 0 else {
+                failure = String(cString: strerror(errno))
+                continue
+            }
             if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 && errno != EINPROGRESS {
                 failure = String(cString: strerror(errno))
                 Glibc.close(fd)
@@ -211,8 +215,9 @@ final class SMTPConnection {
         let (code, lines) = try readReply()
         guard codes.contains(code) else {
             let said = redacted ?? command.map { String($0.prefix(60)) } ?? "(connect)"
-            throw MailDeliveryError("\(host) answered \(said) with \(code) \(lines.joined(separator: " | ").prefix(300))",
-                                    transient: (400..<500).contains(code))
+            throw MailDeliveryError(
+                "\(host) answered \(said) with \(code) \(lines.joined(separator: " | ").prefix(300))",
+                transient: (400..<500).contains(code))
         }
         return lines
     }
@@ -253,8 +258,10 @@ final class SMTPConnection {
                 count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 if count < 0 {
                     let code = errno
-                    throw MailDeliveryError(code == EAGAIN || code == EWOULDBLOCK ? "\(host) did not answer in time"
-                                            : "receive from \(host) failed: \(String(cString: strerror(code)))", transient: true)
+                    throw MailDeliveryError(
+                        code == EAGAIN || code == EWOULDBLOCK
+                            ? "\(host) did not answer in time"
+                            : "receive from \(host) failed: \(String(cString: strerror(code)))", transient: true)
                 }
             }
             if count == 0 { throw MailDeliveryError("\(host) closed the connection", transient: true) }
@@ -286,7 +293,8 @@ final class TLSSession {
         self.context = context
         self.ssl = ssl
         SSL_set_fd(ssl, fd)
-        var v4 = in_addr(), v6 = in6_addr()
+        var v4 = in_addr()
+        var v6 = in6_addr()
         if inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 {
             X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
         } else {
@@ -297,8 +305,9 @@ final class TLSSession {
         guard SSL_connect(ssl) == 1 else {
             let verify = SSL_get_verify_result(ssl)
             if verify != X509_V_OK {
-                throw MailDeliveryError("the certificate of \(host) does not verify: \(String(cString: X509_verify_cert_error_string(verify)))",
-                                        transient: false)
+                throw MailDeliveryError(
+                    "the certificate of \(host) does not verify: \(String(cString: X509_verify_cert_error_string(verify)))",
+                    transient: false)
             }
             throw MailDeliveryError("TLS handshake with \(host) failed: \(Self.lastError())", transient: true)
         }

@@ -13,9 +13,12 @@ enum FlowStates {
     }
 
     /// A new flow for `userID` (and, once in a hundred, the flows older than a day deleted).
-    static func create(_ connection: Connection, id: String, userID: String, challenge: AuthRequest.PKCEChallenge, providerType: String,
-                       method: String) throws {
-        _ = try connection.query("""
+    static func create(
+        _ connection: Connection, id: String, userID: String, challenge: AuthRequest.PKCEChallenge, providerType: String,
+        method: String
+    ) throws {
+        _ = try connection.query(
+            """
             INSERT INTO auth.flow_state (id, user_id, code_challenge_method, code_challenge, provider_type, authentication_method)
             VALUES (\(id)::uuid, \(userID)::uuid, \(challenge.method), \(challenge.challenge), \(providerType), \(method))
             """)
@@ -26,23 +29,28 @@ enum FlowStates {
 
     /// The flow whose auth code has this digest, locked for the transaction.
     static func lock(_ connection: Connection, authCodeDigest: String) throws -> Row? {
-        let found = try connection.query("""
+        let found = try connection.query(
+            """
             SELECT id::text, user_id::text, code_challenge_method, code_challenge, authentication_method,
                    extract(epoch FROM now() - auth_code_issued_at)
             FROM auth.flow_state WHERE auth_code = \(authCodeDigest) FOR UPDATE
             """)
         guard found.count == 1, let id = found[0, 0], let userID = found[0, 1], let method = found[0, 2],
-              let challenge = found[0, 3], let authenticationMethod = found[0, 4] else { return nil }
-        return Row(id: id, userID: userID, codeChallengeMethod: method, codeChallenge: challenge, authenticationMethod: authenticationMethod,
-                   codeAge: Double(found[0, 5] ?? ""))
+            let challenge = found[0, 3], let authenticationMethod = found[0, 4]
+        else { return nil }
+        return Row(
+            id: id, userID: userID, codeChallengeMethod: method, codeChallenge: challenge, authenticationMethod: authenticationMethod,
+            codeAge: Double(found[0, 5] ?? ""))
     }
 
     /// The auth code (its digest) set on the user's flow; false when there is no such flow.
     static func issueAuthCode(_ connection: Connection, id: String?, userID: String, codeDigest: String) throws -> Bool {
-        try connection.query("""
+        try connection.query(
+            """
             UPDATE auth.flow_state SET auth_code = \(codeDigest), auth_code_issued_at = now(), updated_at = now()
             WHERE id = \(id)::uuid AND user_id = \(userID)::uuid RETURNING id
-            """).count == 1
+            """
+        ).count == 1
     }
 
     static func delete(_ connection: Connection, id: String) throws {

@@ -6,15 +6,18 @@ enum Identities {
     /// The identity's data replaced and its sign-in stamped; its user's id, nil when there is no
     /// such identity.
     static func touch(_ connection: Connection, provider: String, subject: String, identityJSON: String) throws -> String? {
-        try connection.query("""
+        try connection.query(
+            """
             UPDATE auth.identities SET identity_data = \(identityJSON)::jsonb, last_sign_in_at = now(), updated_at = now()
             WHERE provider = \(provider) AND provider_id = \(subject) RETURNING user_id::text
-            """).scalar
+            """
+        ).scalar
     }
 
     /// The identity, unless it exists.
     static func insertIfAbsent(_ connection: Connection, provider: String, subject: String, userID: String, identityJSON: String) throws {
-        _ = try connection.query("""
+        _ = try connection.query(
+            """
             INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at)
             VALUES (\(subject), \(userID)::uuid, \(identityJSON)::jsonb, \(provider), now())
             ON CONFLICT (provider_id, provider) DO NOTHING

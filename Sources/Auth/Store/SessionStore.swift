@@ -9,14 +9,15 @@ enum Sessions {
             "UPDATE auth.users SET last_sign_in_at = now() WHERE id = \(userID)::uuid",
             "INSERT INTO auth.sessions (id, user_id) VALUES (\(id)::uuid, \(userID)::uuid)",
             "INSERT INTO auth.refresh_tokens (token, user_id, session_id) VALUES (\(refreshTokenDigest), \(userID)::uuid, \(id)::uuid)",
-            Users.jsonStatement(id: userID),
+            Users.jsonStatement(id: userID)
         ])
         return results[3].scalar
     }
 
     /// Whether a token's user exists, and its session (none named: true).
     static func holderExists(_ connection: Connection, userID: String, sessionID: String?) throws -> (user: Bool, session: Bool) {
-        let state = try connection.query("""
+        let state = try connection.query(
+            """
             SELECT EXISTS (SELECT 1 FROM auth.users WHERE id = \(userID)::uuid) AS user_exists,
                    \(sessionID)::uuid IS NULL OR EXISTS (SELECT 1 FROM auth.sessions WHERE id = \(sessionID)::uuid AND user_id = \(userID)::uuid) AS session_exists
             """)
@@ -57,7 +58,8 @@ enum RefreshTokens {
 
     /// The token with this digest in a live session, locked for the transaction.
     static func lock(_ connection: Connection, digest: String) throws -> Row? {
-        let found = try connection.query("""
+        let found = try connection.query(
+            """
             SELECT r.id, r.user_id::text, r.session_id::text, r.revoked,
                    extract(epoch FROM now() - r.updated_at) AS revoked_for
             FROM auth.refresh_tokens r JOIN auth.sessions s ON s.id = r.session_id
@@ -74,7 +76,7 @@ enum RefreshTokens {
         _ = try connection.pipeline([
             "UPDATE auth.refresh_tokens SET revoked = true, updated_at = CASE WHEN revoked THEN updated_at ELSE now() END WHERE id = \(row.id)::bigint",
             "INSERT INTO auth.refresh_tokens (token, user_id, session_id, parent) VALUES (\(childDigest), \(row.userID)::uuid, \(row.sessionID)::uuid, \(parentDigest))",
-            "UPDATE auth.sessions SET refreshed_at = now(), updated_at = now() WHERE id = \(row.sessionID)::uuid",
+            "UPDATE auth.sessions SET refreshed_at = now(), updated_at = now() WHERE id = \(row.sessionID)::uuid"
         ])
     }
 }

@@ -18,10 +18,12 @@ enum Users {
 
     /// One page of users, oldest first, as a JSON array.
     static func page(_ connection: Connection, page: Int, perPage: Int) throws -> String {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT coalesce(jsonb_agg(auth.user_json(u) ORDER BY u.created_at), '[]'::jsonb)::text
             FROM (SELECT * FROM auth.users ORDER BY created_at LIMIT \(perPage) OFFSET \((page - 1) * perPage)) u
-            """).scalar ?? "[]"
+            """
+        ).scalar ?? "[]"
     }
 
     static func delete(_ connection: Connection, id: String) throws {
@@ -32,8 +34,10 @@ enum Users {
 
     /// A confirmed e-mail user with its identity, a session and its first refresh token (one
     /// statement), then its JSON (pipelined); nil when the address is taken.
-    static func createSignedIn(_ connection: Connection, id: String, email: String, passwordHash: String, metadataJSON: String,
-                               sessionID: String, refreshTokenDigest: String) throws -> String? {
+    static func createSignedIn(
+        _ connection: Connection, id: String, email: String, passwordHash: String, metadataJSON: String,
+        sessionID: String, refreshTokenDigest: String
+    ) throws -> String? {
         let results = try connection.pipeline([
             """
             WITH u AS (
@@ -49,14 +53,16 @@ enum Users {
             )
             INSERT INTO auth.refresh_tokens (token, user_id, session_id) SELECT \(refreshTokenDigest), user_id, id FROM s
             """,
-            jsonStatement(id: id),
+            jsonStatement(id: id)
         ])
         return results[1].scalar
     }
 
     /// An anonymous user with a session and its first refresh token, then its JSON (pipelined).
-    static func createAnonymousSignedIn(_ connection: Connection, id: String, metadataJSON: String, sessionID: String,
-                                        refreshTokenDigest: String) throws -> String? {
+    static func createAnonymousSignedIn(
+        _ connection: Connection, id: String, metadataJSON: String, sessionID: String,
+        refreshTokenDigest: String
+    ) throws -> String? {
         let results = try connection.pipeline([
             """
             WITH u AS (
@@ -68,15 +74,17 @@ enum Users {
             )
             INSERT INTO auth.refresh_tokens (token, user_id, session_id) SELECT \(refreshTokenDigest), user_id, id FROM s
             """,
-            jsonStatement(id: id),
+            jsonStatement(id: id)
         ])
         return results[1].scalar
     }
 
     /// The admin API's new e-mail user with its identity (one statement), then its JSON
     /// (pipelined); nil when the address is taken.
-    static func createByAdmin(_ connection: Connection, id: String, email: String, passwordHash: String?, confirmed: Bool,
-                              metadataJSON: String) throws -> String? {
+    static func createByAdmin(
+        _ connection: Connection, id: String, email: String, passwordHash: String?, confirmed: Bool,
+        metadataJSON: String
+    ) throws -> String? {
         let results = try connection.pipeline([
             """
             WITH u AS (
@@ -88,7 +96,7 @@ enum Users {
             INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
             SELECT id::text, id, jsonb_build_object('sub', id::text, 'email', email, 'email_verified', \(confirmed)::boolean), 'email' FROM u
             """,
-            jsonStatement(id: id),
+            jsonStatement(id: id)
         ])
         return results[1].scalar
     }
@@ -103,7 +111,7 @@ enum Users {
             """
             INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
             VALUES (\(id), \(id)::uuid, jsonb_build_object('sub', \(id)::text, 'email', \(email)::text, 'email_verified', false, 'phone_verified', false), 'email')
-            """,
+            """
         ])
     }
 
@@ -120,14 +128,17 @@ enum Users {
             INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
             VALUES (\(id), \(id)::uuid, jsonb_build_object('sub', \(id)::text, 'email', \(email)::text,
                     'email_verified', \(confirmed)::boolean, 'phone_verified', false), 'email')
-            """,
+            """
         ])
     }
 
     /// An id_token sign-in's new user; its e-mail left out when another account holds it.
-    static func createExternal(_ connection: Connection, id: String, email: String?, verified: Bool, appMetadataJSON: String,
-                               metadataJSON: String) throws {
-        _ = try connection.query("""
+    static func createExternal(
+        _ connection: Connection, id: String, email: String?, verified: Bool, appMetadataJSON: String,
+        metadataJSON: String
+    ) throws {
+        _ = try connection.query(
+            """
             INSERT INTO auth.users (id, email, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
             SELECT \(id)::uuid, e.email, CASE WHEN e.email IS NOT NULL AND \(verified)::boolean THEN now() END,
                    \(appMetadataJSON)::jsonb, \(metadataJSON)::jsonb
@@ -148,7 +159,8 @@ enum Users {
     /// The user with this (lower-cased) address that may sign in (not deleted, not banned); nil
     /// when none.
     static func passwordSignIn(_ connection: Connection, email: String) throws -> PasswordSignIn? {
-        let found = try connection.query("""
+        let found = try connection.query(
+            """
             SELECT id::text, encrypted_password, email_confirmed_at IS NOT NULL FROM auth.users
             WHERE lower(email) = \(email) AND deleted_at IS NULL AND (banned_until IS NULL OR banned_until < now())
             """)
@@ -170,7 +182,8 @@ enum Users {
 
     /// The user row the mail flows read (by address or by id), locked for the transaction.
     static func lockForMail(_ connection: Connection, email: String? = nil, id: String? = nil) throws -> MailUserRow? {
-        let found = try connection.query("""
+        let found = try connection.query(
+            """
             SELECT id::text, coalesce(email, ''), raw_user_meta_data::text, email_confirmed_at IS NOT NULL, is_anonymous, email_change,
                    extract(epoch FROM now() - confirmation_sent_at), extract(epoch FROM now() - recovery_sent_at),
                    extract(epoch FROM now() - email_change_sent_at), extract(epoch FROM now() - reauthentication_sent_at)
@@ -179,10 +192,11 @@ enum Users {
             FOR UPDATE
             """)
         guard found.count == 1, let userID = found[0, 0] else { return nil }
-        return MailUserRow(user: MailUser(id: userID, email: found[0, 1] ?? "", metadataJSON: found[0, 2] ?? "{}"),
-                           confirmed: found[0, 3] == "t", isAnonymous: found[0, 4] == "t", pendingEmail: found[0, 5].flatMap { $0.isEmpty ? nil : $0 },
-                           confirmationAgo: found[0, 6].flatMap(Double.init), recoveryAgo: found[0, 7].flatMap(Double.init),
-                           emailChangeAgo: found[0, 8].flatMap(Double.init), reauthenticationAgo: found[0, 9].flatMap(Double.init))
+        return MailUserRow(
+            user: MailUser(id: userID, email: found[0, 1] ?? "", metadataJSON: found[0, 2] ?? "{}"),
+            confirmed: found[0, 3] == "t", isAnonymous: found[0, 4] == "t", pendingEmail: found[0, 5].flatMap { $0.isEmpty ? nil : $0 },
+            confirmationAgo: found[0, 6].flatMap(Double.init), recoveryAgo: found[0, 7].flatMap(Double.init),
+            emailChangeAgo: found[0, 8].flatMap(Double.init), reauthenticationAgo: found[0, 9].flatMap(Double.init))
     }
 
     /// The pending e-mail change and its confirmation status (`0`: none confirmed yet, `1`: one
@@ -195,16 +209,19 @@ enum Users {
 
     /// The id of the user (not anonymous) with this verified address, locked; nil when none.
     static func lockLinkable(_ connection: Connection, email: String) throws -> String? {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT id::text FROM auth.users WHERE lower(email) = \(email) AND NOT is_anonymous FOR UPDATE
-            """).scalar
+            """
+        ).scalar
     }
 
     // MARK: updates
 
     /// `raw_user_meta_data` merged key by key with `metadataJSON` (a null value deletes the key).
     static func mergeMetadata(_ connection: Connection, id: String, metadataJSON: String) throws {
-        _ = try connection.query("""
+        _ = try connection.query(
+            """
             UPDATE auth.users SET raw_user_meta_data = coalesce((
                 SELECT jsonb_object_agg(key, value) FROM jsonb_each(raw_user_meta_data || \(metadataJSON)::jsonb)
                 WHERE value <> 'null'::jsonb), '{}'::jsonb), updated_at = now()
@@ -221,7 +238,7 @@ enum Users {
                 raw_app_meta_data = CASE WHEN is_anonymous THEN '{"provider":"email","providers":["email"]}'::jsonb ELSE raw_app_meta_data END
             WHERE id = \(id)::uuid
             """,
-            upsertEmailIdentity(userID: id, email: email),
+            upsertEmailIdentity(userID: id, email: email)
         ])
     }
 
@@ -251,7 +268,8 @@ enum Users {
 
     /// An e-mail change waiting for its confirmations.
     static func startEmailChange(_ connection: Connection, id: String, newEmail: String) throws {
-        _ = try connection.query("""
+        _ = try connection.query(
+            """
             UPDATE auth.users SET email_change = \(newEmail), email_change_sent_at = now(), email_change_confirm_status = 0, updated_at = now()
             WHERE id = \(id)::uuid
             """)
@@ -266,7 +284,7 @@ enum Users {
             UPDATE auth.identities SET identity_data = identity_data || '{"email_verified":true}'::jsonb, updated_at = now()
             WHERE user_id = \(id)::uuid AND provider = 'email'
             """,
-            OneTimeTokens.deleteAllStatement(userID: id),
+            OneTimeTokens.deleteAllStatement(userID: id)
         ])
     }
 
@@ -275,7 +293,7 @@ enum Users {
     static func confirmEmailChangeHalfway(_ connection: Connection, id: String, tokenID: String) throws {
         _ = try connection.pipeline([
             OneTimeTokens.deleteStatement(id: tokenID),
-            "UPDATE auth.users SET email_change_confirm_status = 1, updated_at = now() WHERE id = \(id)::uuid",
+            "UPDATE auth.users SET email_change_confirm_status = 1, updated_at = now() WHERE id = \(id)::uuid"
         ])
     }
 
@@ -290,14 +308,15 @@ enum Users {
             WHERE id = \(id)::uuid
             """,
             upsertEmailIdentity(userID: id, email: newEmail),
-            OneTimeTokens.deleteAllStatement(userID: id),
+            OneTimeTokens.deleteAllStatement(userID: id)
         ])
     }
 
     /// `provider` added to the user's `app_metadata.providers` and the address confirmed (an
     /// id_token sign-in linked to this account by its verified e-mail).
     static func linkProvider(_ connection: Connection, id: String, provider: String) throws {
-        _ = try connection.query("""
+        _ = try connection.query(
+            """
             UPDATE auth.users SET raw_app_meta_data = jsonb_set(raw_app_meta_data, '{providers}',
                 (SELECT coalesce(jsonb_agg(DISTINCT p), '[]'::jsonb) FROM jsonb_array_elements_text(
                     coalesce(raw_app_meta_data -> 'providers', '[]'::jsonb) || to_jsonb(\(provider)::text)) p)),

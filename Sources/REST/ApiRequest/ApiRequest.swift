@@ -164,8 +164,10 @@ public struct ApiRequest: Sendable, Equatable {
 extension ApiRequest {
     /// Parses a request whose path has already lost its `/rest/v1` prefix (`resource` is the rest:
     /// `/children`, `/rpc/get_user_with_profile`, `/` or empty for the root).
-    public static func parse(method: HTTPMethod, resource: String, query: [(name: String, value: String)],
-                             headers: HTTPHeaders, body: [UInt8]) throws(RESTError) -> ApiRequest {
+    public static func parse(
+        method: HTTPMethod, resource: String, query: [(name: String, value: String)],
+        headers: HTTPHeaders, body: [UInt8]
+    ) throws(RESTError) -> ApiRequest {
         func header(_ name: String) -> String? { headers[name] }
         func headerValues(_ name: String) -> [String] { headers.values(name) }
 
@@ -225,12 +227,14 @@ extension ApiRequest {
             case "order": request.order = try QueryGrammar.parseOrder(value)
             case "limit":
                 guard let limit = Int(value.trimmedOWS), limit >= 0 else {
-                    throw .parse(message: QueryGrammar.message("limit parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
+                    throw .parse(
+                        message: QueryGrammar.message("limit parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
                 }
                 request.limit = limit
             case "offset":
                 guard let offset = Int(value.trimmedOWS), offset >= 0 else {
-                    throw .parse(message: QueryGrammar.message("offset parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
+                    throw .parse(
+                        message: QueryGrammar.message("offset parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
                 }
                 request.offset = offset
             case "on_conflict": request.onConflict = try QueryGrammar.parseColumns(value, what: "on_conflict parameter")
@@ -244,13 +248,16 @@ extension ApiRequest {
                     request.functionArguments.append(QueryPair(name, value))
                 } else if !name.hasPrefix("not."), let split = QueryGrammar.splitEmbedPath(name) {
                     // `path.column=op.value` or `path.order|limit|offset|or|and`: for an embed.
-                    let path = split.path, key = split.last
+                    let path = split.path
+                    let key = split.last
                     var query = request.embedded[path] ?? EmbeddedQuery()
                     switch key {
                     case "order": query.order = try QueryGrammar.parseOrder(value)
                     case "limit", "offset":
                         guard let number = Int(value.trimmedOWS), number >= 0 else {
-                            throw .parse(message: QueryGrammar.message("\(key) parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
+                            throw .parse(
+                                message: QueryGrammar.message("\(key) parameter", value, column: 1),
+                                details: "unexpected \"\(value.prefix(1))\" expecting digit")
                         }
                         if key == "limit" { query.limit = number } else { query.offset = number }
                     case "or", "and": query.conditions.append(try QueryGrammar.parseLogicTree(key: key, value))

@@ -38,7 +38,8 @@ extension ApiRequest {
         var entries: [(type: String, q: Double, specificity: Int, index: Int)] = []
         for (index, part) in accept.split(separator: ",").enumerated() {
             let compact = part.filter { $0 != " " }
-            var type = compact, q = 1.0
+            var type = compact
+            var q = 1.0
             if let range = compact.range(of: ";q=") {
                 type = String(compact[..<range.lowerBound])
                 let value = compact[range.upperBound...].prefix { $0 != ";" }

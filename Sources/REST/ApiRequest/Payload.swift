@@ -48,7 +48,9 @@ extension Payload {
         var rows: [[String?]] = []
         var row: [String?] = []
         var field: [UInt8] = []
-        var quoted = false, wasQuoted = false, index = 0
+        var quoted = false
+        var wasQuoted = false
+        var index = 0
         func endField() {
             let text = String(decoding: field, as: UTF8.self)
             row.append(!wasQuoted && text == "NULL" ? nil : text)
@@ -64,13 +66,20 @@ extension Payload {
             let byte = body[index]
             if quoted {
                 if byte == UInt8(ascii: "\"") {
-                    if index + 1 < body.count, body[index + 1] == UInt8(ascii: "\"") { field.append(byte); index += 1 } else { quoted = false }
+                    if index + 1 < body.count, body[index + 1] == UInt8(ascii: "\"") {
+                        field.append(byte)
+                        index += 1
+                    } else {
+                        quoted = false
+                    }
                 } else {
                     field.append(byte)
                 }
             } else {
                 switch byte {
-                case UInt8(ascii: "\"") where field.isEmpty: quoted = true; wasQuoted = true
+                case UInt8(ascii: "\"") where field.isEmpty:
+                    quoted = true
+                    wasQuoted = true
                 case UInt8(ascii: ","): endField()
                 case 0x0A: endRow()
                 case 0x0D where index + 1 < body.count && body[index + 1] == 0x0A: break

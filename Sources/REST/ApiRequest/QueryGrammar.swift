@@ -58,8 +58,9 @@ public enum QueryGrammar {
         while true {
             skipSpaces(chars, &index)
             guard let name = fieldName(chars, &index) else {
-                throw .parse(message: message(what, text, column: index + 1),
-                             details: "\(unexpected(chars, at: index)) expecting field name (* or [a..z0..9_$])")
+                throw .parse(
+                    message: message(what, text, column: index + 1),
+                    details: "\(unexpected(chars, at: index)) expecting field name (* or [a..z0..9_$])")
             }
             names.append(name)
             skipSpaces(chars, &index)
@@ -73,7 +74,9 @@ public enum QueryGrammar {
 
     // MARK: filters
 
-    static let plainOperators: Set<FilterOperator> = [.eq, .neq, .gt, .gte, .lt, .lte, .like, .ilike, .match, .imatch, .isdistinct, .cs, .cd, .ov, .sl, .sr, .nxl, .nxr, .adj]
+    static let plainOperators: Set<FilterOperator> = [
+        .eq, .neq, .gt, .gte, .lt, .lte, .like, .ilike, .match, .imatch, .isdistinct, .cs, .cd, .ov, .sl, .sr, .nxl, .nxr, .adj
+    ]
 
     /// `column=[not.]op.value` (PostgREST's pOpExpr with pSingleVal: the rest of the value is
     /// the operand, quotes included, except for `in.(…)` lists).
@@ -106,8 +109,9 @@ public enum QueryGrammar {
         var index = 0
         let tree = try logicTree(chars, &index, input: value, forceLogic: true)
         if index != chars.count {
-            throw .parse(message: message("logic tree", value, column: index + 1),
-                         details: "\(unexpected(chars, at: index)) expecting end of input")
+            throw .parse(
+                message: message("logic tree", value, column: index + 1),
+                details: "\(unexpected(chars, at: index)) expecting end of input")
         }
         return negated ? .not(tree) : tree
     }
@@ -119,9 +123,18 @@ public enum QueryGrammar {
         // `[not.](and|or)(…)` or, inside a tree, `field.[not.]op.value`.
         let start = index
         var negated = false
-        if matches(chars, index, "not.") { negated = true; index += 4 }
+        if matches(chars, index, "not.") {
+            negated = true
+            index += 4
+        }
         var logic: String? = nil
-        if matches(chars, index, "and(") { logic = "and"; index += 3 } else if matches(chars, index, "or(") { logic = "or"; index += 2 }
+        if matches(chars, index, "and(") {
+            logic = "and"
+            index += 3
+        } else if matches(chars, index, "or(") {
+            logic = "or"
+            index += 2
+        }
         if let logic {
             index += 1  // "("
             var items: [Condition] = []
@@ -130,8 +143,14 @@ public enum QueryGrammar {
                 items.append(try logicTree(chars, &index, input: input, forceLogic: false))
                 skipSpaces(chars, &index)
                 guard index < chars.count else { throw fail("\",\" or \")\"") }
-                if chars[index] == "," { index += 1; continue }
-                if chars[index] == ")" { index += 1; break }
+                if chars[index] == "," {
+                    index += 1
+                    continue
+                }
+                if chars[index] == ")" {
+                    index += 1
+                    break
+                }
                 throw fail("\",\" or \")\"")
             }
             let tree: Condition = logic == "and" ? .and(items) : .or(items)
@@ -153,14 +172,19 @@ public enum QueryGrammar {
     }
 
     /// `[not.]op.operand` from `index`.
-    private static func operation(_ chars: [Character], _ index: inout Int, column: String, jsonPath: [JSONPathStep], input: String,
-                                  what: String, inLogicTree: Bool) throws(RESTError) -> Condition {
+    private static func operation(
+        _ chars: [Character], _ index: inout Int, column: String, jsonPath: [JSONPathStep], input: String,
+        what: String, inLogicTree: Bool
+    ) throws(RESTError) -> Condition {
         func failAt(_ position: Int, _ expecting: String) -> RESTError {
             .parse(message: message(what, input, column: position + 1), details: "\(unexpected(chars, at: position)) expecting \(expecting)")
         }
         func fail(_ expecting: String) -> RESTError { failAt(index, expecting) }
         var negated = false
-        if matches(chars, index, "not.") { negated = true; index += 4 }
+        if matches(chars, index, "not.") {
+            negated = true
+            index += 4
+        }
         let opStart = index
         while index < chars.count, chars[index].isLetter { index += 1 }
         let opName = String(chars[opStart..<index])
@@ -172,7 +196,8 @@ public enum QueryGrammar {
         if [.fts, .plfts, .phfts, .wfts].contains(op), index < chars.count, chars[index] == "(" {
             let langStart = index + 1
             guard let close = chars[langStart...].firstIndex(of: ")"), close > langStart,
-                  chars[langStart..<close].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                chars[langStart..<close].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+            else {
                 index = langStart
                 throw fail("operator (eq, gt, ...)")
             }
@@ -181,7 +206,11 @@ public enum QueryGrammar {
         }
         var quantifier: Filter.Quantifier? = nil
         if Filter.quantifiable.contains(op), index < chars.count, chars[index] == "(" {
-            if matches(chars, index, "(any)") { quantifier = .any } else if matches(chars, index, "(all)") { quantifier = .all } else {
+            if matches(chars, index, "(any)") {
+                quantifier = .any
+            } else if matches(chars, index, "(all)") {
+                quantifier = .all
+            } else {
                 index += 1
                 throw fail("\"any\" or \"all\"")
             }
@@ -228,14 +257,18 @@ public enum QueryGrammar {
         while true {
             let start = index
             if index < chars.count, chars[index] == "\"", let quoted = quotedValue(chars, &index),
-               index < chars.count, chars[index] == "," || chars[index] == ")" {
+                index < chars.count, chars[index] == "," || chars[index] == ")"
+            {
                 items.append(quoted)
             } else {
                 index = start
                 items.append(rawValue(chars, &index))
             }
             guard index < chars.count else { throw failAt(index, "\",\" or \")\"") }
-            if chars[index] == "," { index += 1; continue }
+            if chars[index] == "," {
+                index += 1
+                continue
+            }
             index += 1  // ")"
             skipSpaces(chars, &index)
             return items
@@ -246,12 +279,14 @@ public enum QueryGrammar {
     static func logicValue(_ chars: [Character], _ index: inout Int, failAt: (Int, String) -> RESTError) throws(RESTError) -> String {
         let start = index
         if index < chars.count, chars[index] == "\"", let quoted = quotedValue(chars, &index),
-           index == chars.count || chars[index] == "," || chars[index] == ")" {
+            index == chars.count || chars[index] == "," || chars[index] == ")"
+        {
             return quoted
         }
         index = start
         if index < chars.count, chars[index] == "{", let close = chars[index...].firstIndex(of: "}"),
-           !chars[(index + 1)..<close].contains("{") {
+            !chars[(index + 1)..<close].contains("{")
+        {
             index = close + 1
             return String(chars[start..<index])
         }

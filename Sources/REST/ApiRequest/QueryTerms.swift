@@ -39,8 +39,10 @@ public struct SelectItem: Sendable, Equatable {
         public var spread = false
     }
 
-    public init(column: String, alias: String? = nil, cast: String? = nil, jsonPath: [JSONPathStep] = [],
-                aggregate: Aggregate? = nil, aggregateCast: String? = nil) {
+    public init(
+        column: String, alias: String? = nil, cast: String? = nil, jsonPath: [JSONPathStep] = [],
+        aggregate: Aggregate? = nil, aggregateCast: String? = nil
+    ) {
         self.column = column
         self.alias = alias
         self.cast = cast
@@ -128,8 +130,10 @@ public struct Filter: Sendable, Equatable {
     /// The operators that take `(any)` / `(all)`, as PostgREST's.
     public static let quantifiable: Set<FilterOperator> = [.eq, .like, .ilike, .gt, .gte, .lt, .lte, .match, .imatch]
 
-    public init(column: String, op: FilterOperator, operand: FilterOperand, language: String? = nil, quantifier: Quantifier? = nil,
-                jsonPath: [JSONPathStep] = []) {
+    public init(
+        column: String, op: FilterOperator, operand: FilterOperand, language: String? = nil, quantifier: Quantifier? = nil,
+        jsonPath: [JSONPathStep] = []
+    ) {
         self.column = column
         self.op = op
         self.operand = operand

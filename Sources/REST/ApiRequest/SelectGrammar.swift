@@ -33,7 +33,9 @@ extension QueryGrammar {
             guard index < chars.count, chars[index] == "(" else { throw fail("\"(\"") }
             index += 1
             skipSpaces(chars, &index)
-            embed.select = index < chars.count && chars[index] == ")" ? [SelectItem(column: "*")]
+            embed.select =
+                index < chars.count && chars[index] == ")"
+                ? [SelectItem(column: "*")]
                 : try selectList(chars, &index, text: text, nested: true)
             guard index < chars.count, chars[index] == ")" else { throw fail("\",\" or \")\"") }
             index += 1
@@ -42,7 +44,9 @@ extension QueryGrammar {
             guard index + 1 < chars.count, chars[index] == ":", chars[index + 1] == ":" else { return nil }
             index += 2
             let start = index
-            while index < chars.count, chars[index].isLetter || chars[index].isNumber || chars[index] == "_" || chars[index] == " " || chars[index] == "[" || chars[index] == "]" {
+            while index < chars.count,
+                chars[index].isLetter || chars[index].isNumber || chars[index] == "_" || chars[index] == " " || chars[index] == "[" || chars[index] == "]"
+            {
                 index += 1
             }
             let castText = String(chars[start..<index]).trimmedOWS
@@ -67,7 +71,10 @@ extension QueryGrammar {
                 items.append(item)
             } else {
                 guard var name = fieldName(chars, &index) else {
-                    if nested, chars[index] == ")", items.isEmpty { items.append(SelectItem(column: "*")); return items }  // `rel()`
+                    if nested, chars[index] == ")", items.isEmpty {
+                        items.append(SelectItem(column: "*"))
+                        return items
+                    }  // `rel()`
                     throw fail("field name (* or [a..z0..9_$])")
                 }
                 var alias: String? = nil
@@ -86,7 +93,10 @@ extension QueryGrammar {
                     items.append(item)
                 } else if index < chars.count, chars[index] == "(" || chars[index] == "!" {
                     // PostgREST never reads `count(…)` as an embed.
-                    if name == "count", chars[index] == "(" { index += 1; throw fail("\")\"") }
+                    if name == "count", chars[index] == "(" {
+                        index += 1
+                        throw fail("\")\"")
+                    }
                     var embed = SelectItem.Embed(hint: nil, inner: false, select: [])
                     try embedParameters(&embed)
                     try embedBody(&embed)
@@ -164,8 +174,9 @@ extension QueryGrammar {
             let start = index
             while index < chars.count, !reserved.contains(chars[index]) { index += 1 }
             guard index > start else {
-                throw .parse(message: message(what, input, column: index + 1),
-                             details: "\(unexpected(chars, at: index)) expecting \"-\", digit or any non reserved character different from: .,>()")
+                throw .parse(
+                    message: message(what, input, column: index + 1),
+                    details: "\(unexpected(chars, at: index)) expecting \"-\", digit or any non reserved character different from: .,>()")
             }
             parts.append(String(chars[start..<index]).trimmedOWS)
             guard index + 1 < chars.count, chars[index] == "-", chars[index + 1] != ">" else { break }
@@ -205,8 +216,13 @@ extension QueryGrammar {
         var i = 0
         while i < chars.count {
             let c = chars[i]
-            if c == "\\", quoted { i += 2; continue }
-            if c == "\"" { quoted.toggle() } else if !quoted {
+            if c == "\\", quoted {
+                i += 2
+                continue
+            }
+            if c == "\"" {
+                quoted.toggle()
+            } else if !quoted {
                 if c == "-", i + 1 < chars.count, chars[i + 1] == ">" { break }
                 if c == "." { lastDot = i }
             }

@@ -37,7 +37,8 @@ extension Planner {
             } else if Self.matchesParameters(function, keys: keys, rawBody: isPost && media.isRaw) {
                 matching.append(function)
             } else if isPost, function.arguments.count == 1, function.arguments[0].name.isEmpty,
-                      media.unnamedParameterTypes.contains(function.arguments[0].type) {
+                media.unnamedParameterTypes.contains(function.arguments[0].type)
+            {
                 fallback.append(function)
             }
         }
@@ -94,10 +95,11 @@ extension Planner {
             // Handlers of the table whose rows the function returns, else of the function itself
             // (one returning a media type's domain), else of any rows.
             let rowTable = cache.tables[function.returnType]
-            request.media = try negotiateMedia(request, relation: rowTable?.name ?? function.name,
-                                               rowType: rowTable.map { "\"public\"." + $0.quotedName },
-                                               defaultSelect: request.select.count == 1 && request.select[0].isStar,
-                                               scalar: !function.returnsComposite)
+            request.media = try negotiateMedia(
+                request, relation: rowTable?.name ?? function.name,
+                rowType: rowTable.map { "\"public\"." + $0.quotedName },
+                defaultSelect: request.select.count == 1 && request.select[0].isStar,
+                scalar: !function.returnsComposite)
         } else if request.acceptUnmatched {
             throw .notAcceptable(request.accept ?? "")
         }
@@ -116,9 +118,10 @@ extension Planner {
         }
         var readOnly = false
         if case .call(readOnly: true, _) = request.action { readOnly = true }
-        var plan = ActionPlan(request: request, returnsVoid: function.returnsVoid, statement: nil, readOnly: readOnly,
-                              mustDecide: request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict),
-                              rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: function.name)
+        var plan = ActionPlan(
+            request: request, returnsVoid: function.returnsVoid, statement: nil, readOnly: readOnly,
+            mustDecide: request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict),
+            rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: function.name)
         if readOnly { plan.mustDecide = false }
         // An empty array's first object is none: PostgREST calls a function that has parameters
         // on no row at all (its json_to_recordset is empty), so nothing runs and no row returns.
@@ -128,7 +131,8 @@ extension Planner {
         if let limit = request.limit { limits.append(" LIMIT \(limit)") }
         if request.offset > 0 { limits.append(" OFFSET \(request.offset)") }
         if function.returnsVoid {
-            plan.statement = "SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT \(invocation)\(never)) pgrst_call"
+            plan.statement =
+                "SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT \(invocation)\(never)) pgrst_call"
         } else if function.returnsComposite {
             // Rows of a table type or of OUT columns: `select`, filters and `order` apply to them
             // as to a table's. Columns are checked when the type is a known table; otherwise
@@ -164,7 +168,8 @@ extension Planner {
             // A function returning one row answers an object, as PostgREST does.
             if !function.returnsSet, media == .json { media = .singleObject(stripNulls: false) }
             var statement: SQL = "WITH pgrst_source AS (\(source)) "
-            statement.append(Self.aggregate(media: media, total: "NULL::bigint", inserted: "NULL::bigint", from: "pgrst_source", nullForEmptyObject: !function.returnsSet))
+            statement.append(
+                Self.aggregate(media: media, total: "NULL::bigint", inserted: "NULL::bigint", from: "pgrst_source", nullForEmptyObject: !function.returnsSet))
             plan.statement = statement
         } else {
             let source: SQL = "SELECT \(invocation) AS pgrst_scalar\(never)\(limits)"
@@ -172,13 +177,15 @@ extension Planner {
             if case .custom(let custom) = request.media {
                 body = SQL(unsafeSQL: Self.customBody(custom), binds: [])  // names from the catalog
             } else if function.returnsSet {
-                body = request.singleObject
+                body =
+                    request.singleObject
                     ? "coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, '')"
                     : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text"
             } else {
                 body = "coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, 'null')"
             }
-            plan.statement = "WITH pgrst_source AS (\(source)) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, \(body) AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"
+            plan.statement =
+                "WITH pgrst_source AS (\(source)) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, \(body) AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"
         }
         return plan
     }
@@ -227,10 +234,12 @@ extension Planner {
         let value: String
         if let raw = request.rawBody {
             if type == "bytea" {
-                value = "\\x" + raw.map { byte in
-                    let hex = String(byte, radix: 16)
-                    return byte < 16 ? "0" + hex : hex
-                }.joined()
+                value =
+                    "\\x"
+                    + raw.map { byte in
+                        let hex = String(byte, radix: 16)
+                        return byte < 16 ? "0" + hex : hex
+                    }.joined()
             } else {
                 value = String(decoding: raw, as: UTF8.self)
             }
@@ -294,10 +303,11 @@ extension Planner {
         case .number(let text): return text
         case .bool(let flag): return flag ? "true" : "false"
         case .array(let items) where type.hasSuffix("[]"):
-            return SQL.arrayLiteral(items.map { item -> String? in
-                if case .array = item { return item.serialized }
-                return argumentText(item, type: "")
-            })
+            return SQL.arrayLiteral(
+                items.map { item -> String? in
+                    if case .array = item { return item.serialized }
+                    return argumentText(item, type: "")
+                })
         case .array, .object: return value.serialized
         }
     }

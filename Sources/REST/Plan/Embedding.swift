@@ -70,8 +70,10 @@ extension Planner {
 
     /// The select list over `table` (an alias table: its name is what columns are qualified
     /// with), embeds and spreads included.
-    func writeSelect(_ items: [SelectItem], table: SchemaCache.Table, realName: String, path: String,
-                     state: inout EmbedState, into sql: inout SQLBuilder) throws(RESTError) -> SelectShape {
+    func writeSelect(
+        _ items: [SelectItem], table: SchemaCache.Table, realName: String, path: String,
+        state: inout EmbedState, into sql: inout SQLBuilder
+    ) throws(RESTError) -> SelectShape {
         let builder = QueryBuilder(table: table)
         let aggregated = Self.aggregates(items)
         var shape = SelectShape()
@@ -119,10 +121,13 @@ extension Planner {
 
     /// The related rows of one embed: `FROM` its table (and a many-to-many's junction) and the
     /// conditions that join them to the parent row, with the caller's read rule on each table.
-    private func related(_ target: SchemaCache.Table, alias: String, relationship: Relationship, parent: SchemaCache.Table,
-                         caller: Caller) throws(RESTError) -> (from: String, conditions: [Condition], denyAll: Bool) {
+    private func related(
+        _ target: SchemaCache.Table, alias: String, relationship: Relationship, parent: SchemaCache.Table,
+        caller: Caller
+    ) throws(RESTError) -> (from: String, conditions: [Condition], denyAll: Bool) {
         let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
-        let builder = QueryBuilder(table: aliased), parentBuilder = QueryBuilder(table: parent)
+        let builder = QueryBuilder(table: aliased)
+        let parentBuilder = QueryBuilder(table: parent)
         var from = quoteIdentifier("public") + "." + quoteIdentifier(target.name) + " AS " + quoteIdentifier(alias)
         let scope = try readScope(target.name, caller: caller)
         var join = SQLBuilder()
@@ -164,8 +169,10 @@ extension Planner {
 
     /// `(SELECT row_to_json(…))` or `coalesce((SELECT json_agg(…)), '[]')` for one embed, and
     /// its `EXISTS (…)` when `!inner`.
-    private func embedSQL(_ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, path: String,
-                          state: inout EmbedState) throws(RESTError) -> (value: SQL, exists: SQL?) {
+    private func embedSQL(
+        _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, path: String,
+        state: inout EmbedState
+    ) throws(RESTError) -> (value: SQL, exists: SQL?) {
         guard let target = cache.tables[targetName] else {
             throw .noRelationship(parent: parentName, target: targetName)
         }
@@ -200,8 +207,14 @@ extension Planner {
                 QueryBuilder.writeGroupBy(shape.grouping, into: &sql)
                 builder.writeOrder(embedded.order, into: &sql)
                 if relationship.isToMany {
-                    if let limit = embedded.limit { sql.raw(" LIMIT "); sql.bind(String(limit)) }
-                    if embedded.offset > 0 { sql.raw(" OFFSET "); sql.bind(String(embedded.offset)) }
+                    if let limit = embedded.limit {
+                        sql.raw(" LIMIT ")
+                        sql.bind(String(limit))
+                    }
+                    if embedded.offset > 0 {
+                        sql.raw(" OFFSET ")
+                        sql.bind(String(embedded.offset))
+                    }
                 }
             }
             return sql.sql
@@ -244,8 +257,10 @@ extension Planner {
     /// `...rel(cols)`: each selected column of the one related row (many-to-one only, as in
     /// PostgREST 12: PGRST119 otherwise) as `(SELECT col FROM rel WHERE <join, scope, filters>)`;
     /// nested spreads flatten into the same level. The `EXISTS (…)` when `!inner`.
-    private func spreadColumns(_ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, path: String,
-                               state: inout EmbedState) throws(RESTError) -> (columns: [SpreadColumn], exists: SQL?) {
+    private func spreadColumns(
+        _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, path: String,
+        state: inout EmbedState
+    ) throws(RESTError) -> (columns: [SpreadColumn], exists: SQL?) {
         guard let target = cache.tables[targetName] else {
             throw .noRelationship(parent: parentName, target: targetName)
         }
@@ -263,14 +278,16 @@ extension Planner {
         var values: [SpreadColumn] = []
         for item in embed.select {
             if let inner = item.embed, inner.spread {
-                let nested = try spreadColumns(item.column, embed: inner, parent: aliased, parentName: target.name,
-                                               path: path + "." + item.column, state: &state)
+                let nested = try spreadColumns(
+                    item.column, embed: inner, parent: aliased, parentName: target.name,
+                    path: path + "." + item.column, state: &state)
                 values += nested.columns
                 if let exists = nested.exists { conditions.append(.embedded(exists)) }
             } else if let inner = item.embed {
                 let name = item.alias ?? item.column
-                let (value, exists) = try embedSQL(item.column, embed: inner, parent: aliased, parentName: target.name,
-                                                   path: path + "." + name, state: &state)
+                let (value, exists) = try embedSQL(
+                    item.column, embed: inner, parent: aliased, parentName: target.name,
+                    path: path + "." + name, state: &state)
                 values.append(SpreadColumn(value: value, name: name, isJSON: true))
                 if let exists { conditions.append(.embedded(exists)) }
             } else if item.column == "*" && item.aggregate == nil {
@@ -281,16 +298,20 @@ extension Planner {
                 }
             } else if item.column == "*" {
                 // `count()`: the parent rows that have a related row.
-                values.append(SpreadColumn(value: "1", name: item.outputName ?? "count", aggregate: item.aggregate,
-                                           aggregateCast: item.aggregateCast))
+                values.append(
+                    SpreadColumn(
+                        value: "1", name: item.outputName ?? "count", aggregate: item.aggregate,
+                        aggregateCast: item.aggregateCast))
             } else {
                 var plain = item
                 plain.aggregate = nil
                 plain.aggregateCast = nil
                 var value = SQLBuilder()
                 builder.writeSelectValue(plain, into: &value) { builder.writeOutputField(item.column, path: item.jsonPath, into: &$0) }
-                values.append(SpreadColumn(value: value.sql, name: item.outputName ?? item.column, aggregate: item.aggregate,
-                                           aggregateCast: item.aggregateCast))
+                values.append(
+                    SpreadColumn(
+                        value: value.sql, name: item.outputName ?? item.column, aggregate: item.aggregate,
+                        aggregateCast: item.aggregateCast))
             }
         }
         let rows = try related(target, alias: alias, relationship: relationship, parent: parent, caller: state.caller)
@@ -353,14 +374,22 @@ extension Planner {
         }
         guard !candidates.isEmpty else { throw .noRelationship(parent: parent, target: target) }
         guard candidates.count == 1 else {
-            throw .ambiguousRelationship(parent: parent, target: target, candidates: candidates.map {
-                if let targetKey = $0.targetKey {
-                    return (cardinality: $0.cardinality.rawValue, name: targetKey.table,
-                            description: "\(targetKey.table) using \($0.key.name)(\($0.key.columns.joined(separator: ", "))) and \(targetKey.name)(\(targetKey.columns.joined(separator: ", ")))")
-                }
-                return (cardinality: $0.cardinality.rawValue, name: $0.key.name,
-                        description: "\($0.key.table)(\($0.key.columns.joined(separator: ", "))) and \($0.key.referencedTable)(\($0.key.referencedColumns.joined(separator: ", ")))")
-            })
+            throw .ambiguousRelationship(
+                parent: parent, target: target,
+                candidates: candidates.map {
+                    if let targetKey = $0.targetKey {
+                        return (
+                            cardinality: $0.cardinality.rawValue, name: targetKey.table,
+                            description:
+                                "\(targetKey.table) using \($0.key.name)(\($0.key.columns.joined(separator: ", "))) and \(targetKey.name)(\(targetKey.columns.joined(separator: ", ")))"
+                        )
+                    }
+                    return (
+                        cardinality: $0.cardinality.rawValue, name: $0.key.name,
+                        description:
+                            "\($0.key.table)(\($0.key.columns.joined(separator: ", "))) and \($0.key.referencedTable)(\($0.key.referencedColumns.joined(separator: ", ")))"
+                    )
+                })
         }
         return candidates[0]
     }

@@ -40,8 +40,9 @@ extension Planner {
         // PostgREST's toContentType: a charset for the types it knows, none for bytes or others.
         let known = ["application/json", "application/geo+json", "text/csv", "text/plain", "text/xml", "application/openapi+json"]
         let contentType = known.contains(handler.resolvedType) ? handler.resolvedType + "; charset=utf-8" : handler.resolvedType
-        return ApiRequest.CustomMedia(aggregate: handler.aggregate, rowType: handler.aggregate == nil ? nil : rowType,
-                                      contentType: contentType, binary: handler.binary, scalar: scalar)
+        return ApiRequest.CustomMedia(
+            aggregate: handler.aggregate, rowType: handler.aggregate == nil ? nil : rowType,
+            contentType: contentType, binary: handler.binary, scalar: scalar)
     }
 
     /// The body of a custom media handler over `_postgrest_t`'s rows, as text (bytes as hex).

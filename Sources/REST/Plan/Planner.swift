@@ -72,8 +72,9 @@ struct Planner {
         var request = request
         // A media handler of the table (for its whole rows) or of any rows may answer `Accept`
         // (negotiated before the request's names are checked, as PostgREST).
-        let negotiated = try negotiateMedia(request, relation: table.name, rowType: "\"public\"." + table.quotedName,
-                                            defaultSelect: request.select.count == 1 && request.select[0].isStar, scalar: false)
+        let negotiated = try negotiateMedia(
+            request, relation: table.name, rowType: "\"public\"." + table.quotedName,
+            defaultSelect: request.select.count == 1 && request.select[0].isStar, scalar: false)
         if case .custom = negotiated, !request.isRead, request.preferences.returning != .representation {
             // A write without a representation has no body to hand a handler (PostgREST's NoAgg).
         } else {
@@ -113,9 +114,10 @@ struct Planner {
         }
         let media = request.media
         let mutation = !request.isRead
-        var plan = ActionPlan(request: request, statement: nil, readOnly: !mutation,
-                              mustDecide: mutation && (request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict)),
-                              rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: table.name)
+        var plan = ActionPlan(
+            request: request, statement: nil, readOnly: !mutation,
+            mustDecide: mutation && (request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict)),
+            rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: table.name)
         // The statement is written front to back with binds numbered as they come: no fragment
         // is renumbered or copied (this stage was most of REST's CPU per request).
         var sql = SQLBuilder()
@@ -137,8 +139,14 @@ struct Planner {
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
             QueryBuilder.writeGroupBy(grouping, into: &sql)
             builder.writeOrder(request.order, into: &sql)
-            if let limit = request.limit { sql.raw(" LIMIT "); sql.bind(String(limit)) }
-            if request.offset > 0 { sql.raw(" OFFSET "); sql.bind(String(request.offset)) }
+            if let limit = request.limit {
+                sql.raw(" LIMIT ")
+                sql.bind(String(limit))
+            }
+            if request.offset > 0 {
+                sql.raw(" OFFSET ")
+                sql.bind(String(request.offset))
+            }
             sql.raw(") ")
             if request.preferences.count == .planned {
                 var explain = SQLBuilder()
@@ -147,16 +155,18 @@ struct Planner {
                 builder.writeWhere(conditions, denyAll: denyAll, into: &explain)
                 plan.plannedCount = explain.sql
             }
-            Self.writeAggregate(media: media, into: &sql, total: { sql in
-                if request.preferences.wantsCount && request.preferences.count != .planned {
-                    sql.raw("(SELECT pg_catalog.count(*) FROM ")
-                    builder.writeQualified(into: &sql)
-                    builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
-                    sql.raw(")")
-                } else {
-                    sql.raw("NULL::bigint")
-                }
-            }, inserted: nil, from: { $0.raw("pgrst_source") })
+            Self.writeAggregate(
+                media: media, into: &sql,
+                total: { sql in
+                    if request.preferences.wantsCount && request.preferences.count != .planned {
+                        sql.raw("(SELECT pg_catalog.count(*) FROM ")
+                        builder.writeQualified(into: &sql)
+                        builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
+                        sql.raw(")")
+                    } else {
+                        sql.raw("NULL::bigint")
+                    }
+                }, inserted: nil, from: { $0.raw("pgrst_source") })
 
         case .insert, .singleUpsert:
             guard table.insertable else { throw .unsupportedMethod("POST") }
@@ -209,7 +219,9 @@ struct Planner {
                     for (index, key) in keys.enumerated() {
                         if index > 0 { sql.raw(", ") }
                         let name = builder.quoted(key)
-                        sql.raw(name); sql.raw(" = EXCLUDED."); sql.raw(name)
+                        sql.raw(name)
+                        sql.raw(" = EXCLUDED.")
+                        sql.raw(name)
                     }
                     if let owner {
                         // An upsert may not take over another user's row.
@@ -239,20 +251,23 @@ struct Planner {
             }
             if countsInserted { sql.raw(", (xmax::text = '0') AS pgrst_inserted") }
             sql.raw(") ")
-            Self.writeAggregate(media: media, into: &sql, total: { $0.raw("NULL::bigint") },
-                                inserted: countsInserted ? "(SELECT pg_catalog.count(*) FILTER (WHERE pgrst_inserted) FROM pgrst_source)" : nil,
-                                from: { minimal || !location.isEmpty ? $0.raw("pgrst_source") : builder.writeReturned(request.select, into: &$0) },
-                                body: location.isEmpty ? nil : { sql in
-                                    // Each row's key values as JSON (PostgREST reads them through row_to_json).
-                                    sql.raw("coalesce(json_agg(json_build_array(")
-                                    for (index, key) in location.enumerated() {
-                                        if index > 0 { sql.raw(", ") }
-                                        sql.raw("to_json(_postgrest_t.")
-                                        sql.raw(builder.quoted(key))
-                                        sql.raw(")")
-                                    }
-                                    sql.raw(")), '[]')::text")
-                                })
+            Self.writeAggregate(
+                media: media, into: &sql, total: { $0.raw("NULL::bigint") },
+                inserted: countsInserted ? "(SELECT pg_catalog.count(*) FILTER (WHERE pgrst_inserted) FROM pgrst_source)" : nil,
+                from: { minimal || !location.isEmpty ? $0.raw("pgrst_source") : builder.writeReturned(request.select, into: &$0) },
+                body: location.isEmpty
+                    ? nil
+                    : { sql in
+                        // Each row's key values as JSON (PostgREST reads them through row_to_json).
+                        sql.raw("coalesce(json_agg(json_build_array(")
+                        for (index, key) in location.enumerated() {
+                            if index > 0 { sql.raw(", ") }
+                            sql.raw("to_json(_postgrest_t.")
+                            sql.raw(builder.quoted(key))
+                            sql.raw(")")
+                        }
+                        sql.raw(")), '[]')::text")
+                    })
 
         case .update:
             guard let payload = request.payload else { throw .invalidBody("Empty or invalid json") }
@@ -298,8 +313,9 @@ struct Planner {
                 sql.raw(".*")
             }
             sql.raw(") ")
-            Self.writeAggregate(media: media, into: &sql, total: { $0.raw("NULL::bigint") }, inserted: nil,
-                                from: { builder.writeReturned(request.select, into: &$0) })
+            Self.writeAggregate(
+                media: media, into: &sql, total: { $0.raw("NULL::bigint") }, inserted: nil,
+                from: { builder.writeReturned(request.select, into: &$0) })
 
         case .delete:
             sql.raw("DELETE FROM ")
@@ -309,8 +325,9 @@ struct Planner {
             sql.raw(" RETURNING ")
             builder.writeQualified(into: &sql)
             sql.raw(".*) ")
-            Self.writeAggregate(media: media, into: &sql, total: { $0.raw("NULL::bigint") }, inserted: nil,
-                                from: { builder.writeReturned(request.select, into: &$0) })
+            Self.writeAggregate(
+                media: media, into: &sql, total: { $0.raw("NULL::bigint") }, inserted: nil,
+                from: { builder.writeReturned(request.select, into: &$0) })
 
         case .call, .describe:
             throw .unsupportedMethod("?")
@@ -321,7 +338,8 @@ struct Planner {
 
     static func isSameOwnerFilter(_ condition: Condition, column: String, user: String) -> Bool {
         guard case .filter(let filter) = condition, filter.column == column, filter.jsonPath.isEmpty, filter.quantifier == nil, filter.op == .eq,
-              case .value(let value) = filter.operand else { return false }
+            case .value(let value) = filter.operand
+        else { return false }
         return value.lowercased() == user
     }
 
@@ -332,7 +350,8 @@ struct Planner {
         var values: [String: String] = [:]
         for condition in request.conditions {
             guard case .filter(let filter) = condition, filter.op == .eq, filter.jsonPath.isEmpty, filter.quantifier == nil,
-                  case .value(let value) = filter.operand, table.primaryKey.contains(filter.column), values[filter.column] == nil else { throw .invalidFilters }
+                case .value(let value) = filter.operand, table.primaryKey.contains(filter.column), values[filter.column] == nil
+            else { throw .invalidFilters }
             values[filter.column] = value
         }
         guard Set(values.keys) == Set(table.primaryKey) else { throw .invalidFilters }
@@ -355,14 +374,17 @@ struct Planner {
     /// `inserted`, over the rows of `from`.
     static func aggregate(media: ApiRequest.Media, total: SQL, inserted: SQL, from: SQL, nullForEmptyObject: Bool = false) -> SQL {
         var sql = SQLBuilder()
-        writeAggregate(media: media, into: &sql, total: { $0.append(total) }, inserted: nil, insertedSQL: inserted,
-                       from: { $0.append(from) }, nullForEmptyObject: nullForEmptyObject)
+        writeAggregate(
+            media: media, into: &sql, total: { $0.append(total) }, inserted: nil, insertedSQL: inserted,
+            from: { $0.append(from) }, nullForEmptyObject: nullForEmptyObject)
         return sql.sql
     }
 
-    static func writeAggregate(media: ApiRequest.Media, into sql: inout SQLBuilder, total: (inout SQLBuilder) -> Void,
-                               inserted: String?, insertedSQL: SQL? = nil, from: (inout SQLBuilder) -> Void,
-                               nullForEmptyObject: Bool = false, body: ((inout SQLBuilder) -> Void)? = nil) {
+    static func writeAggregate(
+        media: ApiRequest.Media, into sql: inout SQLBuilder, total: (inout SQLBuilder) -> Void,
+        inserted: String?, insertedSQL: SQL? = nil, from: (inout SQLBuilder) -> Void,
+        nullForEmptyObject: Bool = false, body: ((inout SQLBuilder) -> Void)? = nil
+    ) {
         sql.raw("SELECT ")
         total(&sql)
         sql.raw(" AS total, pg_catalog.count(_postgrest_t) AS page_total, ")

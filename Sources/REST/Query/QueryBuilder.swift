@@ -57,7 +57,10 @@ struct QueryBuilder {
     /// column's domain has one (PostgREST's domain representations).
     func writeBodyValue(_ name: String, into sql: inout SQLBuilder) {
         let parser = table.column(name)?.representation.fromJSON
-        if let parser { sql.raw(parser); sql.raw("(") }
+        if let parser {
+            sql.raw(parser)
+            sql.raw("(")
+        }
         sql.raw("pgrst_body.")
         sql.raw(quoted(name))
         if parser != nil { sql.raw(")") }
@@ -67,7 +70,10 @@ struct QueryBuilder {
     /// (not along a JSON path, where the value is json already).
     func writeOutputField(_ name: String, path: [JSONPathStep], qualifier: String? = nil, into sql: inout SQLBuilder) {
         let formatter = path.isEmpty ? outputFormatter(name) : nil
-        if let formatter { sql.raw(formatter); sql.raw("(") }
+        if let formatter {
+            sql.raw(formatter)
+            sql.raw("(")
+        }
         writeField(name, path: path, qualifier: qualifier, into: &sql)
         if formatter != nil { sql.raw(")") }
     }
@@ -84,7 +90,10 @@ struct QueryBuilder {
     func writeField(_ name: String, path: [JSONPathStep], qualifier: String? = nil, into sql: inout SQLBuilder) {
         let computed = table.computed.isEmpty ? nil : computedCall(name, qualifier: qualifier)
         let column = computed ?? (qualifier ?? table.quotedName) + "." + quoted(name)
-        guard !path.isEmpty else { sql.raw(column); return }
+        guard !path.isEmpty else {
+            sql.raw(column)
+            return
+        }
         let type = table.fieldType(name)
         let isJSON = type == "json" || type == "jsonb"
         sql.raw(isJSON ? column : "to_jsonb(" + column + ")")
@@ -273,7 +282,8 @@ struct QueryBuilder {
         switch scope {
         case .family(let column, let user, let ownerOnly, let membership):
             let table = quoteIdentifier(membership.schema) + "." + quoteIdentifier(membership.table)
-            let family = quoteIdentifier(membership.familyColumn), member = quoteIdentifier(membership.userColumn)
+            let family = quoteIdentifier(membership.familyColumn)
+            let member = quoteIdentifier(membership.userColumn)
             sql.raw("(")
             writeColumn(column, into: &sql)
             sql.raw(" = ")
@@ -289,7 +299,9 @@ struct QueryBuilder {
             sql.raw("))")
         case .familyID(let column, let user, let membership):
             writeColumn(column, into: &sql)
-            sql.raw(" IN (SELECT mine.\(quoteIdentifier(membership.familyColumn)) FROM \(quoteIdentifier(membership.schema)).\(quoteIdentifier(membership.table)) mine WHERE mine.\(quoteIdentifier(membership.userColumn)) = ")
+            sql.raw(
+                " IN (SELECT mine.\(quoteIdentifier(membership.familyColumn)) FROM \(quoteIdentifier(membership.schema)).\(quoteIdentifier(membership.table)) mine WHERE mine.\(quoteIdentifier(membership.userColumn)) = "
+            )
             sql.bind(user)
             sql.raw(")")
         }
