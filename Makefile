@@ -1,4 +1,4 @@
-.PHONY: run test deps build
+.PHONY: run test deps build format
 
 run:
 	scripts/run
@@ -11,3 +11,6 @@ deps:
 
 build:
 	swift build
+
+format:
+	swift format format --in-place --recursive --parallel Sources Tests fuzz Package.swift
