@@ -173,6 +173,37 @@ struct FidelityTests {
         #expect(called.text == #""abc/1""#, "\(called.text)")  // bpchar to text drops the padding
     }
 
+    @Test func bodiesOfATypeNothingReadsAreRefusedAndWriteNothing() throws {
+        let http = server.client()
+        func send(_ method: String, _ path: String, _ contentType: String, _ body: String) throws -> TestResponse {
+            var headers = server.headers(server.serviceKey, [("Prefer", "return=representation")])
+            headers.removeAll { $0.0 == "Content-Type" }
+            headers.append(("Content-Type", contentType))
+            return try http.request(method, path, headers: headers, body: body)
+        }
+        // A table's rows come as JSON, a form or CSV: text (what a browser's fetch sends for a
+        // string body) and unknown types are PostgREST's 400 PGRST102, the type without its
+        // parameters named.
+        for (contentType, named) in [
+            ("text/plain;charset=UTF-8", "text/plain"), ("image/png", "image/png"), ("application/vnd.pgrst.object+json", "application/vnd.pgrst.object+json")
+        ] {
+            let refused = try send("POST", "/rest/v1/fx_pairs", contentType, #"{"k":"content-type","n":1}"#)
+            #expect(refused.status == 400, "\(contentType): \(refused.text)")
+            #expect(refused.jsonObject?["code"] as? String == "PGRST102")
+            #expect(refused.jsonObject?["message"] as? String == "Content-Type not acceptable: \(named)", "\(refused.text)")
+        }
+        let patched = try send("PATCH", "/rest/v1/fx_pairs?k=eq.content-type", "text/xml", "<a/>")
+        #expect(patched.status == 400 && patched.jsonObject?["message"] as? String == "Content-Type not acceptable: text/xml", "\(patched.text)")
+        #expect(try get("/rest/v1/fx_pairs?k=eq.content-type").text == "[]")
+        // A function takes text, XML and bytes as its single unnamed parameter; nothing else.
+        let called = try send("POST", "/rest/v1/rpc/fx_char", "image/png", "c=abc&b=1")
+        #expect(called.status == 400 && called.jsonObject?["message"] as? String == "Content-Type not acceptable: image/png", "\(called.text)")
+        // JSON with parameters (what supabase-swift sends) is JSON.
+        let json = try send("POST", "/rest/v1/fx_pairs", "application/json;charset=UTF-8", #"{"k":"content-type","n":2}"#)
+        #expect(json.status == 201, "\(json.text)")
+        #expect(compact(try get("/rest/v1/fx_pairs?k=eq.content-type&select=n")) == #"[{"n":2}]"#)
+    }
+
     @Test func bulkInsertFromCSV() throws {
         var headers = server.headers(server.serviceKey, [("Prefer", "return=representation")])
         headers.removeAll { $0.0 == "Content-Type" }

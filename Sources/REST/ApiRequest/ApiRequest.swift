@@ -57,11 +57,14 @@ public struct ApiRequest: Sendable, Equatable {
         public var scalar: Bool
     }
 
-    /// The body's media type (`Content-Type`), as PostgREST reads it for RPC: JSON and forms are
-    /// arguments by name; a text, XML or binary body is a single unnamed parameter's value.
+    /// The body's media type (`Content-Type`; none is JSON), as PostgREST reads it: JSON, forms
+    /// (and CSV for inserts) are rows or arguments by name; for a function, a text, XML or binary
+    /// body is a single unnamed parameter's value. Anything else is only named, for the error.
     public enum ContentMedia: Sendable, Equatable {
         case json, form, csv
         case text, xml, octetStream
+        /// A type no body is read as: the type as sent, without its parameters.
+        case other(String)
 
         /// The parameter type a raw body of this media fills (PostgREST's single unnamed parameter).
         var unnamedParameterTypes: [String] {
@@ -70,11 +73,29 @@ public struct ApiRequest: Sendable, Equatable {
             case .text: return ["text"]
             case .xml: return ["xml"]
             case .octetStream: return ["bytea"]
-            case .form, .csv: return []
+            case .form, .csv, .other: return []
+            }
+        }
+
+        /// PostgREST's name for the type (`MediaType.toMime`), in its refusal.
+        var mime: String {
+            switch self {
+            case .json: return "application/json"
+            case .form: return "application/x-www-form-urlencoded"
+            case .csv: return "text/csv"
+            case .text: return "text/plain"
+            case .xml: return "text/xml"
+            case .octetStream: return "application/octet-stream"
+            case .other(let type): return type
             }
         }
 
         var isRaw: Bool { self == .text || self == .xml || self == .octetStream }
+
+        var isOther: Bool {
+            if case .other = self { return true }
+            return false
+        }
 
         static func of(_ header: String?) -> ContentMedia {
             guard let header else { return .json }
@@ -85,7 +106,8 @@ public struct ApiRequest: Sendable, Equatable {
             case "text/plain": return .text
             case "text/xml", "application/xml": return .xml
             case "application/octet-stream": return .octetStream
-            default: return .json
+            case "application/json": return .json
+            default: return .other(header.split(separator: ";", maxSplits: 1).first.map { String($0.trimmedOWS) } ?? "")
             }
         }
     }
@@ -299,8 +321,13 @@ extension ApiRequest {
         }
         switch action {
         case .insert, .update, .singleUpsert:
+            // A table's rows come as JSON, a form or CSV; PostgREST refuses other bodies.
+            if request.contentMedia.isRaw || request.contentMedia.isOther {
+                throw .invalidBody("Content-Type not acceptable: " + request.contentMedia.mime)
+            }
             request.payload = try parsePayload(body, allowArray: action == .insert, sameKeys: request.columns == nil)
         case .call(readOnly: false, _):
+            if request.contentMedia.isOther { throw .invalidBody("Content-Type not acceptable: " + request.contentMedia.mime) }
             if request.contentMedia.isRaw {
                 // A text, XML or binary body is one unnamed parameter's value, as it came.
                 request.rawBody = body
