@@ -211,6 +211,135 @@ struct EmbeddingTests {
         #expect(try get("/rest/v1/children?select=name,fx_tags(label)", c.token).text == "[]", "\(layers)")
     }
 
+    /// Fixture tables, then the schema cache reloaded until `probe` answers 200.
+    static func fixtures(_ server: TestServer, _ sql: String, probe: String) throws -> Connection {
+        let admin = try Connection(conninfo: server.databaseURL)
+        try admin.execute(sql)
+        let http = server.client()
+        #expect(
+            eventually {
+                try? admin.execute("NOTIFY pgrst, 'reload schema'")
+                return (try? http.request("GET", probe, headers: server.headers(server.serviceKey)).status) == 200
+            })
+        return admin
+    }
+
+    /// PostgREST's mutation specs ("embedding" in InsertSpec, UpdateSpec, UpsertSpec, DeleteSpec):
+    /// a write's rows come back with their embeds, read in the statement's snapshot.
+    @Test func writesAnswerWithTheirEmbeds() throws {
+        let server = try Self.server(.both)
+        _ = try Self.fixtures(
+            server,
+            """
+            CREATE TABLE public.fx_artists (id int PRIMARY KEY, name text);
+            CREATE TABLE public.fx_albums (id int PRIMARY KEY, title text, artist_id int REFERENCES public.fx_artists ON DELETE CASCADE);
+            INSERT INTO public.fx_artists VALUES (1, 'duster'), (2, 'bcnr');
+            INSERT INTO public.fx_albums VALUES (1, 'stratosphere', 1), (2, 'contemporary movement', 1), (3, 'ants from up above', 2);
+            GRANT ALL ON public.fx_artists, public.fx_albums TO service_role;
+            """, probe: "/rest/v1/fx_albums")
+        let http = server.client()
+        func send(_ method: String, _ target: String, _ body: String? = nil, prefer: String = "return=representation") throws -> TestResponse {
+            try http.request(method, "/rest/v1/" + target, headers: server.headers(server.serviceKey, [("Prefer", prefer)]), body: body)
+        }
+        // Many-to-one after an insert, under an alias.
+        let inserted = try send("POST", "fx_albums?select=title,artist:fx_artists(name)", #"{"id":4,"title":"new","artist_id":2}"#)
+        #expect(inserted.status == 201 && Self.compact(inserted) == #"[{"artist":{"name":"bcnr"},"title":"new"}]"#, "\(inserted.text)")
+        // One-to-many after an update, with the embed's filter and order; its limit is not
+        // applied to a write, as PostgREST applies no range to a mutation's read plan.
+        let patched = try send(
+            "PATCH", "fx_artists?id=eq.1&select=name,fx_albums(title)&fx_albums.order=title.desc&fx_albums.title=neq.nothing&fx_albums.limit=1",
+            #"{"name":"duster-patched"}"#)
+        #expect(
+            patched.status == 200
+                && Self.compact(patched) == #"[{"fx_albums":[{"title":"stratosphere"},{"title":"contemporary movement"}],"name":"duster-patched"}]"#,
+            "\(patched.text)")
+        let filtered = try send("PATCH", "fx_artists?id=eq.1&select=name,fx_albums(title)&fx_albums.title=like.s*", #"{"name":"duster"}"#)
+        #expect(Self.compact(filtered) == #"[{"fx_albums":[{"title":"stratosphere"}],"name":"duster"}]"#, "\(filtered.text)")
+        // PUT, and a batch upsert answered in `order`.
+        let put = try send("PUT", "fx_artists?id=eq.2&select=id,fx_albums(id)&fx_albums.order=id", #"{"id":2,"name":"bcnr-put"}"#)
+        #expect(put.status == 200 && Self.compact(put) == #"[{"fx_albums":[{"id":3},{"id":4}],"id":2}]"#, "\(put.text)")
+        let upserted = try send(
+            "POST", "fx_artists?select=id,name,fx_albums(id)&order=id.desc&fx_albums.order=id", #"[{"id":1,"name":"d"},{"id":2,"name":"b"}]"#,
+            prefer: "return=representation,resolution=merge-duplicates")
+        #expect(
+            upserted.status == 200
+                && Self.compact(upserted) == #"[{"fx_albums":[{"id":3},{"id":4}],"id":2,"name":"b"},{"fx_albums":[{"id":1},{"id":2}],"id":1,"name":"d"}]"#,
+            "\(upserted.text)")
+        // `!inner` narrows the answer, not the write.
+        let inner = try send("PATCH", "fx_albums?id=eq.4&select=title,fx_artists!inner(name)&fx_artists.name=eq.nobody", #"{"title":"newer"}"#)
+        #expect(inner.status == 200 && inner.text == "[]", "\(inner.text)")
+        #expect(Self.compact(try send("GET", "fx_albums?id=eq.4&select=title")) == #"[{"title":"newer"}]"#)
+        // Without a representation nothing is embedded; a bad embed is still refused before
+        // anything is written.
+        let minimal = try send("POST", "fx_albums?select=*,fx_artists(*)", #"{"id":5,"title":"quiet","artist_id":1}"#, prefer: "return=minimal")
+        #expect(minimal.status == 201 && minimal.text.isEmpty, "\(minimal.text)")
+        let unknown = try send("POST", "fx_albums?select=*,nope(*)", #"{"id":6,"title":"never","artist_id":1}"#)
+        #expect(unknown.status == 400 && unknown.jsonObject?["code"] as? String == "PGRST200", "\(unknown.text)")
+        #expect(try send("GET", "fx_albums?id=eq.6").text == "[]")
+        // A write without embeds answers in `order` too (an UPDATE returns rows in no order).
+        let ordered = try send("PATCH", "fx_albums?artist_id=eq.1&select=id&order=id.desc", #"{"artist_id":1}"#)
+        #expect(Self.compact(ordered) == #"[{"id":5},{"id":2},{"id":1}]"#, "\(ordered.text)")
+        // A DELETE answers the children its cascade removes (read in the statement's snapshot).
+        let deleted = try send("DELETE", "fx_artists?id=eq.1&select=name,fx_albums(title)&fx_albums.order=id")
+        #expect(
+            deleted.status == 200
+                && Self.compact(deleted) == #"[{"fx_albums":[{"title":"stratosphere"},{"title":"contemporary movement"},{"title":"quiet"}],"name":"d"}]"#,
+            "\(deleted.text)")
+        #expect(try send("GET", "fx_albums?artist_id=eq.1").text == "[]")
+    }
+
+    /// A write's embeds reach only rows the caller could `GET`: the ownership rule (and RLS) on
+    /// every embedded row, as on reads.
+    @Test(arguments: Layers.allCases)
+    func writesEmbedOnlyWhatTheCallerMayRead(_ layers: Layers) throws {
+        let server = try Self.server(layers, owners: ["fx_notes": "owner_id"])
+        let admin = try Self.fixtures(
+            server,
+            """
+            CREATE TABLE public.fx_notes (id int PRIMARY KEY, owner_id uuid NOT NULL,
+                                          child_id uuid NOT NULL REFERENCES public.children (id) ON DELETE CASCADE, body text);
+            GRANT ALL ON public.fx_notes TO authenticated, service_role;
+            ALTER TABLE public.fx_notes ENABLE ROW LEVEL SECURITY;
+            CREATE POLICY own ON public.fx_notes USING (owner_id = auth.uid());
+            """, probe: "/rest/v1/fx_notes")
+        if layers == .middlewareOnly { try admin.execute("ALTER TABLE public.fx_notes DISABLE ROW LEVEL SECURITY") }
+        let http = server.client()
+        let a = try server.signUp()
+        let c = try server.signUp()
+        func send(_ method: String, _ target: String, _ token: String, _ body: String? = nil) throws -> TestResponse {
+            try http.request(method, "/rest/v1/" + target, headers: server.headers(token, [("Prefer", "return=representation")]), body: body)
+        }
+        let child = try send("POST", "children?select=id,name,fx_notes(body)", a.token, #"{"user_id":"\#(a.id)","name":"Kid"}"#)
+        let kid = try #require(child.jsonArray?.first?["id"] as? String, "\(layers): \(child.text)")
+        #expect(Self.compact(child) == #"[{"fx_notes":[],"id":"\#(kid)","name":"Kid"}]"#)
+        // A's note and C's note on A's child.
+        try admin.execute("INSERT INTO public.fx_notes VALUES (1, '\(a.id)', '\(kid)', 'a-note'), (2, '\(c.id)', '\(kid)', 'c-note')")
+
+        // A's update embeds A's note, not C's.
+        let patched = try send("PATCH", "children?id=eq.\(kid)&select=name,fx_notes(body)", a.token, #"{"age":5}"#)
+        #expect(Self.compact(patched) == #"[{"fx_notes":[{"body":"a-note"}],"name":"Kid"}]"#, "\(layers): \(patched.text)")
+        let mine = try send("POST", "fx_notes?select=body,children(name)", a.token, #"{"id":3,"owner_id":"\#(a.id)","child_id":"\#(kid)","body":"mine"}"#)
+        #expect(Self.compact(mine) == #"[{"body":"mine","children":{"name":"Kid"}}]"#, "\(layers): \(mine.text)")
+
+        // C may write a note pointing at A's child, but its answer embeds nothing of A's.
+        let sneaky = try send("POST", "fx_notes?select=body,children(name)", c.token, #"{"id":4,"owner_id":"\#(c.id)","child_id":"\#(kid)","body":"sneaky"}"#)
+        #expect(sneaky.status == 201 && Self.compact(sneaky) == #"[{"body":"sneaky","children":null}]"#, "\(layers): \(sneaky.text)")
+        for target in [
+            "fx_notes?id=eq.4&select=body,children(name,fx_notes(body))", "fx_notes?id=eq.4&select=body,...children(name)",
+            "fx_notes?id=eq.4&select=body,children!inner(*)", "fx_notes?id=eq.4&select=*,children(count())"
+        ] {
+            let seen = try send("PATCH", target, c.token, #"{"body":"sneaky"}"#)
+            #expect(seen.status == 200 && !seen.text.contains("Kid") && !seen.text.contains(a.id), "\(layers) \(target): \(seen.text)")
+        }
+        let spread = try send("PATCH", "fx_notes?id=eq.4&select=body,...children(name)", c.token, #"{"body":"sneaky"}"#)
+        #expect(Self.compact(spread) == #"[{"body":"sneaky","name":null}]"#, "\(layers): \(spread.text)")
+
+        // A deletes the child: the answer holds A's notes (which the cascade removes), never C's.
+        let deleted = try send("DELETE", "children?id=eq.\(kid)&select=name,fx_notes(body)&fx_notes.order=id", a.token)
+        #expect(Self.compact(deleted) == #"[{"fx_notes":[{"body":"a-note"},{"body":"mine"}],"name":"Kid"}]"#, "\(layers): \(deleted.text)")
+        #expect(try send("GET", "fx_notes", server.serviceKey).text == "[]")
+    }
+
     @Test func relationshipErrorsAsPostgREST() throws {
         let server = try Self.server(.both)
         let user = try server.signUp()

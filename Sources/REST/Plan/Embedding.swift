@@ -36,6 +36,10 @@ extension Planner {
         var nextAlias = 0
         let caller: Caller
         let request: ApiRequest
+        /// The select list answers a write (its rows read back from `pgrst_source`): embedded
+        /// `limit` and `offset` are not applied, as PostgREST applies no range to a mutation's
+        /// read plan.
+        var isWrite = false
     }
 
     /// What a select list adds to its query besides the columns.
@@ -69,9 +73,10 @@ extension Planner {
     }
 
     /// The select list over `table` (an alias table: its name is what columns are qualified
-    /// with), embeds and spreads included.
+    /// with; or, with `qualifier`, the rows of `pgrst_source`, a write's returned rows of
+    /// `table`), embeds and spreads included.
     func writeSelect(
-        _ items: [SelectItem], table: SchemaCache.Table, realName: String, path: String,
+        _ items: [SelectItem], table: SchemaCache.Table, realName: String, path: String, qualifier: String? = nil,
         state: inout EmbedState, into sql: inout SQLBuilder
     ) throws(RESTError) -> SelectShape {
         let builder = QueryBuilder(table: table)
@@ -81,7 +86,8 @@ extension Planner {
         for item in items {
             if let embed = item.embed, embed.spread {
                 let childPath = path.isEmpty ? item.column : path + "." + item.column
-                let spread = try spreadColumns(item.column, embed: embed, parent: table, parentName: realName, path: childPath, state: &state)
+                let spread = try spreadColumns(
+                    item.column, embed: embed, parent: table, parentName: realName, parentQualifier: qualifier, path: childPath, state: &state)
                 for column in spread.columns {
                     if position > 0 { sql.raw(", ") }
                     // The aggregate over the subquery's value (`count()`: over `(SELECT 1 …)`).
@@ -98,14 +104,15 @@ extension Planner {
             }
             if position > 0 { sql.raw(", ") }
             guard let embed = item.embed else {
-                let width = builder.writeSelectItem(item, qualifier: nil, into: &sql)
+                let width = builder.writeSelectItem(item, qualifier: qualifier, into: &sql)
                 if aggregated && item.aggregate == nil { shape.grouping += (position + 1)..<(position + 1 + width) }
                 position += width
                 continue
             }
             let name = item.alias ?? item.column
             let childPath = path.isEmpty ? name : path + "." + name
-            let (value, exists) = try embedSQL(item.column, embed: embed, parent: table, parentName: realName, path: childPath, state: &state)
+            let (value, exists) = try embedSQL(
+                item.column, embed: embed, parent: table, parentName: realName, parentQualifier: qualifier, path: childPath, state: &state)
             sql.append(value)
             // Grouped rows need an equality on the embed's value: json has none, jsonb has.
             if aggregated { sql.raw("::jsonb") }
@@ -120,10 +127,11 @@ extension Planner {
     }
 
     /// The related rows of one embed: `FROM` its table (and a many-to-many's junction) and the
-    /// conditions that join them to the parent row, with the caller's read rule on each table.
+    /// conditions that join them to the parent row (its columns qualified by `parentQualifier`
+    /// when it is a row of `pgrst_source`), with the caller's read rule on each table.
     private func related(
         _ target: SchemaCache.Table, alias: String, relationship: Relationship, parent: SchemaCache.Table,
-        caller: Caller
+        parentQualifier: String?, caller: Caller
     ) throws(RESTError) -> (from: String, conditions: [Condition], denyAll: Bool) {
         let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
         let builder = QueryBuilder(table: aliased)
@@ -146,7 +154,7 @@ extension Planner {
                 join.raw(" AND ")
                 junctionBuilder.writeColumn(pair.target, into: &join)
                 join.raw(" = ")
-                parentBuilder.writeColumn(pair.parent, into: &join)
+                parentBuilder.writeField(pair.parent, path: [], qualifier: parentQualifier, into: &join)
             }
             // The junction's rows are read too: the caller's rule applies to them as well.
             let junctionScope = try readScope(junction.name, caller: caller)
@@ -161,7 +169,7 @@ extension Planner {
                 if index > 0 { join.raw(" AND ") }
                 builder.writeColumn(pair.target, into: &join)
                 join.raw(" = ")
-                parentBuilder.writeColumn(pair.parent, into: &join)
+                parentBuilder.writeField(pair.parent, path: [], qualifier: parentQualifier, into: &join)
             }
         }
         return (from, [.embedded(join.sql)] + scope.conditions, denyAll)
@@ -170,8 +178,8 @@ extension Planner {
     /// `(SELECT row_to_json(…))` or `coalesce((SELECT json_agg(…)), '[]')` for one embed, and
     /// its `EXISTS (…)` when `!inner`.
     private func embedSQL(
-        _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, path: String,
-        state: inout EmbedState
+        _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, parentQualifier: String? = nil,
+        path: String, state: inout EmbedState
     ) throws(RESTError) -> (value: SQL, exists: SQL?) {
         guard let target = cache.tables[targetName] else {
             throw .noRelationship(parent: parentName, target: targetName)
@@ -198,7 +206,8 @@ extension Planner {
             } else {
                 sql.raw("1")
             }
-            let rows = try related(target, alias: alias, relationship: relationship, parent: parent, caller: state.caller)
+            let rows = try related(
+                target, alias: alias, relationship: relationship, parent: parent, parentQualifier: parentQualifier, caller: state.caller)
             sql.raw(" FROM ")
             sql.raw(rows.from)
             try builder.validate(embedded.conditions)
@@ -206,7 +215,7 @@ extension Planner {
             if selecting {
                 QueryBuilder.writeGroupBy(shape.grouping, into: &sql)
                 builder.writeOrder(embedded.order, into: &sql)
-                if relationship.isToMany {
+                if relationship.isToMany && !state.isWrite {
                     if let limit = embedded.limit {
                         sql.raw(" LIMIT ")
                         sql.bind(String(limit))
@@ -258,8 +267,8 @@ extension Planner {
     /// PostgREST 12: PGRST119 otherwise) as `(SELECT col FROM rel WHERE <join, scope, filters>)`;
     /// nested spreads flatten into the same level. The `EXISTS (…)` when `!inner`.
     private func spreadColumns(
-        _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, path: String,
-        state: inout EmbedState
+        _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, parentQualifier: String? = nil,
+        path: String, state: inout EmbedState
     ) throws(RESTError) -> (columns: [SpreadColumn], exists: SQL?) {
         guard let target = cache.tables[targetName] else {
             throw .noRelationship(parent: parentName, target: targetName)
@@ -314,7 +323,8 @@ extension Planner {
                         aggregateCast: item.aggregateCast))
             }
         }
-        let rows = try related(target, alias: alias, relationship: relationship, parent: parent, caller: state.caller)
+        let rows = try related(
+            target, alias: alias, relationship: relationship, parent: parent, parentQualifier: parentQualifier, caller: state.caller)
         try builder.validate(embedded.conditions)
         var tail = SQLBuilder()
         tail.raw(" FROM ")

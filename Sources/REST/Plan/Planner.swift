@@ -109,11 +109,13 @@ struct Planner {
         for item in request.select where item.embed == nil && item.column != "*" && !table.hasField(item.column) {
             throw .unknownColumn(column: item.column, table: table.name)
         }
-        if !request.isRead, let embed = request.select.first(where: { $0.embed != nil }) {
-            throw .parse(message: "resource embedding is supported on reads only", details: "\"\(embed.column)\" is embedded in a write's select")
-        }
         let media = request.media
         let mutation = !request.isRead
+        // A write's rows with their embeds: `pgrst_source` read back through the read's select
+        // (PostgREST's mutation read plan), the embedded rows narrowed by the caller's read rule
+        // exactly as on a read. Built (and so checked) before any SQL, whatever `Prefer: return`.
+        var embedded: SQL? = nil
+        if mutation, request.select.contains(where: { $0.embed != nil }) { embedded = try returnedWithEmbeds(table, request, caller: caller) }
         var plan = ActionPlan(
             request: request, statement: nil, readOnly: !mutation,
             mustDecide: mutation && (request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict)),
@@ -254,7 +256,13 @@ struct Planner {
             Self.writeAggregate(
                 media: media, into: &sql, total: { $0.raw("NULL::bigint") },
                 inserted: countsInserted ? "(SELECT pg_catalog.count(*) FILTER (WHERE pgrst_inserted) FROM pgrst_source)" : nil,
-                from: { minimal || !location.isEmpty ? $0.raw("pgrst_source") : builder.writeReturned(request.select, into: &$0) },
+                from: { sql in
+                    if minimal || !location.isEmpty {
+                        sql.raw("pgrst_source")
+                    } else {
+                        Self.writeReturned(builder, request, embedded: embedded, into: &sql)
+                    }
+                },
                 body: location.isEmpty
                     ? nil
                     : { sql in
@@ -315,7 +323,7 @@ struct Planner {
             sql.raw(") ")
             Self.writeAggregate(
                 media: media, into: &sql, total: { $0.raw("NULL::bigint") }, inserted: nil,
-                from: { builder.writeReturned(request.select, into: &$0) })
+                from: { Self.writeReturned(builder, request, embedded: embedded, into: &$0) })
 
         case .delete:
             sql.raw("DELETE FROM ")
@@ -327,13 +335,47 @@ struct Planner {
             sql.raw(".*) ")
             Self.writeAggregate(
                 media: media, into: &sql, total: { $0.raw("NULL::bigint") }, inserted: nil,
-                from: { builder.writeReturned(request.select, into: &$0) })
+                from: { Self.writeReturned(builder, request, embedded: embedded, into: &$0) })
 
         case .call, .describe:
             throw .unsupportedMethod("?")
         }
         plan.statement = sql.sql
         return plan
+    }
+
+    /// The rows a write returned as its answer: shaped by `select` and in `order`; with embeds,
+    /// the select list `returnedWithEmbeds` built; without a representation, the rows as they
+    /// are (nothing embedded is read for a body no one sees, as PostgREST's `SELECT * FROM
+    /// pgrst_source`).
+    static func writeReturned(_ builder: QueryBuilder, _ request: ApiRequest, embedded: SQL?, into sql: inout SQLBuilder) {
+        guard let embedded else {
+            builder.writeReturned(request.select, order: request.order, into: &sql)
+            return
+        }
+        if request.preferences.returning == .representation {
+            sql.append(embedded)
+        } else {
+            sql.raw("pgrst_source")
+        }
+    }
+
+    /// `(SELECT <select list with embeds> FROM pgrst_source WHERE <!inner> GROUP BY … ORDER BY …)`:
+    /// a write's returned rows as the parent rows of its embeds. The embedded rows are read in the
+    /// statement's snapshot: as PostgREST answers, a DELETE's cascaded children are still there,
+    /// and an INSERT's new rows are not yet visible to its embeds.
+    func returnedWithEmbeds(_ table: SchemaCache.Table, _ request: ApiRequest, caller: Caller) throws(RESTError) -> SQL {
+        let builder = QueryBuilder(table: table)
+        var state = EmbedState(caller: caller, request: request, isWrite: true)
+        var sql = SQLBuilder()
+        sql.raw("(SELECT ")
+        let shape = try writeSelect(request.select, table: table, realName: table.name, path: "", qualifier: "pgrst_source", state: &state, into: &sql)
+        sql.raw(" FROM pgrst_source")
+        builder.writeWhere(shape.inner, denyAll: false, into: &sql)
+        QueryBuilder.writeGroupBy(shape.grouping, into: &sql)
+        builder.writeOrder(request.order, qualifier: "pgrst_source", into: &sql)
+        sql.raw(")")
+        return sql.sql
     }
 
     static func isSameOwnerFilter(_ condition: Condition, column: String, user: String) -> Bool {

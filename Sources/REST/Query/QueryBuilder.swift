@@ -178,12 +178,14 @@ struct QueryBuilder {
         sql.raw(positions.map(String.init).joined(separator: ", "))
     }
 
-    /// `(SELECT <select list> FROM pgrst_source)`: the rows a mutation returned, shaped by `select`.
-    func writeReturned(_ items: [SelectItem], into sql: inout SQLBuilder) {
+    /// `(SELECT <select list> FROM pgrst_source ORDER BY …)`: the rows a mutation returned,
+    /// shaped by `select` and in `order` (PostgREST orders a write's representation).
+    func writeReturned(_ items: [SelectItem], order: [OrderTerm], into sql: inout SQLBuilder) {
         sql.raw("(SELECT ")
         let grouping = writeSelectList(items, qualifier: "pgrst_source", into: &sql)
         sql.raw(" FROM pgrst_source")
         Self.writeGroupBy(grouping, into: &sql)
+        writeOrder(order, qualifier: "pgrst_source", into: &sql)
         sql.raw(")")
     }
 
@@ -448,12 +450,13 @@ struct QueryBuilder {
         op == .like || op == .ilike ? String(value.map { $0 == "*" ? "%" : $0 }) : value
     }
 
-    func writeOrder(_ terms: [OrderTerm], into sql: inout SQLBuilder) {
+    /// ` ORDER BY …` over the table's rows (`qualifier`: over `pgrst_source`'s).
+    func writeOrder(_ terms: [OrderTerm], qualifier: String? = nil, into sql: inout SQLBuilder) {
         guard !terms.isEmpty else { return }
         sql.raw(" ORDER BY ")
         for (index, term) in terms.enumerated() {
             if index > 0 { sql.raw(", ") }
-            writeField(term.column, path: term.jsonPath, into: &sql)
+            writeField(term.column, path: term.jsonPath, qualifier: qualifier, into: &sql)
             if let descending = term.descending { sql.raw(descending ? " DESC" : " ASC") }
             if let nulls = term.nulls { sql.raw(nulls == .first ? " NULLS FIRST" : " NULLS LAST") }
         }
