@@ -54,6 +54,10 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case singularity(rows: Int)
     /// PGRST117
     case unsupportedMethod(String)
+    /// PGRST108: `order=rel(col)` names no embed of its level.
+    case notEmbedded(String)
+    /// PGRST118: `order=rel(col)` on an embed that is not to-one.
+    case relatedOrderNotToOne(origin: String, target: String)
     /// PGRST119: a spread (`...rel(…)`) on a relationship that is not to-one.
     case spreadNotToOne(origin: String, target: String)
     /// PGRST123: an aggregate in `select` while `PGRST_DB_AGGREGATES_ENABLED` is off.
@@ -96,7 +100,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     public var status: HTTPStatus {
         switch self {
         case .parse, .invalidBody, .unknownBodyColumn, .unknownColumn, .tooManyAffected, .invalidPreferences,
-            .putLimitNotAllowed, .putMatchingPK, .spreadNotToOne, .aggregatesNotAllowed:
+            .putLimitNotAllowed, .putMatchingPK, .spreadNotToOne, .aggregatesNotAllowed, .notEmbedded, .relatedOrderNotToOne:
             return .badRequest
         case .invalidRPCMethod, .invalidFilters, .unsupportedMethod: return .methodNotAllowed
         case .invalidSchema, .notAcceptable, .singularity: return .notAcceptable
@@ -197,6 +201,16 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .singularity(let rows):
             return ("PGRST116", "Cannot coerce the result to a single JSON object", "The result contains \(rows) rows", nil)
         case .unsupportedMethod(let method): return ("PGRST117", "Unsupported HTTP method: \(method)", nil, nil)
+        case .notEmbedded(let resource):
+            return (
+                "PGRST108", "'\(resource)' is not an embedded resource in this request", nil,
+                "Verify that '\(resource)' is included in the 'select' query parameter."
+            )
+        case .relatedOrderNotToOne(let origin, let target):
+            return (
+                "PGRST118", "A related order on '\(target)' is not possible",
+                "'\(origin)' and '\(target)' do not form a many-to-one or one-to-one relationship", nil
+            )
         case .spreadNotToOne(let origin, let target):
             return (
                 "PGRST119", "A spread operation on '\(target)' is not possible",

@@ -340,6 +340,114 @@ struct EmbeddingTests {
         #expect(try send("GET", "fx_notes", server.serviceKey).text == "[]")
     }
 
+    /// PostgREST's RelatedQueriesSpec "related orders": `order=rel(col)` on a to-one embed, at
+    /// the top, inside an embed and on a write; PGRST118 and PGRST108 otherwise.
+    @Test func ordersByAnEmbeddedToOneColumn() throws {
+        let server = try Self.server(.both)
+        _ = try Self.fixtures(
+            server,
+            """
+            CREATE TABLE public.fx_clients (id int PRIMARY KEY, name text, info jsonb);
+            CREATE TABLE public.fx_projects (id int PRIMARY KEY, name text, client_id int REFERENCES public.fx_clients);
+            CREATE TABLE public.fx_users (id int PRIMARY KEY, name text);
+            CREATE TABLE public.fx_tasks (id int PRIMARY KEY, name text, project_id int REFERENCES public.fx_projects, user_id int REFERENCES public.fx_users);
+            INSERT INTO public.fx_clients VALUES (1, 'Microsoft', '{"rank":2}'), (2, 'Apple', '{"rank":1}');
+            INSERT INTO public.fx_projects VALUES (1, 'Windows 7', 1), (2, 'Windows 10', 1), (3, 'IOS', 2), (4, 'OSX', 2), (5, 'Orphan', NULL);
+            INSERT INTO public.fx_users VALUES (1, 'Angela');
+            INSERT INTO public.fx_tasks VALUES (1, 'Design w7', 1, 1), (2, 'Code w7', 1, 1), (3, 'Design w10', 2, 1), (4, 'Code w10', 2, 1), (5, 'Design IOS', 3, 1);
+            GRANT ALL ON public.fx_clients, public.fx_projects, public.fx_users, public.fx_tasks TO service_role;
+            """, probe: "/rest/v1/fx_tasks")
+        let http = server.client()
+        func send(_ method: String, _ target: String, _ body: String? = nil) throws -> TestResponse {
+            try http.request(method, "/rest/v1/" + target, headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: body)
+        }
+        func ids(_ response: TestResponse) -> [Int] { response.jsonArray?.compactMap { $0["id"] as? Int } ?? [] }
+        let nullsFirst = try send("GET", "fx_projects?select=id,fx_clients(name)&order=fx_clients(name).nullsfirst,id")
+        #expect(ids(nullsFirst) == [5, 3, 4, 1, 2], "\(nullsFirst.text)")
+        #expect(Self.compact(nullsFirst).hasPrefix(#"[{"fx_clients":null,"id":5},{"fx_clients":{"name":"Apple"},"id":3}"#), "\(nullsFirst.text)")
+        // By the embed's alias, descending with nulls last; along a JSON path.
+        #expect(ids(try send("GET", "fx_projects?select=id,client:fx_clients(name)&order=client(name).desc.nullslast,id")) == [1, 2, 3, 4, 5])
+        #expect(ids(try send("GET", "fx_projects?select=id,fx_clients(id)&order=fx_clients(info->rank).asc,id")) == [3, 4, 1, 2, 5])
+        // A spread's relation, and an embedded level ordered by its own to-one embed.
+        #expect(ids(try send("GET", "fx_projects?select=id,...fx_clients(client:name)&order=fx_clients(name).desc,id&id=lt.5")) == [1, 2, 3, 4])
+        let nested = try send("GET", "fx_users?select=name,fx_tasks(id,fx_projects(name))&fx_tasks.order=fx_projects(name).asc,id")
+        #expect(nested.jsonArray?.first.flatMap { ($0["fx_tasks"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } } == [5, 3, 4, 1, 2], "\(nested.text)")
+        // The embed's filters apply to its order: a filtered-out row orders as NULL (last ascending).
+        #expect(ids(try send("GET", "fx_projects?select=id,fx_clients(name)&fx_clients.name=eq.Microsoft&order=fx_clients(name),id")) == [1, 2, 3, 4, 5])
+        #expect(ids(try send("GET", "fx_projects?select=id,fx_clients(name)&fx_clients.name=eq.Apple&order=fx_clients(name),id")) == [3, 4, 1, 2, 5])
+        // A write's representation in a related order.
+        let patched = try send("PATCH", "fx_projects?id=in.(1,3)&select=id,fx_clients(name)&order=fx_clients(name),id", #"{"name":"renamed"}"#)
+        #expect(patched.status == 200 && ids(patched) == [3, 1], "\(patched.text)")
+
+        func expectError(_ target: String, _ status: Int, _ expected: String, method: String = "GET") throws {
+            let response = try send(method, target)
+            #expect(response.status == status && Self.compact(response) == expected, "\(target): \(response.status) \(response.text)")
+        }
+        try expectError(
+            "fx_clients?select=*,fx_projects(*)&order=fx_projects(id)", 400,
+            #"{"code":"PGRST118","details":"'fx_clients' and 'fx_projects' do not form a many-to-one or one-to-one relationship","hint":null,"message":"A related order on 'fx_projects' is not possible"}"#
+        )
+        try expectError(
+            "fx_clients?select=*,pros:fx_projects(*)&order=pros(id)", 400,
+            #"{"code":"PGRST118","details":"'fx_clients' and 'pros' do not form a many-to-one or one-to-one relationship","hint":null,"message":"A related order on 'pros' is not possible"}"#
+        )
+        // PostgREST names a write's own rows `pgrst_source` here.
+        try expectError(
+            "fx_clients?id=eq.9&select=*,fx_projects(*)&order=fx_projects(id)", 400,
+            #"{"code":"PGRST118","details":"'pgrst_source' and 'fx_projects' do not form a many-to-one or one-to-one relationship","hint":null,"message":"A related order on 'fx_projects' is not possible"}"#,
+            method: "DELETE")
+        let notEmbedded =
+            #"{"code":"PGRST108","details":null,"hint":"Verify that 'clientsx' is included in the 'select' query parameter.","message":"'clientsx' is not an embedded resource in this request"}"#
+        try expectError("fx_projects?select=id,fx_clients(name)&order=clientsx(name).nullsfirst", 400, notEmbedded)
+        try expectError("fx_projects?order=clientsx(name)", 400, notEmbedded)
+        try expectError("fx_users?select=name,fx_tasks(id)&fx_tasks.order=clientsx(name)", 400, notEmbedded)
+        let column = try send("GET", "fx_projects?select=id,fx_clients(name)&order=fx_clients(nope)")
+        #expect(column.status == 400 && column.jsonObject?["code"] as? String == "42703", "\(column.text)")
+    }
+
+    /// An order by an embedded column reaches only rows the caller may read: a related row it may
+    /// not read orders as NULL, so the order reveals nothing of it.
+    @Test(arguments: Layers.allCases)
+    func relatedOrderSeesOnlyWhatTheCallerMayRead(_ layers: Layers) throws {
+        let server = try Self.server(layers, owners: ["fx_notes": "owner_id"])
+        let admin = try Self.fixtures(
+            server,
+            """
+            CREATE TABLE public.fx_notes (id int PRIMARY KEY, owner_id uuid NOT NULL, child_id uuid NOT NULL REFERENCES public.children (id), body text);
+            GRANT ALL ON public.fx_notes TO authenticated, service_role;
+            ALTER TABLE public.fx_notes ENABLE ROW LEVEL SECURITY;
+            CREATE POLICY own ON public.fx_notes USING (owner_id = auth.uid());
+            """, probe: "/rest/v1/fx_notes")
+        if layers == .middlewareOnly { try admin.execute("ALTER TABLE public.fx_notes DISABLE ROW LEVEL SECURITY") }
+        let http = server.client()
+        let a = try server.signUp()
+        let c = try server.signUp()
+        var kids: [String] = []
+        for name in ["Zed", "Amy"] {
+            let child = try http.request(
+                "POST", "/rest/v1/children", headers: server.headers(a.token, [("Prefer", "return=representation")]),
+                body: #"{"user_id":"\#(a.id)","name":"\#(name)"}"#)
+            kids.append(try #require(child.jsonArray?.first?["id"] as? String))
+        }
+        // Notes of both users on A's children: 1 and 3 on Zed, 2 and 4 on Amy.
+        try admin.execute(
+            """
+            INSERT INTO public.fx_notes VALUES (1, '\(a.id)', '\(kids[0])', 'a1'), (2, '\(a.id)', '\(kids[1])', 'a2'),
+                                               (3, '\(c.id)', '\(kids[0])', 'c1'), (4, '\(c.id)', '\(kids[1])', 'c2')
+            """)
+        func ids(_ target: String, _ token: String) throws -> [Int] {
+            let response = try http.request("GET", "/rest/v1/" + target, headers: server.headers(token))
+            #expect(response.status == 200, "\(layers): \(response.text)")
+            return response.jsonArray?.compactMap { $0["id"] as? Int } ?? []
+        }
+        #expect(try ids("fx_notes?select=id,children(name)&order=children(name),id", server.serviceKey) == [2, 4, 1, 3])
+        #expect(try ids("fx_notes?select=id,children(name)&order=children(name),id", a.token) == [2, 1], "\(layers)")
+        // C's notes point at children C may not read: ordered as NULL, so by id only (by the
+        // children's names they would be [4, 3], then [3, 4]).
+        #expect(try ids("fx_notes?select=id,children(name)&order=children(name),id", c.token) == [3, 4], "\(layers)")
+        #expect(try ids("fx_notes?select=id,children(name)&order=children(name).desc,id.desc", c.token) == [4, 3], "\(layers)")
+    }
+
     @Test func relationshipErrorsAsPostgREST() throws {
         let server = try Self.server(.both)
         let user = try server.signUp()

@@ -95,7 +95,13 @@ import Testing
         ("created_at.desc.nullslast", [OrderTerm(column: "created_at", descending: true, nulls: .last)]),
         ("name", [OrderTerm(column: "name")]),
         ("name.nullsfirst", [OrderTerm(column: "name", nulls: .first)]),
-        ("age.asc.nullsfirst,name", [OrderTerm(column: "age", descending: false, nulls: .first), OrderTerm(column: "name")])
+        ("age.asc.nullsfirst,name", [OrderTerm(column: "age", descending: false, nulls: .first), OrderTerm(column: "name")]),
+        // PostgREST's OrderRelationTerm: a column of an embedded resource, JSON paths included.
+        ("name,clients(name),id", [OrderTerm(column: "name"), OrderTerm(column: "name", relation: "clients"), OrderTerm(column: "id")]),
+        (
+            "clients(json_col->key).desc.nullsfirst",
+            [OrderTerm(column: "json_col", descending: true, nulls: .first, jsonPath: [JSONPathStep(asText: false, .key("key"))], relation: "clients")]
+        )
     ]
 
     @Test(arguments: orders)
@@ -154,6 +160,8 @@ import Testing
         ("or=(name.xx.1)", #""failed to parse logic tree ((name.xx.1))" (line 1, column 9)"#, #"unexpected "x" expecting "not" or operator (eq, gt, ...)"#),
         ("order=name.up", #""failed to parse order (name.up)" (line 1, column 6)"#, #"unexpected "u" expecting "asc", "desc", "nullsfirst" or "nullslast""#),
         ("order=name.asc.up", #""failed to parse order (name.asc.up)" (line 1, column 10)"#, #"unexpected "u" expecting "nullsfirst" or "nullslast""#),
+        // Not a relation term (one column only): it fails at the `(`, as PostgREST's.
+        ("order=clients(name,id)", #""failed to parse order (clients(name,id))" (line 1, column 8)"#, #"unexpected "(" expecting "," or end of input"#),
         ("select=id,", #""failed to parse select parameter (id,)" (line 1, column 4)"#, #"unexpected end of input expecting field name (* or [a..z0..9_$])"#),
         ("limit=ten", #""failed to parse limit parameter (ten)" (line 1, column 1)"#, #"unexpected "t" expecting digit"#)
     ]

@@ -23,6 +23,15 @@ public enum QueryGrammar {
             skipSpaces(chars, &index)
             guard let field = try field(chars, &index, what: "order", input: text) else { throw fail("field name (* or [a..z0..9_$])") }
             var term = OrderTerm(column: field.name, jsonPath: field.path)
+            // `rel(col->path)`: a column of an embedded resource (PostgREST's pOrderRelationTerm;
+            // anything else after `rel(` fails as a plain term would, at the `(`).
+            if field.path.isEmpty, index < chars.count, chars[index] == "(" {
+                var inner = index + 1
+                if let related = try? Self.field(chars, &inner, what: "order", input: text), inner < chars.count, chars[inner] == ")" {
+                    term = OrderTerm(column: related.name, jsonPath: related.path, relation: field.name)
+                    index = inner + 1
+                }
+            }
             var expectDirection = true
             while index < chars.count, chars[index] == "." {
                 index += 1

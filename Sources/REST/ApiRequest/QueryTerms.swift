@@ -93,11 +93,15 @@ public struct OrderTerm: Sendable, Equatable {
     public var nulls: Nulls?
     /// `order=data->>name`: the JSON path into the column.
     public var jsonPath: [JSONPathStep] = []
-    public init(column: String, descending: Bool? = nil, nulls: Nulls? = nil, jsonPath: [JSONPathStep] = []) {
+    /// `order=rel(col)` (PostgREST's OrderRelationTerm): `column` is of the embed named `rel`
+    /// (its alias, else its table) of the same level, which must be to-one.
+    public var relation: String?
+    public init(column: String, descending: Bool? = nil, nulls: Nulls? = nil, jsonPath: [JSONPathStep] = [], relation: String? = nil) {
         self.column = column
         self.descending = descending
         self.nulls = nulls
         self.jsonPath = jsonPath
+        self.relation = relation
     }
 }
 

@@ -188,7 +188,9 @@ extension Planner {
         var embed = embed
         embed.select = Self.legacyCounts(embed.select, of: target)
         let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
-        for term in embedded.order where !target.hasField(term.column) { throw .unknownColumn(column: term.column, table: target.name) }
+        for term in embedded.order where term.relation == nil && !target.hasField(term.column) {
+            throw .unknownColumn(column: term.column, table: target.name)
+        }
         try Self.checkColumns(embed.select, of: target)
 
         // The rows: joined to the parent, narrowed by the caller's ownership rule and the
@@ -214,7 +216,9 @@ extension Planner {
             builder.writeWhere(rows.conditions + conditions, denyAll: rows.denyAll, into: &sql)
             if selecting {
                 QueryBuilder.writeGroupBy(shape.grouping, into: &sql)
-                builder.writeOrder(embedded.order, into: &sql)
+                let relatedOrder = try relatedOrders(
+                    embedded.order, items: embed.select, table: aliased, realName: target.name, origin: target.name, path: path, state: &state)
+                builder.writeOrder(embedded.order, related: relatedOrder, into: &sql)
                 if relationship.isToMany && !state.isWrite {
                     if let limit = embedded.limit {
                         sql.raw(" LIMIT ")
@@ -347,6 +351,44 @@ extension Planner {
         exists.append(rest)
         exists.raw(")")
         return (columns, exists.sql)
+    }
+
+    /// The values of the `rel(col)` terms of one level's `order`, by position: the column of the
+    /// one row of that level's embed `rel` (its alias, else its table; PGRST108 when there is no
+    /// such embed, PGRST118 when it is to-many), read as the embed reads it (its join, the
+    /// caller's read rule, its filters) so an order reaches nothing the embed would not show: a
+    /// related row the caller may not read orders as NULL. `origin` names the level in PGRST118
+    /// (PostgREST names a write's own rows `pgrst_source` there).
+    func relatedOrders(
+        _ terms: [OrderTerm], items: [SelectItem], table: SchemaCache.Table, realName: String, origin: String, path: String,
+        parentQualifier: String? = nil, state: inout EmbedState
+    ) throws(RESTError) -> [Int: SQL] {
+        var values: [Int: SQL] = [:]
+        for (position, term) in terms.enumerated() {
+            guard let relation = term.relation else { continue }
+            guard let item = items.first(where: { $0.embed != nil && ($0.alias ?? $0.column) == relation }), let embed = item.embed else {
+                throw .notEmbedded(relation)
+            }
+            guard let target = cache.tables[item.column] else { throw .noRelationship(parent: realName, target: item.column) }
+            let relationship = try resolve(realName, item.column, hint: embed.hint)
+            guard !relationship.isToMany else { throw .relatedOrderNotToOne(origin: origin, target: relation) }
+            guard target.hasField(term.column) else { throw .unknownColumn(column: term.column, table: target.name) }
+            let filters = state.request.embedded[path.isEmpty ? relation : path + "." + relation]?.conditions ?? []
+            state.nextAlias += 1
+            let alias = "pgrst_\(state.nextAlias)"
+            let builder = QueryBuilder(table: SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed))
+            try builder.validate(filters)
+            let rows = try related(target, alias: alias, relationship: relationship, parent: table, parentQualifier: parentQualifier, caller: state.caller)
+            var sql = SQLBuilder()
+            sql.raw("(SELECT ")
+            builder.writeField(term.column, path: term.jsonPath, into: &sql)
+            sql.raw(" FROM ")
+            sql.raw(rows.from)
+            builder.writeWhere(rows.conditions + filters, denyAll: rows.denyAll, into: &sql)
+            sql.raw(")")
+            values[position] = sql.sql
+        }
+        return values
     }
 
     /// 42703 for a selected column the embedded table lacks.

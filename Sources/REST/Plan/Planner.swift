@@ -58,6 +58,8 @@ struct Planner {
         case .root:
             return ActionPlan(request: request, statement: nil, readOnly: true, mustDecide: false, rollback: false, resource: "")
         case .function(let name):
+            // A function's rows embed nothing here, so no `rel(col)` order can name an embed.
+            if let relation = request.order.first(where: { $0.relation != nil })?.relation { throw .notEmbedded(relation) }
             return try planCall(name, request)
         case .table(let name):
             guard let table = cache.tables[name] else { throw .unknownTable(name, hint: cache.closestTable(to: name)) }
@@ -105,7 +107,15 @@ struct Planner {
         }
         // Validate every name before any SQL is written.
         try builder.validate(conditions)
-        for term in request.order where !table.hasField(term.column) { throw .unknownColumn(column: term.column, table: table.name) }
+        let embeds = request.select.contains { $0.embed != nil }
+        for term in request.order {
+            if let relation = term.relation {
+                // `rel(col)` with nothing embedded; else checked with the embeds (`relatedOrders`).
+                if !embeds { throw .notEmbedded(relation) }
+            } else if !table.hasField(term.column) {
+                throw .unknownColumn(column: term.column, table: table.name)
+            }
+        }
         for item in request.select where item.embed == nil && item.column != "*" && !table.hasField(item.column) {
             throw .unknownColumn(column: item.column, table: table.name)
         }
@@ -115,7 +125,14 @@ struct Planner {
         // (PostgREST's mutation read plan), the embedded rows narrowed by the caller's read rule
         // exactly as on a read. Built (and so checked) before any SQL, whatever `Prefer: return`.
         var embedded: SQL? = nil
-        if mutation, request.select.contains(where: { $0.embed != nil }) { embedded = try returnedWithEmbeds(table, request, caller: caller) }
+        if mutation, embeds { embedded = try returnedWithEmbeds(table, request, caller: caller) }
+        // PATCH/DELETE with `limit` choose their rows in `order`, `rel(col)` terms included.
+        var limitedOrder: [Int: SQL] = [:]
+        if mutation, request.limit != nil, embeds {
+            var state = EmbedState(caller: caller, request: request, isWrite: true)
+            limitedOrder = try relatedOrders(
+                request.order, items: request.select, table: table, realName: table.name, origin: "pgrst_source", path: "", state: &state)
+        }
         var plan = ActionPlan(
             request: request, statement: nil, readOnly: !mutation,
             mustDecide: mutation && (request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict)),
@@ -128,11 +145,14 @@ struct Planner {
         case .read:
             sql.raw("SELECT ")
             let grouping: [Int]
-            if request.select.contains(where: { $0.embed != nil }) {
+            var relatedOrder: [Int: SQL] = [:]
+            if embeds {
                 var state = EmbedState(caller: caller, request: request)
                 let shape = try writeSelect(request.select, table: table, realName: table.name, path: "", state: &state, into: &sql)
                 conditions += shape.inner
                 grouping = shape.grouping
+                relatedOrder = try relatedOrders(
+                    request.order, items: request.select, table: table, realName: table.name, origin: table.name, path: "", state: &state)
             } else {
                 grouping = builder.writeSelectList(request.select, qualifier: nil, into: &sql)
             }
@@ -140,7 +160,7 @@ struct Planner {
             builder.writeQualified(into: &sql)
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
             QueryBuilder.writeGroupBy(grouping, into: &sql)
-            builder.writeOrder(request.order, into: &sql)
+            builder.writeOrder(request.order, related: relatedOrder, into: &sql)
             if let limit = request.limit {
                 sql.raw(" LIMIT ")
                 sql.bind(String(limit))
@@ -315,7 +335,9 @@ struct Planner {
                 builder.writeTypedColumns(keys, into: &sql)
                 sql.raw(")")
                 builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
-                builder.writeLimitedRows(conditions, denyAll: denyAll, order: request.order, limit: request.limit, offset: request.offset, into: &sql)
+                builder.writeLimitedRows(
+                    conditions, denyAll: denyAll, order: request.order, related: limitedOrder, limit: request.limit, offset: request.offset,
+                    into: &sql)
                 sql.raw(" RETURNING ")
                 builder.writeQualified(into: &sql)
                 sql.raw(".*")
@@ -329,7 +351,9 @@ struct Planner {
             sql.raw("DELETE FROM ")
             builder.writeQualified(into: &sql)
             builder.writeWhere(conditions, denyAll: denyAll, into: &sql)
-            builder.writeLimitedRows(conditions, denyAll: denyAll, order: request.order, limit: request.limit, offset: request.offset, into: &sql)
+            builder.writeLimitedRows(
+                conditions, denyAll: denyAll, order: request.order, related: limitedOrder, limit: request.limit, offset: request.offset,
+                into: &sql)
             sql.raw(" RETURNING ")
             builder.writeQualified(into: &sql)
             sql.raw(".*) ")
@@ -370,10 +394,14 @@ struct Planner {
         var sql = SQLBuilder()
         sql.raw("(SELECT ")
         let shape = try writeSelect(request.select, table: table, realName: table.name, path: "", qualifier: "pgrst_source", state: &state, into: &sql)
+        // PostgREST names a write's own rows `pgrst_source` in PGRST118.
+        let related = try relatedOrders(
+            request.order, items: request.select, table: table, realName: table.name, origin: "pgrst_source", path: "",
+            parentQualifier: "pgrst_source", state: &state)
         sql.raw(" FROM pgrst_source")
         builder.writeWhere(shape.inner, denyAll: false, into: &sql)
         QueryBuilder.writeGroupBy(shape.grouping, into: &sql)
-        builder.writeOrder(request.order, qualifier: "pgrst_source", into: &sql)
+        builder.writeOrder(request.order, qualifier: "pgrst_source", related: related, into: &sql)
         sql.raw(")")
         return sql.sql
     }

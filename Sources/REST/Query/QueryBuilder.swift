@@ -401,13 +401,15 @@ struct QueryBuilder {
 
     /// PATCH and DELETE with `limit` (PostgREST's limited update/delete): only the first rows in
     /// `order` are touched, chosen by their `ctid` (appended to the statement's WHERE).
-    func writeLimitedRows(_ conditions: [Condition], denyAll: Bool, order: [OrderTerm], limit: Int?, offset: Int, into sql: inout SQLBuilder) {
+    func writeLimitedRows(
+        _ conditions: [Condition], denyAll: Bool, order: [OrderTerm], related: [Int: SQL] = [:], limit: Int?, offset: Int, into sql: inout SQLBuilder
+    ) {
         guard let limit else { return }
         sql.raw(conditions.isEmpty && !denyAll ? " WHERE " : " AND ")
         sql.raw("ctid = ANY(ARRAY(SELECT ctid FROM ")
         writeQualified(into: &sql)
         writeWhere(conditions, denyAll: denyAll, into: &sql)
-        writeOrder(order, into: &sql)
+        writeOrder(order, related: related, into: &sql)
         sql.raw(" LIMIT ")
         sql.bind(String(limit))
         if offset > 0 {
@@ -450,13 +452,18 @@ struct QueryBuilder {
         op == .like || op == .ilike ? String(value.map { $0 == "*" ? "%" : $0 }) : value
     }
 
-    /// ` ORDER BY …` over the table's rows (`qualifier`: over `pgrst_source`'s).
-    func writeOrder(_ terms: [OrderTerm], qualifier: String? = nil, into sql: inout SQLBuilder) {
+    /// ` ORDER BY …` over the table's rows (`qualifier`: over `pgrst_source`'s); `related`: the
+    /// value of each `rel(col)` term, by its position (the planner's `relatedOrders`).
+    func writeOrder(_ terms: [OrderTerm], qualifier: String? = nil, related: [Int: SQL] = [:], into sql: inout SQLBuilder) {
         guard !terms.isEmpty else { return }
         sql.raw(" ORDER BY ")
         for (index, term) in terms.enumerated() {
             if index > 0 { sql.raw(", ") }
-            writeField(term.column, path: term.jsonPath, qualifier: qualifier, into: &sql)
+            if let value = related[index] {
+                sql.append(value)
+            } else {
+                writeField(term.column, path: term.jsonPath, qualifier: qualifier, into: &sql)
+            }
             if let descending = term.descending { sql.raw(descending ? " DESC" : " ASC") }
             if let nulls = term.nulls { sql.raw(nulls == .first ? " NULLS FIRST" : " NULLS LAST") }
         }
