@@ -182,13 +182,17 @@ public struct SchemaCache: Sendable {
         public let columns: [String]
         public let referencedTable: String
         public let referencedColumns: [String]
+        /// The key's columns are exactly those of its table's primary key or of one of its unique
+        /// constraints: at most one row on either side (PostgREST's one-to-one, O2O).
+        public let oneToOne: Bool
 
-        public init(name: String, table: String, columns: [String], referencedTable: String, referencedColumns: [String]) {
+        public init(name: String, table: String, columns: [String], referencedTable: String, referencedColumns: [String], oneToOne: Bool = false) {
             self.name = name
             self.table = table
             self.columns = columns
             self.referencedTable = referencedTable
             self.referencedColumns = referencedColumns
+            self.oneToOne = oneToOne
         }
     }
 
@@ -304,13 +308,19 @@ public struct SchemaCache: Sendable {
         ORDER BY p.proname, p.oid
         """
 
-    /// The foreign keys between tables of `public`, their columns in key order.
+    /// The foreign keys between tables of `public`, their columns in key order; `one_to_one`: the
+    /// key's columns (as a set) are those of a primary key or unique constraint of its table, as
+    /// PostgREST's allM2OandO2ORels compares them (unique indexes that are no constraint do not count).
     static let foreignKeysQuery: SQL = """
         SELECT c.conname::text AS name, src.relname::text AS table_name, dst.relname::text AS foreign_table,
                (SELECT json_agg(a.attname::text ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
                 JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n)::text AS columns,
                (SELECT json_agg(a.attname::text ORDER BY k.i) FROM unnest(c.confkey) WITH ORDINALITY k(n, i)
-                JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n)::text AS foreign_columns
+                JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n)::text AS foreign_columns,
+               (SELECT array_agg(k ORDER BY k) FROM unnest(c.conkey) k) IN (
+                 SELECT array_agg(u.k ORDER BY u.k) FROM pg_constraint uc, unnest(uc.conkey) u(k)
+                 WHERE uc.conrelid = c.conrelid AND uc.contype IN ('p', 'u') GROUP BY uc.oid
+               ) AS one_to_one
         FROM pg_constraint c
         JOIN pg_class src ON src.oid = c.conrelid JOIN pg_namespace sn ON sn.oid = src.relnamespace
         JOIN pg_class dst ON dst.oid = c.confrelid JOIN pg_namespace dn ON dn.oid = dst.relnamespace
@@ -378,7 +388,8 @@ public struct SchemaCache: Sendable {
         let foreignKeys = keys.rows.compactMap { row -> ForeignKey? in
             guard let name = row["name"] ?? nil, let table = row["table_name"] ?? nil, let target = row["foreign_table"] ?? nil else { return nil }
             return ForeignKey(
-                name: name, table: table, columns: names(row["columns"]), referencedTable: target, referencedColumns: names(row["foreign_columns"]))
+                name: name, table: table, columns: names(row["columns"]), referencedTable: target, referencedColumns: names(row["foreign_columns"]),
+                oneToOne: (row["one_to_one"] ?? nil) == "t")
         }
         return SchemaCache(
             tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys,

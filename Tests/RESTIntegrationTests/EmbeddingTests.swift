@@ -448,6 +448,59 @@ struct EmbeddingTests {
         #expect(try ids("fx_notes?select=id,children(name)&order=children(name).desc,id.desc", c.token) == [4, 3], "\(layers)")
     }
 
+    /// PostgREST's one-to-one (O2O): a foreign key whose columns are its table's primary key or a
+    /// unique constraint's embeds an object, not an array, from either side (reads, spreads,
+    /// related orders, writes).
+    @Test func oneToOneEmbedsAnObjectBothWays() throws {
+        let server = try Self.server(.both)
+        _ = try Self.fixtures(
+            server,
+            """
+            CREATE TABLE public.fx_students (id int, code text, name text, PRIMARY KEY (id, code));
+            -- The key's columns in another order than the primary key's: compared as a set.
+            CREATE TABLE public.fx_students_info (id int, code text, address text, PRIMARY KEY (id, code),
+                                                  FOREIGN KEY (code, id) REFERENCES public.fx_students (code, id) ON DELETE CASCADE);
+            CREATE TABLE public.fx_badges (id int PRIMARY KEY, student_id int, student_code text, label text, UNIQUE (student_id, student_code),
+                                           FOREIGN KEY (student_id, student_code) REFERENCES public.fx_students (id, code) ON DELETE CASCADE);
+            -- Not unique: many-to-one, one-to-many.
+            CREATE TABLE public.fx_grades (id int PRIMARY KEY, student_id int, student_code text, grade int,
+                                           FOREIGN KEY (student_id, student_code) REFERENCES public.fx_students (id, code) ON DELETE CASCADE);
+            INSERT INTO public.fx_students VALUES (1, '0001', 'John Doe'), (2, '0002', 'Jane Doe');
+            INSERT INTO public.fx_students_info VALUES (1, '0001', 'Street 1');
+            INSERT INTO public.fx_badges VALUES (1, 1, '0001', 'gold');
+            INSERT INTO public.fx_grades VALUES (1, 1, '0001', 5), (2, 1, '0001', 6);
+            GRANT ALL ON public.fx_students, public.fx_students_info, public.fx_badges, public.fx_grades TO service_role;
+            """, probe: "/rest/v1/fx_grades")
+        let http = server.client()
+        func send(_ method: String, _ target: String, _ body: String? = nil) throws -> TestResponse {
+            try http.request(method, "/rest/v1/" + target, headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: body)
+        }
+        let students = try send("GET", "fx_students?select=name,fx_students_info(address),fx_badges(label),fx_grades(grade)&order=id&fx_grades.order=id")
+        #expect(
+            Self.compact(students)
+                == #"[{"fx_badges":{"label":"gold"},"fx_grades":[{"grade":5},{"grade":6}],"fx_students_info":{"address":"Street 1"},"name":"John Doe"},"#
+                + #"{"fx_badges":null,"fx_grades":[],"fx_students_info":null,"name":"Jane Doe"}]"#, "\(students.text)")
+        #expect(
+            Self.compact(try send("GET", "fx_students_info?select=address,fx_students(name)")) == #"[{"address":"Street 1","fx_students":{"name":"John Doe"}}]"#
+        )
+        #expect(Self.compact(try send("GET", "fx_badges?select=label,fx_students(name)")) == #"[{"fx_students":{"name":"John Doe"},"label":"gold"}]"#)
+        #expect(
+            Self.compact(try send("GET", "fx_grades?select=grade,fx_students(name)&order=id&limit=1")) == #"[{"fx_students":{"name":"John Doe"},"grade":5}]"#)
+        // To-one from the referenced side too: spreads and related orders take it.
+        #expect(
+            Self.compact(try send("GET", "fx_students?select=name,...fx_students_info(address)&order=id"))
+                == #"[{"address":"Street 1","name":"John Doe"},{"address":null,"name":"Jane Doe"}]"#)
+        let ordered = try send("GET", "fx_students?select=id,fx_badges(label)&order=fx_badges(label).nullsfirst")
+        #expect(ordered.jsonArray?.compactMap { $0["id"] as? Int } == [2, 1], "\(ordered.text)")
+        let spreadMany = try send("GET", "fx_students?select=name,...fx_grades(grade)")
+        #expect(spreadMany.status == 400 && spreadMany.jsonObject?["code"] as? String == "PGRST119", "\(spreadMany.text)")
+        // Writes (PostgREST's UpdateSpec and DeleteSpec "embeds an O2O relationship").
+        let patched = try send("PATCH", "fx_students_info?id=eq.1&select=address,fx_students(name)", #"{"address":"New Street 1"}"#)
+        #expect(Self.compact(patched) == #"[{"address":"New Street 1","fx_students":{"name":"John Doe"}}]"#, "\(patched.text)")
+        let deleted = try send("DELETE", "fx_students?id=eq.1&select=name,fx_students_info(address)")
+        #expect(Self.compact(deleted) == #"[{"fx_students_info":{"address":"New Street 1"},"name":"John Doe"}]"#, "\(deleted.text)")
+    }
+
     @Test func relationshipErrorsAsPostgREST() throws {
         let server = try Self.server(.both)
         let user = try server.signUp()

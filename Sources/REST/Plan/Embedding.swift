@@ -10,24 +10,31 @@ import Postgres
 /// aggregate or filter reaches a row the caller could not `GET` directly.
 extension Planner {
     /// A foreign key seen from the parent: its rows point at one target row (many-to-one), many
-    /// target rows point at it (one-to-many), or a junction's rows point at both (many-to-many).
+    /// target rows point at it (one-to-many), a junction's rows point at both (many-to-many), or
+    /// a key that is also unique pairs one row with at most one (one-to-one, either way).
     struct Relationship {
-        enum Cardinality: String { case manyToOne = "many-to-one", oneToMany = "one-to-many", manyToMany = "many-to-many" }
+        enum Cardinality: String {
+            case manyToOne = "many-to-one", oneToMany = "one-to-many", manyToMany = "many-to-many", oneToOne = "one-to-one"
+        }
         /// Many-to-many: the junction's key to the parent.
         let key: SchemaCache.ForeignKey
         let cardinality: Cardinality
         /// Many-to-many: the junction's key to the target.
         var targetKey: SchemaCache.ForeignKey? = nil
 
+        /// One-to-one: the parent's rows hold the key (seen from the key's table, as many-to-one).
+        var heldByParent = false
+
         /// (target column, parent column) pairs; many-to-many: (junction, parent) pairs.
         var joins: [(target: String, parent: String)] {
             switch cardinality {
             case .manyToOne: return Array(zip(key.referencedColumns, key.columns))
-            case .oneToMany, .manyToMany: return Array(zip(key.columns, key.referencedColumns))
+            case .oneToOne where heldByParent: return Array(zip(key.referencedColumns, key.columns))
+            case .oneToOne, .oneToMany, .manyToMany: return Array(zip(key.columns, key.referencedColumns))
             }
         }
 
-        var isToMany: Bool { cardinality != .manyToOne }
+        var isToMany: Bool { cardinality == .oneToMany || cardinality == .manyToMany }
     }
 
     /// What the embeds of one select list add to its statement: nothing is written until the
@@ -267,7 +274,7 @@ extension Planner {
         var isJSON = false
     }
 
-    /// `...rel(cols)`: each selected column of the one related row (many-to-one only, as in
+    /// `...rel(cols)`: each selected column of the one related row (to-one only, as in
     /// PostgREST 12: PGRST119 otherwise) as `(SELECT col FROM rel WHERE <join, scope, filters>)`;
     /// nested spreads flatten into the same level. The `EXISTS (…)` when `!inner`.
     private func spreadColumns(
@@ -278,7 +285,7 @@ extension Planner {
             throw .noRelationship(parent: parentName, target: targetName)
         }
         let relationship = try resolve(parentName, targetName, hint: embed.hint)
-        guard relationship.cardinality == .manyToOne else { throw .spreadNotToOne(origin: parentName, target: targetName) }
+        guard !relationship.isToMany else { throw .spreadNotToOne(origin: parentName, target: targetName) }
         var embed = embed
         embed.select = Self.legacyCounts(embed.select, of: target)
         let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
@@ -404,15 +411,21 @@ extension Planner {
     func resolve(_ parent: String, _ target: String, hint: String?) throws(RESTError) -> Relationship {
         var candidates: [Relationship] = []
         for key in cache.foreignKeys {
-            if key.table == parent && key.referencedTable == target { candidates.append(Relationship(key: key, cardinality: .manyToOne)) }
-            if key.table == target && key.referencedTable == parent { candidates.append(Relationship(key: key, cardinality: .oneToMany)) }
+            if key.table == parent && key.referencedTable == target {
+                candidates.append(Relationship(key: key, cardinality: key.oneToOne ? .oneToOne : .manyToOne, heldByParent: true))
+            }
+            if key.table == target && key.referencedTable == parent {
+                candidates.append(Relationship(key: key, cardinality: key.oneToOne ? .oneToOne : .oneToMany))
+            }
         }
         // Many-to-many (PostgREST's rule): a table with keys to both sides, whose columns are
-        // all part of its primary key.
-        for key in cache.foreignKeys where key.referencedTable == parent {
+        // all part of its primary key (keys that are not one-to-one, as PostgREST builds them
+        // from its many-to-one relationships).
+        for key in cache.foreignKeys where key.referencedTable == parent && !key.oneToOne {
             guard let junction = cache.tables[key.table] else { continue }
             let primaryKey = Set(junction.primaryKey)
-            for targetKey in cache.foreignKeys where targetKey.table == key.table && targetKey.referencedTable == target && targetKey.name != key.name {
+            for targetKey in cache.foreignKeys
+            where targetKey.table == key.table && targetKey.referencedTable == target && targetKey.name != key.name && !targetKey.oneToOne {
                 if Set(key.columns + targetKey.columns).isSubset(of: primaryKey) {
                     candidates.append(Relationship(key: key, cardinality: .manyToMany, targetKey: targetKey))
                 }
