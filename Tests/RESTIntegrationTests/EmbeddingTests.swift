@@ -6,7 +6,8 @@ import Testing
 
 /// Resource embedding over the product's own foreign keys, with the ownership rule on every
 /// embedded row: with both layers, with RLS alone and with the middleware alone. Aggregates,
-/// spreads and many-to-many embeds in the same three configurations.
+/// spreads, many-to-many embeds, writes' embeds and related orders in the same three
+/// configurations; one-to-one relationships on fixture tables.
 @Suite("Resource embedding", .serialized)
 struct EmbeddingTests {
     enum Layers: String, CaseIterable, Sendable { case both, rlsOnly, middlewareOnly }
