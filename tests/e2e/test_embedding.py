@@ -1,5 +1,5 @@
 """Resource embedding through supabase-py: a profile with its current child, a family with its members;
-JSON paths, spreads and counts as supabase-py writes them."""
+JSON paths, spreads and counts as supabase-py writes them; writes answered with their embeds."""
 import pytest
 from postgrest.exceptions import APIError
 
@@ -59,3 +59,25 @@ def test_json_paths_spreads_and_counts():
     with pytest.raises(APIError) as refused:
         mum.table("children").select("age.sum()").execute()
     assert refused.value.code == "PGRST123"
+
+
+def test_writes_answer_with_their_embeds():
+    """`.insert(…).select("*, rel(*)")` and `.update(…).select(…)` as supabase-py sends them (POST/PATCH with
+    `select` and `Prefer: return=representation`): the written rows with their embeds, of what the caller may read."""
+    mum, mum_id = sign_up("Mum")
+    dad, _ = sign_up("Dad")
+    kit = mum.table("children").insert({"user_id": mum_id, "name": "Kit", "age": 5}).select("name, user_profiles(id)").execute().data
+    assert kit == [{"name": "Kit", "user_profiles": []}]
+    child_id = mum.table("children").select("id").eq("name", "Kit").execute().data[0]["id"]
+    profile = (
+        mum.table("user_profiles").update({"current_child_id": child_id}).eq("id", mum_id)
+        .select("id, current:children!current_child_id(name, age)").execute().data
+    )
+    assert profile == [{"id": mum_id, "current": {"name": "Kit", "age": 5}}]
+    renamed = mum.table("children").update({"name": "Kitty"}).eq("id", child_id).select("name, user_profiles(id)").execute().data
+    assert renamed == [{"name": "Kitty", "user_profiles": [{"id": mum_id}]}]
+    # Dad, in Mum's family, may update her child, but his answer embeds nothing of her profile.
+    code = mum.rpc("create_family", {"name": "The Parents"}).execute().data["invite_code"]
+    dad.rpc("join_family", {"code": code}).execute()
+    seen = dad.table("children").update({"age": 6}).eq("id", child_id).select("name, age, user_profiles(id)").execute().data
+    assert seen == [{"name": "Kitty", "age": 6, "user_profiles": []}]
