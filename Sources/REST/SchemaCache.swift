@@ -196,6 +196,22 @@ public struct SchemaCache: Sendable {
         }
     }
 
+    /// A computed relationship (PostgREST's): a function of `public` taking one row of `table`
+    /// and returning rows of `target` (one, or `SETOF … ROWS 1`: to-one), embedded by its name.
+    public struct ComputedRelationship: Sendable, Equatable {
+        public let function: String
+        public let table: String
+        public let target: String
+        public let toOne: Bool
+
+        public init(function: String, table: String, target: String, toOne: Bool) {
+            self.function = function
+            self.table = table
+            self.target = target
+            self.toOne = toOne
+        }
+    }
+
     /// A custom media type handler (PostgREST's media type handlers): a domain named like a media
     /// type (`"text/plain"`, `"image/png"`, `"*/*"`) that an aggregate over a table's rows (or over
     /// `anyelement`) returns, or that a function returns.
@@ -226,11 +242,13 @@ public struct SchemaCache: Sendable {
     /// Media handlers by relation (a table's or a function's name; "" for `anyelement`) and
     /// media type: `mediaHandlers["lines"]?["image/png"]`.
     public let mediaHandlers: [String: [String: MediaHandler]]
+    public let computedRelationships: [ComputedRelationship]
 
     public init(
         tables: [Table], functions: [Function], foreignKeys: [ForeignKey] = [],
-        mediaHandlers: [String: [String: MediaHandler]] = [:]
+        mediaHandlers: [String: [String: MediaHandler]] = [:], computedRelationships: [ComputedRelationship] = []
     ) {
+        self.computedRelationships = computedRelationships
         self.tables = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var grouped: [String: [Function]] = [:]
         for function in functions { grouped[function.name, default: []].append(function) }
@@ -328,6 +346,20 @@ public struct SchemaCache: Sendable {
         ORDER BY c.conname
         """
 
+    /// PostgREST's allComputedRels: functions of `public` with one parameter of a table's (or
+    /// view's) row type that return a table's rows, to-one unless they return a set of more than
+    /// one estimated row.
+    static let computedRelationshipsQuery: SQL = """
+        SELECT p.proname::text AS name, arg.relname::text AS table_name, ret.relname::text AS target,
+               NOT p.proretset OR p.prorows = 1 AS to_one
+        FROM pg_proc p
+        JOIN pg_class arg ON arg.reltype = p.proargtypes[0] AND arg.relkind IN ('v', 'r', 'm', 'f', 'p')
+        JOIN pg_class ret ON ret.reltype = p.prorettype AND ret.relkind IN ('v', 'r', 'm', 'f', 'p')
+        WHERE p.pronamespace = 'public'::regnamespace AND p.pronargs = 1
+          AND arg.relnamespace = 'public'::regnamespace AND ret.relnamespace = 'public'::regnamespace
+        ORDER BY p.proname, p.oid
+        """
+
     /// PostgREST's dataRepresentations: implicit casts by function between a domain and json or
     /// text, either way, whose function the loading role may execute. The types as `format_type`
     /// names them (what a column's type is), the function qualified and quoted.
@@ -380,6 +412,7 @@ public struct SchemaCache: Sendable {
         let keys = try connection.query(foreignKeysQuery)
         let representations = try connection.query(representationsQuery)
         let handlers = try connection.query(mediaHandlersQuery)
+        let computed = try connection.query(computedRelationshipsQuery)
         let built = build(columns: columns.rows, functions: functions.rows, representations: representations.rows)
         func names(_ text: String??) -> [String] {
             guard let text = text ?? nil, case .array(let items)? = JSONValue.parse(Array(text.utf8)) else { return [] }
@@ -391,9 +424,13 @@ public struct SchemaCache: Sendable {
                 name: name, table: table, columns: names(row["columns"]), referencedTable: target, referencedColumns: names(row["foreign_columns"]),
                 oneToOne: (row["one_to_one"] ?? nil) == "t")
         }
+        let computedRelationships = computed.rows.compactMap { row -> ComputedRelationship? in
+            guard let name = row["name"] ?? nil, let table = row["table_name"] ?? nil, let target = row["target"] ?? nil else { return nil }
+            return ComputedRelationship(function: name, table: table, target: target, toOne: (row["to_one"] ?? nil) == "t")
+        }
         return SchemaCache(
             tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys,
-            mediaHandlers: mediaHandlers(handlers.rows))
+            mediaHandlers: mediaHandlers(handlers.rows), computedRelationships: computedRelationships)
     }
 
     /// The media handlers from their catalog rows, by relation and media type.

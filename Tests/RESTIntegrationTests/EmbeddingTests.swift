@@ -302,6 +302,9 @@ struct EmbeddingTests {
             GRANT ALL ON public.fx_notes TO authenticated, service_role;
             ALTER TABLE public.fx_notes ENABLE ROW LEVEL SECURITY;
             CREATE POLICY own ON public.fx_notes USING (owner_id = auth.uid());
+            -- A computed relationship: the note's child.
+            CREATE FUNCTION public.fx_note_child(public.fx_notes) RETURNS SETOF public.children ROWS 1 LANGUAGE sql STABLE
+                AS $$ SELECT * FROM public.children WHERE id = $1.child_id $$;
             """, probe: "/rest/v1/fx_notes")
         if layers == .middlewareOnly { try admin.execute("ALTER TABLE public.fx_notes DISABLE ROW LEVEL SECURITY") }
         let http = server.client()
@@ -334,6 +337,11 @@ struct EmbeddingTests {
         }
         let spread = try send("PATCH", "fx_notes?id=eq.4&select=body,...children(name)", c.token, #"{"body":"sneaky"}"#)
         #expect(Self.compact(spread) == #"[{"body":"sneaky","name":null}]"#, "\(layers): \(spread.text)")
+        // Through a computed relationship too: the function's rows get the caller's read rule.
+        let computed = try send("PATCH", "fx_notes?id=eq.4&select=body,fx_note_child(name)", c.token, #"{"body":"sneaky"}"#)
+        #expect(Self.compact(computed) == #"[{"body":"sneaky","fx_note_child":null}]"#, "\(layers): \(computed.text)")
+        let owned = try send("GET", "fx_notes?id=eq.1&select=body,fx_note_child(name)", a.token)
+        #expect(Self.compact(owned) == #"[{"body":"a-note","fx_note_child":{"name":"Kid"}}]"#, "\(layers): \(owned.text)")
 
         // A deletes the child: the answer holds A's notes (which the cascade removes), never C's.
         let deleted = try send("DELETE", "children?id=eq.\(kid)&select=name,fx_notes(body)&fx_notes.order=id", a.token)
@@ -500,6 +508,67 @@ struct EmbeddingTests {
         #expect(Self.compact(patched) == #"[{"address":"New Street 1","fx_students":{"name":"John Doe"}}]"#, "\(patched.text)")
         let deleted = try send("DELETE", "fx_students?id=eq.1&select=name,fx_students_info(address)")
         #expect(Self.compact(deleted) == #"[{"fx_students_info":{"address":"New Street 1"},"name":"John Doe"}]"#, "\(deleted.text)")
+    }
+
+    /// PostgREST's ComputedRelsSpec: a function `f(t) returns [setof] u` embeds its rows under its
+    /// name (to-one when it returns one row or `SETOF … ROWS 1`), in spreads, related orders and
+    /// writes' answers.
+    @Test func computedRelationshipsEmbedAFunctionsRows() throws {
+        let server = try Self.server(.both)
+        _ = try Self.fixtures(
+            server,
+            """
+            CREATE TABLE public.fx_designers (id int PRIMARY KEY, name text);
+            CREATE TABLE public.fx_videogames (id int PRIMARY KEY, name text, designer_id int REFERENCES public.fx_designers);
+            INSERT INTO public.fx_designers VALUES (1, 'Sid Meier'), (2, 'Hironobu Sakaguchi');
+            INSERT INTO public.fx_videogames VALUES (1, 'Civilization I', 1), (2, 'Civilization II', 1), (3, 'Final Fantasy I', 2), (4, 'Final Fantasy II', 2);
+            CREATE FUNCTION public.fx_computed_designers(public.fx_videogames) RETURNS SETOF public.fx_designers ROWS 1 LANGUAGE sql STABLE
+                AS $$ SELECT * FROM public.fx_designers WHERE id = $1.designer_id $$;
+            CREATE FUNCTION public.fx_computed_designer(public.fx_videogames) RETURNS public.fx_designers LANGUAGE sql STABLE
+                AS $$ SELECT * FROM public.fx_designers WHERE id = $1.designer_id $$;
+            CREATE FUNCTION public.fx_computed_videogames(public.fx_designers) RETURNS SETOF public.fx_videogames LANGUAGE sql STABLE
+                AS $$ SELECT * FROM public.fx_videogames WHERE designer_id = $1.id $$;
+            -- Named as the table: it overrides the foreign key's relationship (and finds nothing).
+            CREATE FUNCTION public.fx_designers(public.fx_videogames) RETURNS SETOF public.fx_designers ROWS 1 LANGUAGE sql STABLE
+                AS $$ SELECT * FROM public.fx_designers WHERE false $$;
+            GRANT ALL ON public.fx_designers, public.fx_videogames TO service_role;
+            """, probe: "/rest/v1/fx_videogames?select=id,fx_computed_designers(id)")
+        let http = server.client()
+        func send(_ method: String, _ target: String, _ body: String? = nil) throws -> TestResponse {
+            try http.request(method, "/rest/v1/" + target, headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: body)
+        }
+        let games = try send("GET", "fx_videogames?select=name,fx_computed_designers(name)&id=lt.3&order=id")
+        #expect(
+            Self.compact(games)
+                == #"[{"fx_computed_designers":{"name":"Sid Meier"},"name":"Civilization I"},{"fx_computed_designers":{"name":"Sid Meier"},"name":"Civilization II"}]"#,
+            "\(games.text)")
+        #expect(
+            Self.compact(try send("GET", "fx_videogames?select=name,designer:fx_computed_designer(name)&id=eq.3"))
+                == #"[{"designer":{"name":"Hironobu Sakaguchi"},"name":"Final Fantasy I"}]"#)
+        let designers = try send(
+            "GET", "fx_designers?select=name,fx_computed_videogames(name)&order=id&fx_computed_videogames.order=id&fx_computed_videogames.name=like.*II")
+        #expect(
+            Self.compact(designers)
+                == #"[{"fx_computed_videogames":[{"name":"Civilization II"}],"name":"Sid Meier"},{"fx_computed_videogames":[{"name":"Final Fantasy II"}],"name":"Hironobu Sakaguchi"}]"#,
+            "\(designers.text)")
+        #expect(
+            Self.compact(try send("GET", "fx_videogames?select=name,...fx_computed_designers(designer:name)&id=eq.1"))
+                == #"[{"designer":"Sid Meier","name":"Civilization I"}]"#)
+        #expect(Self.compact(try send("GET", "fx_videogames?select=name,fx_designers(name)&id=eq.1")) == #"[{"fx_designers":null,"name":"Civilization I"}]"#)
+        let ordered = try send("GET", "fx_videogames?select=id,fx_computed_designers(name)&order=fx_computed_designers(name),id")
+        #expect(ordered.jsonArray?.compactMap { $0["id"] as? Int } == [3, 4, 1, 2], "\(ordered.text)")
+        let toMany = try send("GET", "fx_designers?select=*,fx_computed_videogames(*)&order=fx_computed_videogames(id)")
+        #expect(
+            toMany.status == 400 && toMany.jsonObject?["code"] as? String == "PGRST118"
+                && toMany.jsonObject?["details"] as? String
+                    == "'fx_designers' and 'fx_computed_videogames' do not form a many-to-one or one-to-one relationship",
+            "\(toMany.text)")
+        // Writes: the returned row is the function's argument (PUT's too, whose returned rows
+        // carry one more column).
+        let patched = try send("PATCH", "fx_videogames?id=eq.1&select=name,fx_computed_designers(name)", #"{"name":"Civ"}"#)
+        #expect(Self.compact(patched) == #"[{"fx_computed_designers":{"name":"Sid Meier"},"name":"Civ"}]"#, "\(patched.text)")
+        let put = try send("PUT", "fx_videogames?id=eq.5&select=name,fx_computed_designers(name)", #"{"id":5,"name":"Pirates!","designer_id":1}"#)
+        #expect(put.status == 201 && Self.compact(put) == #"[{"fx_computed_designers":{"name":"Sid Meier"},"name":"Pirates!"}]"#, "\(put.text)")
     }
 
     @Test func relationshipErrorsAsPostgREST() throws {

@@ -2,7 +2,8 @@ import Identity
 import Postgres
 
 /// Resource embedding (PostgREST's `rel(…)` in `select`): a related table reached through a
-/// foreign key (or, many-to-many, through a junction table with keys to both sides), written as a
+/// foreign key (or, many-to-many, through a junction table with keys to both sides; or a computed
+/// relationship, a function of the parent row returning the table's rows), written as a
 /// correlated subquery of the one statement, so PostgreSQL still builds the JSON. Spreads
 /// (`...rel(…)`) put each of the related row's columns beside the parent's, one scalar subquery
 /// each. Every embedded table (the junction included) gets the caller's ownership rule exactly as
@@ -24,6 +25,11 @@ extension Planner {
 
         /// One-to-one: the parent's rows hold the key (seen from the key's table, as many-to-one).
         var heldByParent = false
+        /// The embedded table (set by `resolve`).
+        var targetTable = ""
+        /// A computed relationship: the function whose rows (of the parent row) are embedded; `key`
+        /// then joins nothing (no columns).
+        var function: String? = nil
 
         /// (target column, parent column) pairs; many-to-many: (junction, parent) pairs.
         var joins: [(target: String, parent: String)] {
@@ -137,7 +143,7 @@ extension Planner {
     /// conditions that join them to the parent row (its columns qualified by `parentQualifier`
     /// when it is a row of `pgrst_source`), with the caller's read rule on each table.
     private func related(
-        _ target: SchemaCache.Table, alias: String, relationship: Relationship, parent: SchemaCache.Table,
+        _ target: SchemaCache.Table, alias: String, relationship: Relationship, parent: SchemaCache.Table, parentName: String,
         parentQualifier: String?, caller: Caller
     ) throws(RESTError) -> (from: String, conditions: [Condition], denyAll: Bool) {
         let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
@@ -145,6 +151,16 @@ extension Planner {
         let parentBuilder = QueryBuilder(table: parent)
         var from = quoteIdentifier("public") + "." + quoteIdentifier(target.name) + " AS " + quoteIdentifier(alias)
         let scope = try readScope(target.name, caller: caller)
+        if let function = relationship.function {
+            // The function's rows of the parent row (a write's returned row made one of the
+            // parent's type again), as PostgREST's `fn(parent::table)`; the read rule of the
+            // returned table applies to them.
+            let row = parentQualifier == nil ? parent.quotedName : "ROW(" + parent.rowReturned + ")"
+            from =
+                quoteIdentifier("public") + "." + quoteIdentifier(function) + "(" + row + "::" + quoteIdentifier("public") + "."
+                + quoteIdentifier(parentName) + ") AS " + quoteIdentifier(alias)
+            return (from, scope.conditions, scope.denyAll)
+        }
         var join = SQLBuilder()
         var denyAll = scope.denyAll
         if let targetKey = relationship.targetKey, relationship.cardinality == .manyToMany, let junction = cache.tables[targetKey.table] {
@@ -188,10 +204,8 @@ extension Planner {
         _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, parentQualifier: String? = nil,
         path: String, state: inout EmbedState
     ) throws(RESTError) -> (value: SQL, exists: SQL?) {
-        guard let target = cache.tables[targetName] else {
-            throw .noRelationship(parent: parentName, target: targetName)
-        }
         let relationship = try resolve(parentName, targetName, hint: embed.hint)
+        guard let target = cache.tables[relationship.targetTable] else { throw .noRelationship(parent: parentName, target: targetName) }
         var embed = embed
         embed.select = Self.legacyCounts(embed.select, of: target)
         let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
@@ -216,7 +230,8 @@ extension Planner {
                 sql.raw("1")
             }
             let rows = try related(
-                target, alias: alias, relationship: relationship, parent: parent, parentQualifier: parentQualifier, caller: state.caller)
+                target, alias: alias, relationship: relationship, parent: parent, parentName: parentName, parentQualifier: parentQualifier,
+                caller: state.caller)
             sql.raw(" FROM ")
             sql.raw(rows.from)
             try builder.validate(embedded.conditions)
@@ -281,10 +296,8 @@ extension Planner {
         _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, parentQualifier: String? = nil,
         path: String, state: inout EmbedState
     ) throws(RESTError) -> (columns: [SpreadColumn], exists: SQL?) {
-        guard let target = cache.tables[targetName] else {
-            throw .noRelationship(parent: parentName, target: targetName)
-        }
         let relationship = try resolve(parentName, targetName, hint: embed.hint)
+        guard let target = cache.tables[relationship.targetTable] else { throw .noRelationship(parent: parentName, target: targetName) }
         guard !relationship.isToMany else { throw .spreadNotToOne(origin: parentName, target: targetName) }
         var embed = embed
         embed.select = Self.legacyCounts(embed.select, of: target)
@@ -335,7 +348,8 @@ extension Planner {
             }
         }
         let rows = try related(
-            target, alias: alias, relationship: relationship, parent: parent, parentQualifier: parentQualifier, caller: state.caller)
+            target, alias: alias, relationship: relationship, parent: parent, parentName: parentName, parentQualifier: parentQualifier,
+            caller: state.caller)
         try builder.validate(embedded.conditions)
         var tail = SQLBuilder()
         tail.raw(" FROM ")
@@ -376,8 +390,8 @@ extension Planner {
             guard let item = items.first(where: { $0.embed != nil && ($0.alias ?? $0.column) == relation }), let embed = item.embed else {
                 throw .notEmbedded(relation)
             }
-            guard let target = cache.tables[item.column] else { throw .noRelationship(parent: realName, target: item.column) }
             let relationship = try resolve(realName, item.column, hint: embed.hint)
+            guard let target = cache.tables[relationship.targetTable] else { throw .noRelationship(parent: realName, target: item.column) }
             guard !relationship.isToMany else { throw .relatedOrderNotToOne(origin: origin, target: relation) }
             guard target.hasField(term.column) else { throw .unknownColumn(column: term.column, table: target.name) }
             let filters = state.request.embedded[path.isEmpty ? relation : path + "." + relation]?.conditions ?? []
@@ -385,7 +399,9 @@ extension Planner {
             let alias = "pgrst_\(state.nextAlias)"
             let builder = QueryBuilder(table: SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed))
             try builder.validate(filters)
-            let rows = try related(target, alias: alias, relationship: relationship, parent: table, parentQualifier: parentQualifier, caller: state.caller)
+            let rows = try related(
+                target, alias: alias, relationship: relationship, parent: table, parentName: realName, parentQualifier: parentQualifier,
+                caller: state.caller)
             var sql = SQLBuilder()
             sql.raw("(SELECT ")
             builder.writeField(term.column, path: term.jsonPath, into: &sql)
@@ -409,6 +425,13 @@ extension Planner {
     /// of its columns; a junction's name) leaves; PGRST200 when there is none, PGRST201 when
     /// several remain.
     func resolve(_ parent: String, _ target: String, hint: String?) throws(RESTError) -> Relationship {
+        // A computed relationship: the function named `target` over the parent's rows; it
+        // overrides the foreign keys to a table of the same name, and no hint is checked (as
+        // PostgREST's getOverrideRelationshipsMap and findRel).
+        if let computed = cache.computedRelationships.first(where: { $0.table == parent && $0.function == target }) {
+            let key = SchemaCache.ForeignKey(name: computed.function, table: parent, columns: [], referencedTable: computed.target, referencedColumns: [])
+            return Relationship(key: key, cardinality: computed.toOne ? .manyToOne : .oneToMany, targetTable: computed.target, function: computed.function)
+        }
         var candidates: [Relationship] = []
         for key in cache.foreignKeys {
             if key.table == parent && key.referencedTable == target {
@@ -437,6 +460,7 @@ extension Planner {
                 return $0.key.name == hint || $0.key.columns.contains(hint) || $0.key.referencedColumns == [hint]
             }
         }
+        for index in candidates.indices { candidates[index].targetTable = target }
         guard !candidates.isEmpty else { throw .noRelationship(parent: parent, target: target) }
         guard candidates.count == 1 else {
             throw .ambiguousRelationship(
