@@ -116,26 +116,24 @@ public struct Migrator: Sendable {
         for migration in pending {
             let started = Date()
             do {
-                try connection.execute("BEGIN")
-                _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))")
-                let done = try connection.query("SELECT 1 FROM onboard_migrations.schema_migrations WHERE version = \(migration.version)")
-                guard done.count == 0 else {
+                let milliseconds = try connection.withTransaction { connection -> Int? in
+                    _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))")
+                    let done = try connection.query("SELECT 1 FROM onboard_migrations.schema_migrations WHERE version = \(migration.version)")
                     // Another runner applied it while this one waited for the lock.
-                    try connection.execute("COMMIT")
-                    continue
+                    guard done.count == 0 else { return nil }
+                    try connection.execute(migration.sql)
+                    let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
+                    _ = try connection.query(
+                        """
+                        INSERT INTO onboard_migrations.schema_migrations (version, name, checksum, duration_ms)
+                        VALUES (\(migration.version), \(migration.name), encode(sha256(convert_to(\(migration.sql), 'UTF8')), 'hex'), \(milliseconds))
+                        """)
+                    return milliseconds
                 }
-                try connection.execute(migration.sql)
-                let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
-                _ = try connection.query(
-                    """
-                    INSERT INTO onboard_migrations.schema_migrations (version, name, checksum, duration_ms)
-                    VALUES (\(migration.version), \(migration.name), encode(sha256(convert_to(\(migration.sql), 'UTF8')), 'hex'), \(milliseconds))
-                    """)
-                try connection.execute("COMMIT")
+                guard let milliseconds else { continue }
                 applied.append(migration)
                 log("applied \(migration.fileName) (\(milliseconds) ms)")
             } catch let error as PostgresError {
-                try? connection.execute("ROLLBACK")
                 throw MigrationError.failed(file: migration.fileName, line: error.position.map { Self.line(of: $0, in: migration.sql) }, error: error)
             }
         }
@@ -160,10 +158,9 @@ public struct Migrator: Sendable {
     private func ensureTable(_ connection: Connection) throws {
         if try connection.query("SELECT to_regclass('onboard_migrations.schema_migrations') IS NOT NULL").scalar == "t" { return }
         // Concurrent first runs may race on CREATE ... IF NOT EXISTS; the lock makes it safe.
-        do {
+        try connection.withTransaction { connection in
             try connection.execute(
                 """
-                BEGIN;
                 SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey + 1));
                 CREATE SCHEMA IF NOT EXISTS onboard_migrations;
                 CREATE TABLE IF NOT EXISTS onboard_migrations.schema_migrations (
@@ -173,11 +170,7 @@ public struct Migrator: Sendable {
                     applied_at  timestamptz NOT NULL DEFAULT now(),
                     duration_ms integer NOT NULL
                 );
-                COMMIT;
                 """)
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
         }
     }
 

@@ -75,6 +75,20 @@ public final class Connection: @unchecked Sendable {  // confined: one thread at
         if !isHealthy { throw PostgresError.connection(handle, "connection lost") }
     }
 
+    /// Runs `body` in a transaction on this connection: COMMIT when it returns, ROLLBACK (if the
+    /// transaction is still open) when it throws, and the error passed on.
+    public func withTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body(self)
+            try execute("COMMIT")
+            return value
+        } catch {
+            if !isIdle { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Runs one statement with bound parameters.
     public func query(_ sql: SQL, prepared: Bool = false) throws -> QueryResult {
         try pipeline([sql], prepared: prepared)[0]

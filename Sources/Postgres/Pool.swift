@@ -53,17 +53,7 @@ public final class Pool: @unchecked Sendable {  // all mutable state is guarded 
     /// Runs `body` in one transaction on a lent connection: COMMIT when it returns, ROLLBACK when
     /// it throws (a decision that must survive an error is returned, and thrown afterwards).
     public func withTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
-        try withConnection { connection in
-            try connection.execute("BEGIN")
-            do {
-                let value = try body(connection)
-                try connection.execute("COMMIT")
-                return value
-            } catch {
-                if !connection.isIdle { try? connection.execute("ROLLBACK") }
-                throw error
-            }
-        }
+        try withConnection { try $0.withTransaction(body) }
     }
 
     /// Closes idle connections and refuses new checkouts.

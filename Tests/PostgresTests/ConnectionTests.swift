@@ -117,6 +117,31 @@ struct ConnectionTests {
         #expect(try connection.pipeline(["SELECT \(1)::int"]).first?.scalar == "1")
     }
 
+    @Test func aTransactionCommitsWhatItsBodyDidAndRollsBackWhenItThrows() throws {
+        let connection = try Connection(conninfo: url)
+        let kept = try connection.withTransaction { connection in
+            try connection.query("INSERT INTO things (name) VALUES ('kept') RETURNING name").scalar
+        }
+        #expect(kept == "kept" && connection.isIdle)
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try connection.withTransaction { connection in
+                _ = try connection.query("INSERT INTO things (name) VALUES ('thrown away')")
+                throw Refused()
+            }
+        }
+        // A statement that fails leaves the transaction aborted: rolled back all the same.
+        #expect(throws: PostgresError.self) {
+            try connection.withTransaction { connection in
+                _ = try connection.query("INSERT INTO things (name) VALUES ('also thrown away')")
+                _ = try connection.query("INSERT INTO things (name, size) VALUES ('too big', 11)")
+            }
+        }
+        #expect(connection.isIdle)
+        let names = try connection.query("SELECT string_agg(name, ',' ORDER BY name) FROM things WHERE name IN ('kept', 'thrown away', 'also thrown away')")
+        #expect(names.scalar == "kept")
+    }
+
     @Test func poolRecoversAfterTheServerKillsABackend() throws {
         let pool = Pool(conninfo: url, size: 1)
         let pid = try pool.withConnection { $0.backendPID }
