@@ -571,6 +571,48 @@ struct EmbeddingTests {
         #expect(put.status == 201 && Self.compact(put) == #"[{"fx_computed_designers":{"name":"Sid Meier"},"name":"Pirates!"}]"#, "\(put.text)")
     }
 
+    /// PostgREST's findRel beyond a table's name: a table's key to itself (`t(…)` the children,
+    /// `t!col(…)` the children through `col`, `col(…)` the parent; UpdateSpec's web_content), and
+    /// a foreign key named by its constraint or its one column.
+    @Test func selfReferencingKeysAndKeysAsTargets() throws {
+        let server = try Self.server(.both)
+        _ = try Self.fixtures(
+            server,
+            """
+            CREATE TABLE public.fx_web_content (id int PRIMARY KEY, name text, p_web_id int REFERENCES public.fx_web_content (id));
+            INSERT INTO public.fx_web_content VALUES (5, 'wat', NULL), (0, 'tardis', 5), (1, 'fezz', 0), (2, 'foo', 0), (3, 'bar', 0), (4, 'wut', 1);
+            CREATE TABLE public.fx_pages (id int PRIMARY KEY, content_id int CONSTRAINT fx_pages_content REFERENCES public.fx_web_content);
+            INSERT INTO public.fx_pages VALUES (1, 4);
+            GRANT ALL ON public.fx_web_content, public.fx_pages TO service_role;
+            """, probe: "/rest/v1/fx_pages")
+        let http = server.client()
+        func send(_ method: String, _ target: String, _ body: String? = nil) throws -> TestResponse {
+            try http.request(method, "/rest/v1/" + target, headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: body)
+        }
+        let tree = try send(
+            "GET", "fx_web_content?id=eq.0&select=id,name,fx_web_content(name,fx_web_content(name)),parent_content:p_web_id(name)&fx_web_content.order=id")
+        #expect(
+            Self.compact(tree)
+                == #"[{"fx_web_content":[{"fx_web_content":[{"name":"wut"}],"name":"fezz"},{"fx_web_content":[],"name":"foo"},{"fx_web_content":[],"name":"bar"}],"id":0,"name":"tardis","parent_content":{"name":"wat"}}]"#,
+            "\(tree.text)")
+        #expect(
+            Self.compact(try send("GET", "fx_web_content?id=eq.1&select=name,kids:fx_web_content!p_web_id(name)"))
+                == #"[{"kids":[{"name":"wut"}],"name":"fezz"}]"#)
+        // After an update, with the embed's filters (PostgREST's UpdateSpec).
+        let patched = try send(
+            "PATCH",
+            "fx_web_content?id=eq.0&select=id,name,fx_web_content(name),parent_content:p_web_id(name)&fx_web_content.name=like.f*&fx_web_content.order=id",
+            #"{"name":"tardis-patched"}"#)
+        #expect(
+            Self.compact(patched)
+                == #"[{"fx_web_content":[{"name":"fezz"},{"name":"foo"}],"id":0,"name":"tardis-patched","parent_content":{"name":"wat"}}]"#,
+            "\(patched.text)")
+        // A foreign key named by its one column or its constraint.
+        #expect(Self.compact(try send("GET", "fx_pages?select=id,content_id(name)")) == #"[{"content_id":{"name":"wut"},"id":1}]"#)
+        #expect(Self.compact(try send("GET", "fx_pages?select=id,fx_pages_content(name)")) == #"[{"fx_pages_content":{"name":"wut"},"id":1}]"#)
+        #expect(Self.compact(try send("GET", "fx_web_content?id=eq.4&select=name,fx_pages_content(id)")) == #"[{"fx_pages_content":[{"id":1}],"name":"wut"}]"#)
+    }
+
     @Test func relationshipErrorsAsPostgREST() throws {
         let server = try Self.server(.both)
         let user = try server.signUp()

@@ -423,7 +423,10 @@ extension Planner {
 
     /// The one relationship between `parent` and `target` the hint (a foreign key's name or one
     /// of its columns; a junction's name) leaves; PGRST200 when there is none, PGRST201 when
-    /// several remain.
+    /// several remain. `target` names a table, or (PostgREST's findRel) a foreign key of the
+    /// parent's by its name or its one column; a table's key to itself follows PostgREST's
+    /// convention: `t(…)` the rows pointing at this one, `t!col(…)` those pointing at it through
+    /// `col`, `col(…)` the row this one points at.
     func resolve(_ parent: String, _ target: String, hint: String?) throws(RESTError) -> Relationship {
         // A computed relationship: the function named `target` over the parent's rows; it
         // overrides the foreign keys to a table of the same name, and no hint is checked (as
@@ -433,34 +436,53 @@ extension Planner {
             return Relationship(key: key, cardinality: computed.toOne ? .manyToOne : .oneToMany, targetTable: computed.target, function: computed.function)
         }
         var candidates: [Relationship] = []
-        for key in cache.foreignKeys {
-            if key.table == parent && key.referencedTable == target {
-                candidates.append(Relationship(key: key, cardinality: key.oneToOne ? .oneToOne : .manyToOne, heldByParent: true))
+        for key in cache.foreignKeys where key.table == parent || key.referencedTable == parent {
+            // The key from its table (many-to-one or one-to-one) and from the referenced table
+            // (one-to-many or one-to-one); `own`/`other`: the key's columns on the parent's side
+            // and on the target's.
+            var sides: [(relationship: Relationship, own: [String], other: [String])] = []
+            if key.table == parent {
+                sides.append(
+                    (
+                        Relationship(key: key, cardinality: key.oneToOne ? .oneToOne : .manyToOne, heldByParent: true, targetTable: key.referencedTable),
+                        key.columns, key.referencedColumns
+                    ))
             }
-            if key.table == target && key.referencedTable == parent {
-                candidates.append(Relationship(key: key, cardinality: key.oneToOne ? .oneToOne : .oneToMany))
+            if key.referencedTable == parent {
+                sides.append(
+                    (Relationship(key: key, cardinality: key.oneToOne ? .oneToOne : .oneToMany, targetTable: key.table), key.referencedColumns, key.columns))
+            }
+            for side in sides {
+                let relationship = side.relationship
+                if key.table == key.referencedTable {
+                    // A table's key to itself (PostgREST's convention; not for one-to-one).
+                    if relationship.cardinality == .oneToMany {
+                        if target == parent && (hint == nil || side.other == [hint]) { candidates.append(relationship) }
+                    } else if relationship.cardinality == .manyToOne, hint == nil, side.own == [target] {
+                        candidates.append(relationship)
+                    }
+                } else if let hint {
+                    if target == relationship.targetTable && (key.name == hint || key.columns.contains(hint) || key.referencedColumns == [hint]) {
+                        candidates.append(relationship)
+                    }
+                } else if target == relationship.targetTable || target == key.name || side.own == [target] {
+                    candidates.append(relationship)
+                }
             }
         }
         // Many-to-many (PostgREST's rule): a table with keys to both sides, whose columns are
         // all part of its primary key (keys that are not one-to-one, as PostgREST builds them
-        // from its many-to-one relationships).
+        // from its many-to-one relationships); a hint names the junction.
         for key in cache.foreignKeys where key.referencedTable == parent && !key.oneToOne {
-            guard let junction = cache.tables[key.table] else { continue }
+            guard let junction = cache.tables[key.table], hint == nil || hint == junction.name else { continue }
             let primaryKey = Set(junction.primaryKey)
             for targetKey in cache.foreignKeys
             where targetKey.table == key.table && targetKey.referencedTable == target && targetKey.name != key.name && !targetKey.oneToOne {
                 if Set(key.columns + targetKey.columns).isSubset(of: primaryKey) {
-                    candidates.append(Relationship(key: key, cardinality: .manyToMany, targetKey: targetKey))
+                    candidates.append(Relationship(key: key, cardinality: .manyToMany, targetKey: targetKey, targetTable: target))
                 }
             }
         }
-        if let hint {
-            candidates = candidates.filter {
-                if let targetKey = $0.targetKey { return targetKey.table == hint }
-                return $0.key.name == hint || $0.key.columns.contains(hint) || $0.key.referencedColumns == [hint]
-            }
-        }
-        for index in candidates.indices { candidates[index].targetTable = target }
         guard !candidates.isEmpty else { throw .noRelationship(parent: parent, target: target) }
         guard candidates.count == 1 else {
             throw .ambiguousRelationship(
