@@ -3,7 +3,8 @@
 # build) on the harness's cluster, with 1, 2 (the harness's data), 10 and 100 children per user,
 # and E, the embedded read (a profile with its current child: bench/wrk/embed.lua), next to R,
 # and then with 1,000,000 users instead of 10,000 (GROWTH_USERS=1; reseeds the cluster twice,
-# minutes). Prints req/s, bytes per response and the server's and PostgreSQL's CPU per request.
+# minutes). Prints req/s, bytes per response, the server's and PostgreSQL's CPU per request, and
+# the answers that were not 2xx (or sockets that failed): a row with any is not a measurement.
 # The cluster must be up with our schema (bench/compare.sh leaves it so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,23 +41,24 @@ cpu_of() {  # pid-pattern → clock ticks used so far by matching processes
 }
 
 measure() {  # label [wrk script]
-  local srv0 db0 out rps bytes srv1 db1 requests script=${2:-$harness/wrk/read.lua}
+  local srv0 db0 out rps bytes srv1 db1 requests errors script=${2:-$harness/wrk/read.lua}
   srv0=$(cpu_of "onboard serve --port 8400"); db0=$(cpu_of "postgres: .*bench")
   out=$(HARNESS_WRK=$harness/wrk wrk -t2 -c64 -d"${duration}s" --latency -s "$script" http://127.0.0.1:8400 -- "$work/tokens.tsv" 2>&1)
   srv1=$(cpu_of "onboard serve --port 8400"); db1=$(cpu_of "postgres: .*bench")
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
   requests=$(awk '/requests in/ {print $1}' <<<"$out")
+  errors=$(awk '/Non-2xx or 3xx responses:/ {n += $NF} /Socket errors:/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10} END {print n + 0}' <<<"$out")
   local user token path
   user=$(awk -F'\t' 'NR==2 {print $2}' "$work/tokens.tsv"); token=$(awk -F'\t' 'NR==2 {print $3}' "$work/tokens.tsv")
   path="/rest/v1/children?select=*&user_id=eq.$user"
   [ -n "${2:-}" ] && path="/rest/v1/user_profiles?select=id,onboarding_state,children%21current_child_id%28name,age%29&id=eq.$user"
   bytes=$(curl -s -H "apikey: $anon" -H "Authorization: Bearer $token" "http://127.0.0.1:8400$path" | wc -c)
   local tick; tick=$(getconf CLK_TCK)
-  printf '| %s | %s | %s | %s | %.0f | %.0f |\n' "$1" "$rps" "$(awk '$1 == "99%" {print $2}' <<<"$out")" "$bytes" \
-    "$(echo "($srv1 - $srv0) * 1000000 / $tick / $requests" | bc -l)" "$(echo "($db1 - $db0) * 1000000 / $tick / $requests" | bc -l)"
+  printf '| %s | %s | %s | %s | %.0f | %.0f | %s |\n' "$1" "$rps" "$(awk '$1 == "99%" {print $2}' <<<"$out")" "$bytes" \
+    "$(echo "($srv1 - $srv0) * 1000000 / $tick / $requests" | bc -l)" "$(echo "($db1 - $db0) * 1000000 / $tick / $requests" | bc -l)" "$errors"
 }
 
-printf '| data | req/s | p99 | bytes per response | server µs/req | PostgreSQL µs/req |\n|---|---:|---:|---:|---:|---:|\n'
+printf '| data | req/s | p99 | bytes per response | server µs/req | PostgreSQL µs/req | not 2xx |\n|---|---:|---:|---:|---:|---:|---:|\n'
 "$harness/run.sh" up >/dev/null 2>&1
 start_server
 # 1 child: every user's second child is deleted for the measurement and made again after it
