@@ -190,3 +190,11 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func superDecoder() throws -> any Decoder { try next() }
 }
+
+extension KeyedDecodingContainer {
+    /// The member `key` as `type`, or nil when it is absent or of another type: typed bodies and
+    /// messages read a member of the wrong type as absent, as the dictionaries they replace did.
+    public func lenient<T: Decodable>(_ type: T.Type, forKey key: Key) -> T? {
+        try? decodeIfPresent(type, forKey: key)
+    }
+}

@@ -117,7 +117,7 @@ public struct JWKSet: Sendable {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            func member(_ key: CodingKeys) -> String? { try? container.decodeIfPresent(String.self, forKey: key) }
+            func member(_ key: CodingKeys) -> String? { container.lenient(String.self, forKey: key) }
             kty = member(.kty)
             use = member(.use)
             kid = member(.kid)

@@ -40,9 +40,9 @@ struct JOSEHeader: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        alg = try? container.decodeIfPresent(String.self, forKey: .alg)
-        typ = try? container.decodeIfPresent(String.self, forKey: .typ)
-        kid = try? container.decodeIfPresent(String.self, forKey: .kid)
+        alg = container.lenient(String.self, forKey: .alg)
+        typ = container.lenient(String.self, forKey: .typ)
+        kid = container.lenient(String.self, forKey: .kid)
     }
 }
 

@@ -33,7 +33,7 @@ struct Binding: Sendable {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            func member(_ key: CodingKeys) -> String? { try? container.decodeIfPresent(String.self, forKey: key) }
+            func member(_ key: CodingKeys) -> String? { container.lenient(String.self, forKey: key) }
             event = member(.event)
             schema = member(.schema)
             table = member(.table)

@@ -32,7 +32,7 @@ struct PhoenixPayload: Decodable {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            postgresChanges = (try? container.decodeIfPresent([JSONValue].self, forKey: .postgresChanges)) ?? []
+            postgresChanges = container.lenient([JSONValue].self, forKey: .postgresChanges) ?? []
         }
     }
 
@@ -40,9 +40,9 @@ struct PhoenixPayload: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        accessToken = try? container.decodeIfPresent(String.self, forKey: .accessToken)
-        userToken = try? container.decodeIfPresent(String.self, forKey: .userToken)
-        postgresChanges = (try? container.decodeIfPresent(Config.self, forKey: .config))?.postgresChanges ?? []
+        accessToken = container.lenient(String.self, forKey: .accessToken)
+        userToken = container.lenient(String.self, forKey: .userToken)
+        postgresChanges = container.lenient(Config.self, forKey: .config)?.postgresChanges ?? []
     }
 }
 
@@ -90,7 +90,7 @@ private struct Version1Frame: Decodable {
             joinRef: try container.decodeIfPresent(PhoenixRef.self, forKey: .joinRef)?.text,
             ref: try container.decodeIfPresent(PhoenixRef.self, forKey: .ref)?.text,
             topic: try container.decode(String.self, forKey: .topic), event: try container.decode(String.self, forKey: .event),
-            payload: (try? container.decodeIfPresent(PhoenixPayload.self, forKey: .payload)) ?? PhoenixPayload())
+            payload: container.lenient(PhoenixPayload.self, forKey: .payload) ?? PhoenixPayload())
     }
 }
 
