@@ -8,8 +8,8 @@ enum RateLimitCounters {
         try connection.query("SELECT auth.rate_limit_hit(\(array: keys), \(limit.hits)::integer, \(limit.window)::double precision)").scalar == "t"
     }
 
-    /// Whether `key` has reached `limit` (no hit counted).
-    static func reached(_ connection: Connection, key: String, limit: RateLimit) throws -> Bool {
-        try connection.query("SELECT auth.rate_limit_reached(\(key), \(limit.hits)::integer, \(limit.window)::double precision)").scalar == "t"
+    /// Takes back one hit on `key` (an attempt that turned out not to count).
+    static func giveBack(_ connection: Connection, key: String) throws {
+        _ = try connection.query("UPDATE auth.rate_limits SET hits = greatest(hits - 1, 0) WHERE key = \(key)")
     }
 }
