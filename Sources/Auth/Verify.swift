@@ -129,7 +129,12 @@ extension AuthService {
         guard let age = token.age, age <= config.mail.otpExpiry else { throw AuthError.otpExpired(link: isLink) }
         switch tokenType {
         case .confirmation, .recovery, .reauthentication:
-            try Users.confirmEmail(connection, id: userID)
+            // A passwordless sign-in's or a recovery's token that first proves the address drops
+            // a password set before the proof (by whoever signed the address up, maybe not its
+            // holder) and ends every session it opened.
+            if try Users.confirmEmail(connection, id: userID, droppingUnprovenPassword: token.passwordless) {
+                try Sessions.deleteAll(connection, userID: userID)
+            }
         case .emailChangeNew, .emailChangeCurrent:
             guard let change = try Users.lockEmailChange(connection, id: userID), let newEmail = change.newEmail, !newEmail.isEmpty else {
                 throw AuthError.otpExpired(link: isLink)

@@ -194,6 +194,52 @@ struct MailFlowTests {
         #expect(sink.messages().count == count)
     }
 
+    /// Someone signs up the victim's address with a password of their own; the victim later
+    /// proves the address by a magic link or a recovery code, and the earlier password no longer
+    /// opens the account. The sign-up's own confirmation (and its resend) keeps the password.
+    @Test func aPasswordSetBeforeTheAddressWasProvenDiesWithAPasswordlessProof() throws {
+        let attackerPassword = #""password":"Attacker-pass-1""#
+        func signInWithAttackersPassword(_ email: String) throws -> TestResponse {
+            try post("/auth/v1/token?grant_type=password", #"{"email":"\#(email)",\#(attackerPassword)}"#)
+        }
+        // By the magic link of /otp.
+        let victim = Self.email()
+        #expect(try post("/auth/v1/signup", #"{"email":"\#(victim)",\#(attackerPassword)}"#).status == 200)
+        _ = try sink.waitForMail(to: victim)
+        try forgetSentTimes(victim)
+        #expect(try post("/auth/v1/otp", #"{"email":"\#(victim)"}"#).status == 200)
+        let link = try #require(try sink.waitForMail(to: victim, count: 2).verifyPath)
+        let opened = try server.client().request("GET", link)
+        let session = Self.fragment(opened.header("Location") ?? "")
+        #expect(opened.status == 303 && session["access_token"] != nil)
+        let refused = try signInWithAttackersPassword(victim)
+        #expect(refused.status == 400 && refused.jsonObject?["code"] as? String == "invalid_credentials")
+        #expect(try get("/auth/v1/user", token: session["access_token"]).status == 200, "the proving session stays")
+
+        // By a recovery code; the holder then chooses a password.
+        let other = Self.email()
+        #expect(try post("/auth/v1/signup", #"{"email":"\#(other)",\#(attackerPassword)}"#).status == 200)
+        _ = try sink.waitForMail(to: other)
+        try forgetSentTimes(other)
+        #expect(try post("/auth/v1/recover", #"{"email":"\#(other)"}"#).status == 200)
+        let code = try #require(try sink.waitForMail(to: other, count: 2).code)
+        let recovered = try post("/auth/v1/verify", #"{"type":"recovery","email":"\#(other)","token":"\#(code)"}"#)
+        let token = try #require(recovered.jsonObject?["access_token"] as? String)
+        #expect(try signInWithAttackersPassword(other).status == 400)
+        #expect(try server.client().request("PUT", "/auth/v1/user", headers: server.headers(token), body: #"{"password":"Holder-pass-1"}"#).status == 200)
+        #expect(try post("/auth/v1/token?grant_type=password", #"{"email":"\#(other)","password":"Holder-pass-1"}"#).status == 200)
+
+        // The sign-up's resent confirmation keeps the sign-up's password.
+        let owner = Self.email()
+        #expect(try post("/auth/v1/signup", #"{"email":"\#(owner)",\#(attackerPassword)}"#).status == 200)
+        _ = try sink.waitForMail(to: owner)
+        try forgetSentTimes(owner)
+        #expect(try post("/auth/v1/resend", #"{"type":"signup","email":"\#(owner)"}"#).status == 200)
+        let confirm = try #require(try sink.waitForMail(to: owner, count: 2).verifyPath)
+        #expect(try server.client().request("GET", confirm).status == 303)
+        #expect(try signInWithAttackersPassword(owner).status == 200)
+    }
+
     @Test func pkceSignUpRedirectsWithACodeExchangedOnce() throws {
         let email = Self.email()
         let verifier = Base64URL.encode(Crypto.randomBytes(48))

@@ -25,16 +25,18 @@ enum TokenType: String, Sendable {
 extension AuthService {
     /// Issues a new token of `type` for `user` (replacing the previous one, so only the latest
     /// mail works) and renders its mail to `address`. A PKCE flow's link token starts with
-    /// `pkce_` (clients and `GET /verify` tell the flows apart by it).
+    /// `pkce_` (clients and `GET /verify` tell the flows apart by it). `passwordless`: the mail
+    /// answers a passwordless sign-in or a recovery (see `consumeToken`).
     func issueMail(
         _ connection: Connection, kind: MailKind, type: TokenType, user: MailUser, to address: String,
-        flowStateID: String?, redirectTo: String, newEmail: String = ""
+        flowStateID: String?, redirectTo: String, newEmail: String = "", passwordless: Bool = false
     ) throws -> OutgoingMail {
         let code = Self.newOTP(length: config.mail.otpLength)
         let linkToken = kind.linkType.map { _ in (flowStateID != nil ? "pkce_" : "") + Crypto.hex(Crypto.randomBytes(28)) }
         try OneTimeTokens.issue(
             connection, userID: user.id, type: type, tokenDigest: linkToken.map(Self.digest),
-            otpHash: otpHash(code, type: type, userID: user.id, address: address), relatesTo: address, flowStateID: flowStateID)
+            otpHash: otpHash(code, type: type, userID: user.id, address: address), relatesTo: address, flowStateID: flowStateID,
+            passwordless: passwordless)
         var values = MailTemplate.Values()
         let link = linkToken.flatMap { token in kind.linkType.map { verifyLink(token: token, type: $0, redirectTo: redirectTo) } }
         values.confirmationURL = link ?? ""
