@@ -294,6 +294,9 @@ def test_profile_with_all_children_in_one_read():
 # Rule 7: account deletion keeps the onboarding analytics without the person.
 
 
+# The analytics schema is not exposed through REST: this test reads it with psql (scripts/e2e
+# exports ONBOARD_DB; the replicas run does not).
+@pytest.mark.skipif(not DATABASE, reason="no database URL (ONBOARD_DB) in this run")
 def test_account_deletion_keeps_the_analytics_without_the_person():
     c, user = sign_up()
     for state in ["USER_INFO", "CHILD_INFO", "GOALS", "TOPICS", "DISPOSITIONS", "REVIEW"]:
