@@ -90,7 +90,21 @@ extension ServerConfig {
         if anonKey.isEmpty { anonKey = APIKey.make(role: "anon", secret: Array(secret.utf8)) }
         if serviceKey.isEmpty { serviceKey = APIKey.make(role: "service_role", secret: Array(secret.utf8)) }
 
-        self.init(keys: KeyConfig(jwtSecret: secret, anonKey: anonKey, serviceRoleKey: serviceKey))
+        var keys = KeyConfig(jwtSecret: secret, anonKey: anonKey, serviceRoleKey: serviceKey)
+        if let json = value("JWT_KEYS") {
+            do {
+                (keys.signingKey, keys.verificationKeys) = try KeyConfig.jwtKeys(json)
+            } catch {
+                throw ConfigurationError(error.description)
+            }
+        }
+        keys.secretKeyID = value("JWT_KEY_ID")
+        keys.publishableKeys = list("PUBLISHABLE_KEYS")
+        keys.secretKeys = list("SECRET_KEYS")
+        guard keys.publishableKeys.allSatisfy({ $0.hasPrefix("sb_publishable_") }), keys.secretKeys.allSatisfy({ $0.hasPrefix("sb_secret_") }) else {
+            throw ConfigurationError("PUBLISHABLE_KEYS must start with sb_publishable_ and SECRET_KEYS with sb_secret_")
+        }
+        self.init(keys: keys)
         host = flags.host ?? value("ONBOARD_HOST") ?? host
         if let port = try flags.port ?? integer("ONBOARD_PORT") {
             guard (0...65535).contains(port) else { throw ConfigurationError("the port must be 0…65535, not \(port)") }
@@ -123,6 +137,7 @@ extension ServerConfig {
         if let hits = try integer("RATE_LIMIT_AUTH_PER_MINUTE", minimum: 1) { auth.signInLimit = RateLimit(hits: hits, window: 60) }
         if let hits = try integer("RATE_LIMIT_TOKEN_REFRESH", minimum: 1) { auth.refreshLimit = RateLimit(hits: hits, window: 300) }
         auth.rateLimitHeader = value("RATE_LIMIT_HEADER")
+        if value("JWT_ADMIN_ROLES") != nil { auth.adminRoles = Set(list("JWT_ADMIN_ROLES")) }
         if let end = try choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
         if let access = try choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
         if let aggregates = try boolean("PGRST_DB_AGGREGATES_ENABLED") { aggregatesEnabled = aggregates }
@@ -182,6 +197,14 @@ extension ServerConfig {
                 ("RATE_LIMIT_SIGN_IN_SIGN_UPS", "\(auth.signInLimit.hits) per \(Int(auth.signInLimit.window)) s"),
                 ("RATE_LIMIT_TOKEN_REFRESH", "\(auth.refreshLimit.hits) per \(Int(auth.refreshLimit.window)) s"),
                 ("RATE_LIMIT_HEADER", auth.rateLimitHeader ?? "(unset: the TCP peer)"),
+                (
+                    "JWT_KEYS",
+                    keys.verificationKeys.keys.isEmpty
+                        ? "(unset: HS256 with JWT_SECRET)"
+                        : "\(keys.verificationKeys.keys.count) keys; signing: \(keys.signingKey.map { "\($0.algorithm) \($0.keyID)" } ?? "HS256 with JWT_SECRET")"
+                ),
+                ("JWT_KEY_ID", keys.secretKeyID ?? "(unset)"), ("JWT_ADMIN_ROLES", auth.adminRoles.sorted().joined(separator: ",")),
+                ("PUBLISHABLE_KEYS", keys.publishableKeys.map(mask).joined(separator: ",")), ("SECRET_KEYS", keys.secretKeys.map(mask).joined(separator: ",")),
                 ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks)
             ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)")
         let width = rows.map(\.0.count).max() ?? 0

@@ -58,10 +58,7 @@ enum Routes {
                 guard let key = apiKey(request), !key.isEmpty else {
                     return .json(.unauthorized, #"{"message":"No API key found in request","hint":"No `apikey` request header or url param was found."}"#)
                 }
-                guard
-                    Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.anonKey.utf8))
-                        || Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.serviceRoleKey.utf8))
-                else {
+                guard config.keys.role(ofKey: key) != nil else {
                     return .json(.unauthorized, #"{"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}"#)
                 }
             }
@@ -126,11 +123,10 @@ enum Routes {
         }
     }
 
-    /// Whether the request carries the service role key, as `apikey` or as bearer.
+    /// Whether the request carries the service role's key (or a secret key), as `apikey` or as bearer.
     static func isServiceRole(_ request: HTTPRequest, config: ServerConfig) -> Bool {
-        let serviceKey = Array(config.keys.serviceRoleKey.utf8)
-        let bearer = request.headers["Authorization"].flatMap { $0.count > 7 && $0.prefix(7).lowercased() == "bearer " ? String($0.dropFirst(7)) : nil }
-        return [apiKey(request), bearer].contains { $0.map { Crypto.constantTimeEquals(Array($0.utf8), serviceKey) } ?? false }
+        let bearer = Credentials.bearerToken(request.headers["Authorization"])
+        return [apiKey(request), bearer].contains { $0.flatMap(config.keys.role(ofKey:))?.isServiceRole ?? false }
     }
 
     /// The `apikey` header (any case) or query parameter, as Supabase's gateway accepts it.

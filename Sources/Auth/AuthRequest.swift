@@ -7,6 +7,10 @@ import Identity
 /// fuzzed; the handlers in `AuthService` never look at raw JSON.
 public enum AuthRequest: Sendable, Equatable {
     case health
+    /// `GET /.well-known/jwks.json`: the public keys of access tokens.
+    case jwks
+    /// `GET /.well-known/openid-configuration`.
+    case openIDConfiguration
     case settings
     case signUp(SignUp)
     case token(TokenGrant)
@@ -129,10 +133,11 @@ public enum AuthRequest: Sendable, Equatable {
     }
 
     /// Whether the endpoint serves without the gateway's `apikey`: Supabase's gateway lets only
-    /// the links opened from e-mails and OAuth redirects through (`verify`, `callback`, `authorize`).
+    /// the links opened from e-mails and OAuth redirects through (`verify`, `callback`,
+    /// `authorize`), and the public discovery documents (`.well-known/…`).
     public static func isOpenRoute(_ route: String) -> Bool {
         let first = route.split(separator: "/").first.map(String.init) ?? ""
-        return ["verify", "callback", "authorize"].contains(first)
+        return ["verify", "callback", "authorize", ".well-known"].contains(first)
     }
 
     /// Parses the path after `/auth/v1`, the query and the body.
@@ -144,6 +149,10 @@ public enum AuthRequest: Sendable, Equatable {
             return .health
         case (.get, ["settings"]):
             return .settings
+        case (.get, [".well-known", "jwks.json"]):
+            return .jwks
+        case (.get, [".well-known", "openid-configuration"]):
+            return .openIDConfiguration
         case (.post, ["signup"]):
             let body = try RequestBody.decode(RequestBody.SignUp.self, body)
             return .signUp(

@@ -20,7 +20,7 @@ extension AuthService {
             "role": "authenticated", "aal": "aal1", "amr": [["method": method, "timestamp": now]],
             "session_id": sessionID, "is_anonymous": user["is_anonymous"] ?? false
         ]
-        let accessToken = JWT.signHS256(claims: claims, secret: config.keys.jwtSecret)
+        let accessToken = JWT.sign(claims: claims, keys: config.keys)
         return
             #"{"access_token":\#(jsonString(accessToken)),"token_type":"bearer","expires_in":\#(config.jwtExpiry),"expires_at":\#(expiresAt),"refresh_token":\#(jsonString(refreshToken)),"user":\#(userJSON)}"#
     }

@@ -42,6 +42,14 @@ struct ConfigurationTests {
         "JWT_SECRET": (String(repeating: "t", count: 32), { String(decoding: $0.keys.jwtSecret, as: UTF8.self) == String(repeating: "t", count: 32) }),
         "ANON_KEY": ("anon-key-value", { $0.keys.anonKey == "anon-key-value" }),
         "SERVICE_ROLE_KEY": ("service-key-value", { $0.keys.serviceRoleKey == "service-key-value" }),
+        "JWT_KEYS": (
+            #"[{"kty":"EC","crv":"P-256","kid":"k","key_ops":["verify"],"x":"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4","y":"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"}]"#,
+            { $0.keys.verificationKeys.keys.map(\.keyID) == ["k"] && $0.keys.signingKey == nil }
+        ),
+        "JWT_KEY_ID": ("hs-1", { $0.keys.secretKeyID == "hs-1" }),
+        "JWT_ADMIN_ROLES": ("service_role, ops_admin", { $0.auth.adminRoles == ["service_role", "ops_admin"] }),
+        "PUBLISHABLE_KEYS": ("sb_publishable_a,sb_publishable_b", { $0.keys.publishableKeys == ["sb_publishable_a", "sb_publishable_b"] }),
+        "SECRET_KEYS": ("sb_secret_a", { $0.keys.secretKeys == ["sb_secret_a"] }),
         "LOG_LEVEL": ("debug", { _ in true }),
         "LOG_FORMAT": ("json", { _ in true }),
         "JWT_EXP": ("600", { $0.auth.jwtExpiry == 600 }),
@@ -145,7 +153,8 @@ struct ConfigurationTests {
 
     @Test(arguments: [
         ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"),
-        ("DB_PIPELINE_CONNECTIONS", "-1"),
+        ("DB_PIPELINE_CONNECTIONS", "-1"), ("JWT_KEYS", "not json"), ("JWT_KEYS", #"[{"kty":"oct","kid":"x","k":"c2VjcmV0"}]"#),
+        ("PUBLISHABLE_KEYS", "anon-key"), ("SECRET_KEYS", "sb_publishable_x"),
         ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
         ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_AGGREGATES_ENABLED", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"),
         ("IO_THREAD_NICE", "20"), ("IO_THREAD_NICE", "-21"), ("REALTIME_FEED", "notify"),

@@ -10,7 +10,7 @@ extension AuthService {
         guard let token = Credentials.bearerToken(request.headers["Authorization"]) else { throw AuthError.noAuthorization }
         let claims: [String: Any]
         do {
-            claims = try JWT.verifyHS256(token, secret: config.keys.jwtSecret).claims
+            claims = try JWT.verify(token, secret: config.keys.jwtSecret, publicKeys: config.keys.verificationKeys).claims
         } catch {
             throw AuthError.badJWT(error.message)
         }
