@@ -47,11 +47,13 @@ CREATE TABLE auth.mfa_amr_claims (
     CONSTRAINT mfa_amr_claims_session_id_authentication_method_pkey UNIQUE (session_id, authentication_method)
 );
 
--- The level a session has reached and the factor that raised it. Sessions begun before this
--- migration count as `aal1`, as new ones do.
+-- The level a session has reached (now GoTrue's enum, ordered, so `aal < 'aal2'` compares
+-- levels) and the factor that raised it.
 ALTER TABLE auth.sessions
     ADD COLUMN factor_id uuid,
-    ADD COLUMN aal auth.aal_level DEFAULT 'aal1';
+    ALTER COLUMN aal DROP DEFAULT,
+    ALTER COLUMN aal TYPE auth.aal_level USING aal::auth.aal_level,
+    ALTER COLUMN aal SET DEFAULT 'aal1';
 CREATE INDEX sessions_factor_id_idx ON auth.sessions (factor_id);
 
 REVOKE ALL ON auth.mfa_factors, auth.mfa_challenges, auth.mfa_amr_claims FROM PUBLIC, anon, authenticated;
