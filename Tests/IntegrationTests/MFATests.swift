@@ -250,6 +250,17 @@ struct MFATests {
         #expect(try verify(other.token, otherFactor.id, try challenge(other.token, otherFactor.id), code(otherFactor.secret)).status == 200)
     }
 
+    @Test func challengesAndVerificationsAreLimitedPerClient() throws {
+        let limited = try TestServer { $0.auth.mfa.challengeAndVerifyLimit = RateLimit(hits: 2, window: 60) }
+        let user = try limited.signUp()
+        let enrolled = try limited.client().request("POST", "/auth/v1/factors", headers: limited.headers(user.token), body: #"{"factor_type":"totp"}"#)
+        let factor = try #require(enrolled.jsonObject?["id"] as? String)
+        let statuses = try (0..<3).map { _ in
+            try limited.client().request("POST", "/auth/v1/factors/\(factor)/challenge", headers: limited.headers(user.token)).status
+        }
+        #expect(statuses == [200, 200, 429])
+    }
+
     @Test func requestErrorsAnswerAsGoTrue() throws {
         let user = try server.signUp()
         let factor = try enroll(user.token)
