@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["TestSupport", "Postgres", "Identity", "HTTP", "App", "Realtime", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TestSupport", "Postgres", "Identity", "HTTP", "Auth", "App", "Realtime", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings)
     ],

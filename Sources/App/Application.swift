@@ -69,7 +69,6 @@ public final class Application: Sendable {
         restConfig.transactionEnd = config.transactionEnd
         restConfig.openAPIAccess = config.openAPIAccess
         restConfig.aggregatesEnabled = config.aggregatesEnabled
-        let rest = RESTService(pool: pool, schema: schema, config: restConfig)
         var authConfig = config.auth
         authConfig.issuer = "http://\(config.host):\(config.port)/auth/v1"
         let mailer = Mailer(
@@ -92,6 +91,17 @@ public final class Application: Sendable {
         let metrics = Metrics(
             pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
             mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil)
+        // A REST answer ≥ 500 from the database: one log line and one count, never the bound values.
+        restConfig.onServerError = { [logger] report in
+            logger.error(
+                "database error answered as 5xx",
+                metadata: [
+                    "request_id": "\(report.requestID)", "sqlstate": "\(report.sqlState ?? "-")", "kind": "\(report.kind)",
+                    "statement": "\(report.statement)"
+                ])
+            metrics.recordDatabaseError(sqlState: report.sqlState ?? report.kind)
+        }
+        let rest = RESTService(pool: pool, schema: schema, config: restConfig)
         let migrator = Migrator(directory: config.migrationsDirectory)
         let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, metrics: metrics) : nil
         let router = Routes.make(

@@ -28,6 +28,7 @@ public final class Metrics: Sendable {
         var requests: [String: UInt64] = [:]  // "route\u{0}method\u{0}status"
         var latency: [String: Histogram] = [:]
         var authFailures: [String: UInt64] = [:]
+        var databaseErrors: [String: UInt64] = [:]
     }
 
     /// Workers update one of several shards (chosen by thread), merged when rendered: one shared
@@ -81,6 +82,13 @@ public final class Metrics: Sendable {
         }
     }
 
+    /// One REST request answered ≥ 500 because of the database, by SQLSTATE (or `connection`).
+    func recordDatabaseError(sqlState: String) {
+        let label = sqlState.count <= 10 ? sqlState : "other"
+        let shard = Int(truncatingIfNeeded: (UInt64(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 60)
+        shards[shard].state.withLock { $0.databaseErrors[label, default: 0] += 1 }
+    }
+
     /// Why an authentication failed, from GoTrue's error code or PostgREST's 401s.
     static func authFailure(route: String, _ response: HTTPResponse) -> String? {
         guard [.badRequest, .unauthorized, .forbidden, .unprocessableContent, .tooManyRequests].contains(response.status) else {
@@ -130,6 +138,7 @@ public final class Metrics: Sendable {
             let part = shard.state.withLock { $0 }
             snapshot.requests.merge(part.requests, uniquingKeysWith: +)
             snapshot.authFailures.merge(part.authFailures, uniquingKeysWith: +)
+            snapshot.databaseErrors.merge(part.databaseErrors, uniquingKeysWith: +)
             snapshot.latency.merge(part.latency) { a, b in
                 Histogram(counts: zip(a.counts, b.counts).map { $0 + $1 }, total: a.total + b.total, sum: a.sum + b.sum)
             }
@@ -193,6 +202,11 @@ public final class Metrics: Sendable {
         out += "# TYPE onboard_auth_failures_total counter\n"
         for (reason, count) in snapshot.authFailures.sorted(by: { $0.key < $1.key }) {
             out += "onboard_auth_failures_total{reason=\(Self.label(reason))} \(count)\n"
+        }
+        out += "# HELP onboard_rest_database_errors_total REST requests answered 5xx because of the database, by SQLSTATE (connection: unreachable).\n"
+        out += "# TYPE onboard_rest_database_errors_total counter\n"
+        for (state, count) in snapshot.databaseErrors.sorted(by: { $0.key < $1.key }) {
+            out += "onboard_rest_database_errors_total{sqlstate=\(Self.label(state))} \(count)\n"
         }
         out += "# HELP onboard_db_pool_connections Database connections of the pool, by state.\n"
         out += "# TYPE onboard_db_pool_connections gauge\n"
@@ -275,7 +289,10 @@ public final class Metrics: Sendable {
 /// reconnecting does not make the server unready: REST and Auth serve on).
 struct Readiness: Sendable {
     var ready: Bool
+    /// The answer for the service role: with the database's error text when it does not answer.
     var json: String
+    /// The answer for anyone else: without that text (host names, ports, socket paths).
+    var publicJSON: String
 
     static func check(pool: Pool, migrator: Migrator, feed: ChangeFeed? = nil) -> Readiness {
         var realtime = ""
@@ -288,13 +305,13 @@ struct Readiness: Sendable {
             let changed = states.filter { $0.kind == .changed }.map { "\($0.version)_\($0.name)" }
             let ready = pending.isEmpty && changed.isEmpty
             let list = { (names: [String]) in "[" + names.map(jsonString).joined(separator: ",") + "]" }
-            return Readiness(
-                ready: ready,
-                json:
-                    #"{"status":\#(ready ? "\"ready\"" : "\"not ready\""),"database":"ok","migrations":{"applied":\#(states.filter { $0.kind == .applied }.count),"pending":\#(list(pending)),"changed":\#(list(changed))}\#(realtime)}"#
-            )
+            let json =
+                #"{"status":\#(ready ? "\"ready\"" : "\"not ready\""),"database":"ok","migrations":{"applied":\#(states.filter { $0.kind == .applied }.count),"pending":\#(list(pending)),"changed":\#(list(changed))}\#(realtime)}"#
+            return Readiness(ready: ready, json: json, publicJSON: json)
         } catch {
-            return Readiness(ready: false, json: #"{"status":"not ready","database":\#(jsonString("unavailable: \(error)"))\#(realtime)}"#)
+            return Readiness(
+                ready: false, json: #"{"status":"not ready","database":\#(jsonString("unavailable: \(error)"))\#(realtime)}"#,
+                publicJSON: #"{"status":"not ready","database":"unavailable"\#(realtime)}"#)
         }
     }
 }

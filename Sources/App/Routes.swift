@@ -14,19 +14,22 @@ enum Routes {
         migrator: Migrator, readiness: @escaping @Sendable () -> Readiness, logger: Logger
     ) -> Router {
         var router = Router(logger: logger, errorStyle: Gateway.errorStyle)
-        // Liveness: 200 while the process serves, saying honestly whether the database answers.
+        // Liveness: 200 while the database answers, else 503 with a fixed body (anyone may ask:
+        // the error's text, with host names and socket paths, goes to the log only).
         router.add(.get, "/health") { _ in
             do {
                 _ = try pool.withConnection { try $0.query("SELECT 1") }
                 return .json(.ok, #"{"status":"ok","database":"ok"}"#)
             } catch {
-                return .json(.ok, #"{"status":"ok","database":\#(jsonString("unavailable: \(error)"))}"#)
+                logger.error("health: the database does not answer", metadata: ["error": "\(error)"])
+                return .json(.serviceUnavailable, #"{"status":"unavailable"}"#)
             }
         }
-        // Readiness: the database answers and every migration on disk is applied unchanged.
-        router.add(.get, "/ready") { _ in
+        // Readiness: the database answers and every migration on disk is applied unchanged. The
+        // database's error text only for the service role.
+        router.add(.get, "/ready") { request in
             let state = readiness()
-            return .json(state.ready ? .ok : .serviceUnavailable, state.json)
+            return .json(state.ready ? .ok : .serviceUnavailable, isServiceRole(request, config: config) ? state.json : state.publicJSON)
         }
         router.add(.get, "/metrics") { _ in
             var headers = HTTPHeaders()
@@ -121,6 +124,13 @@ enum Routes {
             }
             return rest.respond(to: request, resource: resource, caller: caller, pipeline: pipeline, reply: recorded)
         }
+    }
+
+    /// Whether the request carries the service role key, as `apikey` or as bearer.
+    static func isServiceRole(_ request: HTTPRequest, config: ServerConfig) -> Bool {
+        let serviceKey = Array(config.keys.serviceRoleKey.utf8)
+        let bearer = request.headers["Authorization"].flatMap { $0.count > 7 && $0.prefix(7).lowercased() == "bearer " ? String($0.dropFirst(7)) : nil }
+        return [apiKey(request), bearer].contains { $0.map { Crypto.constantTimeEquals(Array($0.utf8), serviceKey) } ?? false }
     }
 
     /// The `apikey` header (any case) or query parameter, as Supabase's gateway accepts it.

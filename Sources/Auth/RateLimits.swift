@@ -7,7 +7,13 @@ extension AuthService {
     /// The client's address: the configured header's last hop (the one the trusted proxy
     /// appended to `X-Forwarded-For`), else the TCP peer.
     func clientAddress(_ request: HTTPRequest) -> String {
-        guard let name = config.rateLimitHeader, let value = request.headers.values(name).last,
+        Self.clientAddress(request, trustedHeader: config.rateLimitHeader)
+    }
+
+    /// The client: the last hop of `trustedHeader` (set by the proxy in front) when configured
+    /// and present, else the TCP peer.
+    public static func clientAddress(_ request: HTTPRequest, trustedHeader: String?) -> String {
+        guard let name = trustedHeader, let value = request.headers.values(name).last,
             let hop = value.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !hop.isEmpty
         else {
             return request.remoteAddress

@@ -21,12 +21,19 @@ extension AuthService {
         var failureKey: String?
         if case .otp(let email, _) = body.credential {
             guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Invalid email format") }
-            // Codes are six digits: wrong ones for an address are counted, and past the limit
-            // code entry for it waits for the window to end (links keep working).
+            // Codes are six digits: each check of a code for an address takes one of its
+            // `MAILER_OTP_MAX_FAILURES` attempts first, in one atomic statement, so concurrent
+            // guesses never get more checks than the limit; past it, code entry for the address
+            // waits for the window to end (links keep working). A check that was not a wrong
+            // code gives its attempt back.
             let key = "otp_failures:\(email)"
+            let within = try pool.withConnection { try RateLimitCounters.hit($0, keys: [key], limit: otpFailureLimit) }
+            guard within else { throw AuthError.rateLimited }
             failureKey = key
-            let reached = try pool.withConnection { try RateLimitCounters.reached($0, key: key, limit: otpFailureLimit) }
-            if reached { throw AuthError.rateLimited }
+        }
+        var wrongCode = false
+        defer {
+            if let failureKey, !wrongCode { _ = try? pool.withConnection { try RateLimitCounters.giveBack($0, key: failureKey) } }
         }
         do {
             return try pool.withTransaction { connection in
@@ -38,9 +45,7 @@ extension AuthService {
                 }
             }
         } catch let error as AuthError where error == .otpExpired(link: false) {
-            if let failureKey {
-                _ = try? pool.withConnection { try RateLimitCounters.hit($0, keys: [failureKey], limit: otpFailureLimit) }
-            }
+            wrongCode = true
             throw error
         }
     }
@@ -124,7 +129,12 @@ extension AuthService {
         guard let age = token.age, age <= config.mail.otpExpiry else { throw AuthError.otpExpired(link: isLink) }
         switch tokenType {
         case .confirmation, .recovery, .reauthentication:
-            try Users.confirmEmail(connection, id: userID)
+            // A passwordless sign-in's or a recovery's token that first proves the address drops
+            // a password set before the proof (by whoever signed the address up, maybe not its
+            // holder) and ends every session it opened.
+            if try Users.confirmEmail(connection, id: userID, droppingUnprovenPassword: token.passwordless) {
+                try Sessions.deleteAll(connection, userID: userID)
+            }
         case .emailChangeNew, .emailChangeCurrent:
             guard let change = try Users.lockEmailChange(connection, id: userID), let newEmail = change.newEmail, !newEmail.isEmpty else {
                 throw AuthError.otpExpired(link: isLink)

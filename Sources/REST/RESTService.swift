@@ -18,14 +18,27 @@ public struct RESTConfig: Sendable {
     /// PostgREST's `db-aggregates-enabled`: `count()`, `sum()`, … in `select` (off: PGRST123).
     public var aggregatesEnabled = false
     /// Called once for each request that failed because of the database or the connection
-    /// (an answer ≥ 500), with the request id and the error (SQLSTATE and message; never binds).
-    /// The app wires its Logger here: the cause is logged once, where it is mapped.
-    public var onServerError: (@Sendable (_ requestID: String, _ error: PostgresError) -> Void)?
+    /// (an answer ≥ 500). The app logs and counts it here: the cause is reported once, where it
+    /// is mapped.
+    public var onServerError: (@Sendable (ServerErrorReport) -> Void)?
     public init(ownership: OwnershipPolicy) {
         self.ownership = ownership
     }
 
     var policy: OwnershipPolicy { ownership }
+}
+
+/// A request answered ≥ 500 because of the database: what may be logged about it. The statement
+/// is named by the request's method and resource (`POST /rpc/fn`), never by its SQL or values.
+public struct ServerErrorReport: Sendable {
+    public let requestID: String
+    public let statement: String
+    /// PostgreSQL's SQLSTATE; nil when the connection failed or the client refused the query.
+    public let sqlState: String?
+    /// `server`, `connection` or `client`.
+    public let kind: String
+    /// The full error, message and details included: not for logs others read.
+    public let error: PostgresError
 }
 
 /// PostgREST's `db-tx-end`. The default commits and ignores `Prefer: tx`: with an override any
@@ -78,7 +91,7 @@ public final class RESTService: Sendable {
             let result = try execute(plan, caller: caller, context: RequestContext(request, resource: resource))
             return ResponseRenderer.render(plan, result)
         } catch {
-            return failure(error, request)
+            return failure(error, request, resource: resource)
         }
     }
 
@@ -187,7 +200,7 @@ public final class RESTService: Sendable {
         do {
             plan = try self.plan(request, resource: resource, caller: caller)
         } catch {
-            reply(failure(error, request))
+            reply(failure(error, request, resource: resource))
             return true
         }
         guard !plan.action.isDescribe, !plan.mustDecide, !plan.rollback else { return false }
@@ -201,14 +214,19 @@ public final class RESTService: Sendable {
                 let results = try outcome.get()
                 reply(ResponseRenderer.render(plan, try Self.checked(plan, exchange.interpret(results), caller: caller)))
             } catch {
-                reply(failure(Self.restError(error, caller: caller), request))
+                reply(failure(Self.restError(error, caller: caller), request, resource: resource))
             }
         }
     }
 
     /// An error's response; a database failure (≥ 500) is reported once, here.
-    private func failure(_ error: RESTError, _ request: HTTPRequest) -> HTTPResponse {
-        if case .database(let cause, _) = error, error.status.code >= 500 { config.onServerError?(request.id, cause) }
+    private func failure(_ error: RESTError, _ request: HTTPRequest, resource: String) -> HTTPResponse {
+        if case .database(let cause, _) = error, error.status.code >= 500 {
+            config.onServerError?(
+                ServerErrorReport(
+                    requestID: request.id, statement: "\(request.method.rawValue) \(resource)", sqlState: cause.sqlState, kind: "\(cause.kind)",
+                    error: cause))
+        }
         return error.response(for: request)
     }
 

@@ -13,7 +13,8 @@ public final class TestServer: Sendable {
     public let anonKey: String
     public let serviceKey: String
 
-    public init(configure: (inout ServerConfig) -> Void = { _ in }) throws {
+    /// `log`: where the server logs (info and up) instead of standard error.
+    public init(log: CapturedLog? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
         databaseURL = try TestPostgres.makeDatabase()
         let now = Int(Date().timeIntervalSince1970)
         anonKey = JWT.signHS256(claims: ["role": "anon", "iss": "supabase", "iat": now, "exp": now + 3600], secret: Array(Self.secret.utf8))
@@ -33,6 +34,7 @@ public final class TestServer: Sendable {
         configure(&config)
         var logger = Logger(label: "onboard.test")
         logger.logLevel = .warning
+        if let log { logger = log.logger(label: "onboard.test") }
         application = try Application.start(config, logger: logger)
     }
 

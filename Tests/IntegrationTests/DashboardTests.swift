@@ -1,4 +1,6 @@
+import App
 import Foundation
+import Logging
 import Postgres
 import TestSupport
 import Testing
@@ -9,19 +11,28 @@ import Testing
 struct DashboardTests {
     static let password = "dashboard-test-password"
 
-    static func server(password: String? = DashboardTests.password, serviceKey: Bool = false) throws -> TestServer {
+    static func server(password: String? = DashboardTests.password, serviceKey: Bool = false, clientHeader: String? = nil) throws -> TestServer {
         try TestServer { config in
             config.dashboard.password = password
             config.dashboard.serviceKeySignIn = serviceKey
+            config.auth.rateLimitHeader = clientHeader
         }
     }
 
     /// Signs in with `secret`; returns the response and the session cookie (`name=value`).
-    static func signIn(_ server: TestServer, _ secret: String, origin: String? = nil) throws -> (TestResponse, String?) {
-        var headers = [("Content-Type", "application/x-www-form-urlencoded")]
+    static func signIn(
+        _ server: TestServer, _ secret: String, origin: String? = nil, headers extra: [(String, String)] = []
+    ) throws -> (
+        TestResponse, String?
+    ) {
+        try signIn(port: server.port, secret, origin: origin, headers: extra)
+    }
+
+    static func signIn(port: Int, _ secret: String, origin: String? = nil, headers extra: [(String, String)] = []) throws -> (TestResponse, String?) {
+        var headers = [("Content-Type", "application/x-www-form-urlencoded")] + extra
         if let origin { headers.append(("Origin", origin)) }
         let body = "secret=" + (secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-        let response = try server.client().request("POST", "/dashboard/sign-in", headers: headers, body: body)
+        let response = try TestHTTPClient(port: port).request("POST", "/dashboard/sign-in", headers: headers, body: body)
         let cookie = response.header("Set-Cookie")?.split(separator: ";").first.map(String.init)
         return (response, cookie)
     }
@@ -140,6 +151,44 @@ struct DashboardTests {
         for _ in 0..<10 { #expect(try Self.signIn(server, "wrong-password").0.status == 401) }
         // Even the right password now waits for the window to pass.
         #expect(try Self.signIn(server, Self.password).0.status == 429)
+    }
+
+    /// Behind a proxy every operator arrives from the proxy's address: the trusted header
+    /// (`RATE_LIMIT_HEADER`) names the client, and the count is shared by every server.
+    @Test func behindAProxyEachOperatorHasTheirOwnBudgetOnEveryServer() throws {
+        let server = try Self.server(clientHeader: "X-Forwarded-For")
+        let replica = try Self.replica(of: server)
+        defer { replica.shutdown() }
+        let first = [("X-Forwarded-For", "203.0.113.7")]
+        for attempt in 0..<10 {
+            let port = attempt.isMultiple(of: 2) ? server.port : replica.port
+            #expect(try Self.signIn(port: port, "wrong-password", headers: first).0.status == 401)
+        }
+        #expect(try Self.signIn(server, Self.password, headers: first).0.status == 429)
+        #expect(try Self.signIn(port: replica.port, Self.password, headers: first).0.status == 429)
+        // Another operator behind the same proxy is not locked out.
+        #expect(try Self.signIn(server, Self.password, headers: [("X-Forwarded-For", "198.51.100.2")]).0.status == 303)
+    }
+
+    /// A second server on the same database (a replica behind the load balancer).
+    static func replica(of server: TestServer) throws -> Application {
+        var config = server.application.config
+        config.port = 0
+        config.migrateOnStart = false
+        return try Application.start(config, logger: Logger(label: "replica"))
+    }
+
+    /// Signing out on one server ends the session on every server sharing the database.
+    @Test func signOutEndsTheSessionOnEveryServer() throws {
+        let server = try Self.server()
+        let replica = try Self.replica(of: server)
+        defer { replica.shutdown() }
+        let (cookie, csrf) = try Self.session(server)
+        let onReplica = TestHTTPClient(port: replica.port)
+        #expect(try onReplica.request("GET", "/dashboard/api/operations", headers: [cookie]).status == 200)
+        let form = [cookie, ("Content-Type", "application/x-www-form-urlencoded")]
+        #expect(try server.client().request("POST", "/dashboard/sign-out", headers: form, body: "csrf_token=\(csrf)").status == 303)
+        #expect(try onReplica.request("GET", "/dashboard/api/operations", headers: [cookie]).status == 401)
     }
 
     @Test func signOutNeedsTheCSRFTokenAndEndsTheSession() throws {

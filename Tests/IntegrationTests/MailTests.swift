@@ -3,6 +3,7 @@ import Foundation
 import Identity
 import Logging
 import Postgres
+import Synchronization
 import TestSupport
 import Testing
 
@@ -88,6 +89,9 @@ struct MailFlowTests {
         server = try TestServer { config in
             config.auth.mail.autoconfirm = false
             config.auth.mail.requireReauthentication = true
+            // The per-client verify budget (30 per 5 minutes) would answer part of a burst of
+            // codes from this one address before the per-address code limit is reached.
+            config.auth.mail.verifyLimit = RateLimit(hits: 1000, window: 300)
             config.auth.mail.allowList = ["myapp://**", "https://*.example.org/**"]
             config.auth.siteURL = Self.site
             var smtp = SMTPConfig(host: "127.0.0.1")
@@ -188,6 +192,52 @@ struct MailFlowTests {
         #expect(repeated.status == 200 && repeated.jsonObject?["id"] as? String != user["id"] as? String)
         #expect((repeated.jsonObject?["identities"] as? [Any])?.isEmpty == true)
         #expect(sink.messages().count == count)
+    }
+
+    /// Someone signs up the victim's address with a password of their own; the victim later
+    /// proves the address by a magic link or a recovery code, and the earlier password no longer
+    /// opens the account. The sign-up's own confirmation (and its resend) keeps the password.
+    @Test func aPasswordSetBeforeTheAddressWasProvenDiesWithAPasswordlessProof() throws {
+        let attackerPassword = #""password":"Attacker-pass-1""#
+        func signInWithAttackersPassword(_ email: String) throws -> TestResponse {
+            try post("/auth/v1/token?grant_type=password", #"{"email":"\#(email)",\#(attackerPassword)}"#)
+        }
+        // By the magic link of /otp.
+        let victim = Self.email()
+        #expect(try post("/auth/v1/signup", #"{"email":"\#(victim)",\#(attackerPassword)}"#).status == 200)
+        _ = try sink.waitForMail(to: victim)
+        try forgetSentTimes(victim)
+        #expect(try post("/auth/v1/otp", #"{"email":"\#(victim)"}"#).status == 200)
+        let link = try #require(try sink.waitForMail(to: victim, count: 2).verifyPath)
+        let opened = try server.client().request("GET", link)
+        let session = Self.fragment(opened.header("Location") ?? "")
+        #expect(opened.status == 303 && session["access_token"] != nil)
+        let refused = try signInWithAttackersPassword(victim)
+        #expect(refused.status == 400 && refused.jsonObject?["code"] as? String == "invalid_credentials")
+        #expect(try get("/auth/v1/user", token: session["access_token"]).status == 200, "the proving session stays")
+
+        // By a recovery code; the holder then chooses a password.
+        let other = Self.email()
+        #expect(try post("/auth/v1/signup", #"{"email":"\#(other)",\#(attackerPassword)}"#).status == 200)
+        _ = try sink.waitForMail(to: other)
+        try forgetSentTimes(other)
+        #expect(try post("/auth/v1/recover", #"{"email":"\#(other)"}"#).status == 200)
+        let code = try #require(try sink.waitForMail(to: other, count: 2).code)
+        let recovered = try post("/auth/v1/verify", #"{"type":"recovery","email":"\#(other)","token":"\#(code)"}"#)
+        let token = try #require(recovered.jsonObject?["access_token"] as? String)
+        #expect(try signInWithAttackersPassword(other).status == 400)
+        #expect(try server.client().request("PUT", "/auth/v1/user", headers: server.headers(token), body: #"{"password":"Holder-pass-1"}"#).status == 200)
+        #expect(try post("/auth/v1/token?grant_type=password", #"{"email":"\#(other)","password":"Holder-pass-1"}"#).status == 200)
+
+        // The sign-up's resent confirmation keeps the sign-up's password.
+        let owner = Self.email()
+        #expect(try post("/auth/v1/signup", #"{"email":"\#(owner)",\#(attackerPassword)}"#).status == 200)
+        _ = try sink.waitForMail(to: owner)
+        try forgetSentTimes(owner)
+        #expect(try post("/auth/v1/resend", #"{"type":"signup","email":"\#(owner)"}"#).status == 200)
+        let confirm = try #require(try sink.waitForMail(to: owner, count: 2).verifyPath)
+        #expect(try server.client().request("GET", confirm).status == 303)
+        #expect(try signInWithAttackersPassword(owner).status == 200)
     }
 
     @Test func pkceSignUpRedirectsWithACodeExchangedOnce() throws {
@@ -306,6 +356,46 @@ struct MailFlowTests {
         #expect(locked.status == 429 && locked.jsonObject?["code"] as? String == "over_request_rate_limit")
     }
 
+    /// Forty wrong codes at once for one address: no more than the limit (5) are checked, however
+    /// the requests interleave; a right code afterwards is refused too, and a right code within
+    /// the limit gives its attempt back.
+    @Test func aBurstOfWrongCodesGetsNoMoreChecksThanTheLimit() throws {
+        let email = Self.email()
+        _ = try confirmedUser(email)
+        #expect(try post("/auth/v1/otp", #"{"email":"\#(email)"}"#).status == 200)
+        let code = try #require(try sink.waitForMail(to: email).code)
+        let wrongCode = code == "111111" ? "222222" : "111111"
+        final class Statuses: Sendable { let list = Mutex<[Int]>([]) }
+        let statuses = Statuses()
+        let group = DispatchGroup()
+        for _ in 0..<40 {
+            group.enter()
+            Thread.detachNewThread { [server] in
+                let status =
+                    (try? server.client().request(
+                        "POST", "/auth/v1/verify", headers: server.headers(),
+                        body: #"{"type":"email","email":"\#(email)","token":"\#(wrongCode)"}"#
+                    ).status) ?? 0
+                statuses.list.withLock { $0.append(status) }
+                group.leave()
+            }
+        }
+        group.wait()
+        let answered = statuses.list.withLock { $0 }
+        #expect(answered.filter { $0 == 403 }.count == 5, "codes checked: \(answered.sorted())")
+        #expect(answered.filter { $0 == 429 }.count == 35)
+        #expect(try post("/auth/v1/verify", #"{"type":"email","email":"\#(email)","token":"\#(code)"}"#).status == 429)
+
+        let other = Self.email()
+        _ = try confirmedUser(other)
+        for round in 1...6 {
+            try forgetSentTimes(other)
+            #expect(try post("/auth/v1/otp", #"{"email":"\#(other)"}"#).status == 200)
+            let fresh = try #require(try sink.waitForMail(to: other, count: round).code)
+            #expect(try post("/auth/v1/verify", #"{"type":"email","email":"\#(other)","token":"\#(fresh)"}"#).status == 200, "right code \(round)")
+        }
+    }
+
     @Test func otpSignsUpNewAddressesUnlessTold() throws {
         let refused = try post("/auth/v1/otp", #"{"email":"\#(Self.email())","create_user":false}"#)
         #expect(refused.status == 422 && refused.jsonObject?["code"] as? String == "otp_disabled")
@@ -400,6 +490,34 @@ struct MailFlowTests {
         let mail = try sink.waitForMail(to: email)
         let location = try server.client().request("GET", try #require(mail.verifyPath)).header("Location") ?? ""
         #expect(location.hasPrefix(Self.site + "#access_token="))
+    }
+
+    /// A magic link, a recovery and a sign-up requested with a `redirect_to` that a browser reads
+    /// as another site (in the query, the header and the link itself) lead to SITE_URL.
+    @Test func hostileRedirectsNeverCarryTheSessionAway() throws {
+        let hostile = [
+            #"http://evil.example\@127.0.0.1:3000/"#, "http://evil.example%5C@evil.example/", "https:evil.example", "http://ev\til.example\\@127.0.0.1:3000"
+        ]
+        func escaped(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "" }
+        func landing(_ mail: ReceivedMail, override: String? = nil) throws -> String {
+            var path = try #require(mail.verifyPath)
+            if let override { path = path.replacing(#/redirect_to=[^&]*/#, with: "redirect_to=" + escaped(override)) }
+            return try server.client().request("GET", path).header("Location") ?? ""
+        }
+        for redirect in hostile {
+            let email = Self.email()
+            _ = try confirmedUser(email)
+            #expect(try post("/auth/v1/otp?redirect_to=\(escaped(redirect))", #"{"email":"\#(email)"}"#).status == 200)
+            #expect(try landing(sink.waitForMail(to: email)).hasPrefix(Self.site + "#access_token="), "magic link, query: \(redirect)")
+            try forgetSentTimes(email)
+            let recover = try server.client().request(
+                "POST", "/auth/v1/recover", headers: server.headers(nil, [("redirect_to", redirect)]), body: #"{"email":"\#(email)"}"#)
+            #expect(recover.status == 200)
+            #expect(try landing(sink.waitForMail(to: email, count: 2)).hasPrefix(Self.site + "#access_token="), "recovery, header: \(redirect)")
+            let newcomer = Self.email()
+            #expect(try post("/auth/v1/signup?redirect_to=\(escaped(redirect))", #"{"email":"\#(newcomer)","password":"Secret-pass-1"}"#).status == 200)
+            #expect(try landing(sink.waitForMail(to: newcomer), override: redirect).hasPrefix(Self.site + "#access_token="), "sign-up link: \(redirect)")
+        }
     }
 
     @Test func verifyRefusesMalformedRequests() throws {

@@ -1,3 +1,4 @@
+import Auth
 import Foundation
 import HTTP
 import Identity
@@ -46,7 +47,7 @@ enum Dashboard {
     static let pages = ["onboarding": "/dashboard", "users": "/dashboard/users", "operations": "/dashboard/operations"]
 
     static func register(_ router: inout Router, config: ServerConfig, pool: Pool, metrics: Metrics, migrator: Migrator, logger: Logger) {
-        let access = DashboardAccess(config: config.dashboard, keys: config.keys)
+        let access = DashboardAccess(config: config.dashboard, keys: config.keys, pool: pool)
         let enabled = config.dashboard.isEnabled
         let signInPage: @Sendable (HTTPStatus, String?) -> HTTPResponse = { status, message in
             html(
@@ -62,7 +63,7 @@ enum Dashboard {
         ) {
             router.add(method, path) { request in
                 guard enabled else { return .error(.notFound, "Not Found") }
-                guard let session = access.session(request) else {
+                guard let session = try access.session(request) else {
                     return page ? signInPage(.unauthorized, nil) : secured(.error(.unauthorized, "sign in to the dashboard first"))
                 }
                 return secured(try handler(request, session))
@@ -83,13 +84,14 @@ enum Dashboard {
             guard enabled else { return .error(.notFound, "Not Found") }
             guard !DashboardAccess.isCrossOrigin(request) else { return secured(.error(.forbidden, "cross-origin sign-in refused")) }
             let secret = DashboardAccess.formValue(request, "secret") ?? ""
-            switch access.signIn(secret: secret, client: request.remoteAddress) {
+            let client = AuthService.clientAddress(request, trustedHeader: config.auth.rateLimitHeader)
+            switch try access.signIn(secret: secret, client: client) {
             case .accepted:
                 let (cookie, _) = access.newSession()
-                logger.notice("dashboard sign-in", metadata: ["client": "\(request.remoteAddress)"])
+                logger.notice("dashboard sign-in", metadata: ["client": "\(client)"])
                 return redirect("/dashboard/", cookie: access.setCookie(cookie, secure: DashboardAccess.isSecure(request)))
             case .refused:
-                logger.warning("dashboard sign-in refused", metadata: ["client": "\(request.remoteAddress)"])
+                logger.warning("dashboard sign-in refused", metadata: ["client": "\(client)"])
                 return signInPage(.unauthorized, "Wrong password or key.")
             case .throttled:
                 return signInPage(.tooManyRequests, "Too many failed sign-ins: wait a few minutes.")
@@ -97,7 +99,7 @@ enum Dashboard {
         }
         route(.post, "/dashboard/sign-out") { request, session in
             guard access.hasCSRFToken(request, session: session) else { throw DashboardError(.forbidden, "missing or wrong CSRF token") }
-            access.revoke(session)
+            try access.revoke(session)
             return redirect("/dashboard/", cookie: DashboardAccess.clearCookie(secure: DashboardAccess.isSecure(request)))
         }
 

@@ -1,7 +1,8 @@
+import Auth
 import Foundation
 import HTTP
 import Identity
-import Synchronization
+import Postgres
 
 /// Who may use the dashboard: off unless a way to sign in is configured.
 public struct DashboardConfig: Sendable {
@@ -21,21 +22,21 @@ public struct DashboardConfig: Sendable {
 /// key derived from the JWT secret and the configured sign-in secrets, so changing either ends
 /// every session. Each session's CSRF token is an HMAC of its nonce; the one write (deleting a
 /// user) and signing out require it in `X-CSRF-Token` or the form field `csrf_token`. Signing out
-/// also revokes the session in this process (a copy of the cookie replayed here is refused).
+/// revokes the session in PostgreSQL (`auth.dashboard_revoked_sessions`), so a copy of the cookie
+/// is refused by every server sharing the database. Failed sign-ins are counted there too, per
+/// client (`RATE_LIMIT_HEADER`'s last hop behind a proxy, else the TCP peer).
 final class DashboardAccess: Sendable {
     static let cookieName = "onboard_dashboard"
     let config: DashboardConfig
     let serviceRoleKey: String
     private let key: [UInt8]
-    /// Failed sign-ins per client address in the current window.
-    private let failures = Mutex<[String: (count: Int, since: Date)]>([:])
-    static let failureLimit = 10
-    /// Signed-out sessions' nonces and expiry times, until they expire.
-    private let revoked = Mutex<[String: Int]>([:])
-    static let failureWindow: TimeInterval = 300
+    private let pool: Pool
+    /// Failed sign-ins allowed per client within the window (seconds).
+    static let failureLimit = RateLimit(hits: 10, window: 300)
 
-    init(config: DashboardConfig, keys: KeyConfig) {
+    init(config: DashboardConfig, keys: KeyConfig, pool: Pool) {
         self.config = config
+        self.pool = pool
         serviceRoleKey = keys.serviceRoleKey
         var material = Array("onboard-dashboard-session\u{0}".utf8)
         material += Crypto.sha256(Array((config.password ?? "").utf8))
@@ -54,29 +55,17 @@ final class DashboardAccess: Sendable {
     enum SignInResult { case accepted, refused, throttled }
 
     /// Checks a submitted secret against the password and (when allowed) the service-role key,
-    /// in constant time, counting failures per client address.
-    func signIn(secret: String, client: String, now: Date = Date()) -> SignInResult {
-        let throttled = failures.withLock { table -> Bool in
-            if let entry = table[client], now.timeIntervalSince(entry.since) < Self.failureWindow, entry.count >= Self.failureLimit { return true }
-            return false
-        }
-        if throttled { return .throttled }
+    /// in constant time. Each check takes one of the client's attempts first (one atomic
+    /// statement, so concurrent guesses get no more than the limit); a right secret clears them.
+    func signIn(secret: String, client: String) throws -> SignInResult {
+        let counter = "dashboard_sign_in:\(client)"
+        guard try pool.withConnection({ try RateLimitCounters.hit($0, keys: [counter], limit: Self.failureLimit) }) else { return .throttled }
         let given = Crypto.sha256(Array(secret.utf8))
         var accepted = false
         if let password = config.password, Crypto.constantTimeEquals(given, Crypto.sha256(Array(password.utf8))) { accepted = true }
         if config.serviceKeySignIn, Crypto.constantTimeEquals(given, Crypto.sha256(Array(serviceRoleKey.utf8))) { accepted = true }
         if secret.isEmpty { accepted = false }
-        failures.withLock { table in
-            if accepted {
-                table[client] = nil
-            } else {
-                var entry = table[client] ?? (0, now)
-                if now.timeIntervalSince(entry.since) >= Self.failureWindow { entry = (0, now) }
-                entry.count += 1
-                table[client] = entry
-                if table.count > 10_000 { table = table.filter { now.timeIntervalSince($0.value.since) < Self.failureWindow } }
-            }
-        }
+        if accepted { try pool.withConnection { try RateLimitCounters.reset($0, key: counter) } }
         return accepted ? .accepted : .refused
     }
 
@@ -88,24 +77,32 @@ final class DashboardAccess: Sendable {
         return (payload + "." + mac(payload), Session(nonce: nonce, expires: expires, csrfToken: csrf(nonce)))
     }
 
-    /// The request's valid, unexpired session, if any.
-    func session(_ request: HTTPRequest, now: Date = Date()) -> Session? {
+    /// The request's valid, unexpired, not signed-out session, if any.
+    func session(_ request: HTTPRequest, now: Date = Date()) throws -> Session? {
         guard let value = Self.cookie(request, Self.cookieName) else { return nil }
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "v1", let expires = Int(parts[1]), parts[2].count == 32 else { return nil }
         let payload = "v1.\(parts[1]).\(parts[2])"
         guard Crypto.constantTimeEquals(Array(mac(payload).utf8), Array(parts[3].utf8)) else { return nil }
         guard expires > Int(now.timeIntervalSince1970) else { return nil }
-        guard revoked.withLock({ $0[String(parts[2])] == nil }) else { return nil }
+        let nonce = String(parts[2])
+        let revoked = try pool.withConnection {
+            try $0.query("SELECT EXISTS (SELECT 1 FROM auth.dashboard_revoked_sessions WHERE nonce = \(nonce))").scalar == "t"
+        }
+        guard !revoked else { return nil }
         return Session(nonce: String(parts[2]), expires: expires, csrfToken: csrf(String(parts[2])))
     }
 
-    /// Ends a session (sign-out).
-    func revoke(_ session: Session, now: Date = Date()) {
-        let time = Int(now.timeIntervalSince1970)
-        revoked.withLock { table in
-            table = table.filter { $0.value > time }
-            table[session.nonce] = session.expires
+    /// Ends a session (sign-out) for every server; forgets sessions whose cookies have expired.
+    func revoke(_ session: Session) throws {
+        _ = try pool.withConnection {
+            try $0.pipeline([
+                "DELETE FROM auth.dashboard_revoked_sessions WHERE expires_at < now()",
+                """
+                INSERT INTO auth.dashboard_revoked_sessions (nonce, expires_at) VALUES (\(session.nonce), to_timestamp(\(session.expires)))
+                ON CONFLICT (nonce) DO NOTHING
+                """
+            ])
         }
     }
 

@@ -8,13 +8,17 @@ import Postgres
 /// in one transaction with the per-address interval and the mail budget checked, and hands the
 /// mails to the mailer after the commit: the request never waits for a mail server.
 extension AuthService {
-    /// The confirmation mail of a sign-up (also `/otp` for a new address, `/resend` type signup).
-    func confirmationMail(_ connection: Connection, _ row: MailUserRow, pkce: AuthRequest.PKCEChallenge?, redirectTo: String) throws -> OutgoingMail {
+    /// The confirmation mail of a sign-up (also `/otp` for a new or unconfirmed address, then
+    /// `passwordless`; `/resend` type signup).
+    func confirmationMail(
+        _ connection: Connection, _ row: MailUserRow, pkce: AuthRequest.PKCEChallenge?, redirectTo: String, passwordless: Bool = false
+    ) throws -> OutgoingMail {
         try checkFrequency(secondsAgo: row.confirmationAgo)
         try countMailBudget(connection)
         let flow = try pkce.map { try createFlowState(connection, userID: row.user.id, pkce: $0, providerType: "email", method: "email/signup") }
         let mail = try issueMail(
-            connection, kind: .confirmation, type: .confirmation, user: row.user, to: row.user.email, flowStateID: flow, redirectTo: redirectTo)
+            connection, kind: .confirmation, type: .confirmation, user: row.user, to: row.user.email, flowStateID: flow, redirectTo: redirectTo,
+            passwordless: passwordless)
         try Users.stampSent(connection, id: row.user.id, .confirmation)
         return mail
     }
@@ -26,7 +30,8 @@ extension AuthService {
         try countMailBudget(connection)
         let method = kind == .magicLink ? "magiclink" : "recovery"
         let flow = try pkce.map { try createFlowState(connection, userID: row.user.id, pkce: $0, providerType: method, method: method) }
-        let mail = try issueMail(connection, kind: kind, type: .recovery, user: row.user, to: row.user.email, flowStateID: flow, redirectTo: redirectTo)
+        let mail = try issueMail(
+            connection, kind: kind, type: .recovery, user: row.user, to: row.user.email, flowStateID: flow, redirectTo: redirectTo, passwordless: true)
         try Users.stampSent(connection, id: row.user.id, .recovery)
         return mail
     }
@@ -113,7 +118,7 @@ extension AuthService {
             }
             guard let row else { throw AuthError.unexpected("user vanished") }
             if !row.confirmed {
-                return try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
+                return try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo, passwordless: true)
             }
             return try recoveryMail(connection, row, kind: .magicLink, pkce: body.pkce, redirectTo: redirectTo)
         }

@@ -25,16 +25,18 @@ enum TokenType: String, Sendable {
 extension AuthService {
     /// Issues a new token of `type` for `user` (replacing the previous one, so only the latest
     /// mail works) and renders its mail to `address`. A PKCE flow's link token starts with
-    /// `pkce_` (clients and `GET /verify` tell the flows apart by it).
+    /// `pkce_` (clients and `GET /verify` tell the flows apart by it). `passwordless`: the mail
+    /// answers a passwordless sign-in or a recovery (see `consumeToken`).
     func issueMail(
         _ connection: Connection, kind: MailKind, type: TokenType, user: MailUser, to address: String,
-        flowStateID: String?, redirectTo: String, newEmail: String = ""
+        flowStateID: String?, redirectTo: String, newEmail: String = "", passwordless: Bool = false
     ) throws -> OutgoingMail {
         let code = Self.newOTP(length: config.mail.otpLength)
         let linkToken = kind.linkType.map { _ in (flowStateID != nil ? "pkce_" : "") + Crypto.hex(Crypto.randomBytes(28)) }
         try OneTimeTokens.issue(
             connection, userID: user.id, type: type, tokenDigest: linkToken.map(Self.digest),
-            otpHash: otpHash(code, type: type, userID: user.id, address: address), relatesTo: address, flowStateID: flowStateID)
+            otpHash: otpHash(code, type: type, userID: user.id, address: address), relatesTo: address, flowStateID: flowStateID,
+            passwordless: passwordless)
         var values = MailTemplate.Values()
         let link = linkToken.flatMap { token in kind.linkType.map { verifyLink(token: token, type: $0, redirectTo: redirectTo) } }
         values.confirmationURL = link ?? ""
@@ -114,56 +116,9 @@ extension AuthService {
         return allowedRedirect(candidate)
     }
 
-    /// `candidate` when it is on SITE_URL's scheme, host and port (any port on a loopback host)
-    /// or matches `URI_ALLOW_LIST`; `SITE_URL` otherwise. Never a URL with control characters
-    /// (it ends up in a `Location` header).
+    /// `candidate` as a browser reads it when that is allowed (`RedirectPolicy`); `SITE_URL` otherwise.
     func allowedRedirect(_ candidate: String?) -> String {
-        let site = config.siteURL
-        guard let candidate, !candidate.isEmpty, !candidate.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }),
-            let url = URLComponents(string: candidate), let scheme = url.scheme?.lowercased()
-        else { return site }
-        if let base = URLComponents(string: site), let host = url.host?.lowercased(), scheme == base.scheme?.lowercased(),
-            host == base.host?.lowercased()
-        {
-            let loopback = host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host == "::1"
-            if loopback || url.port == base.port { return candidate }
-        }
-        for pattern in config.mail.allowList where Self.globMatches(pattern, candidate) {
-            return candidate
-        }
-        return site
-    }
-
-    /// GoTrue's allow-list globs: `**` any text, `*` any text without `.` or `/`, `?` one
-    /// character other than those; anything else literally.
-    static func globMatches(_ pattern: String, _ text: String) -> Bool {
-        let p = Array(pattern.unicodeScalars)
-        let t = Array(text.unicodeScalars)
-        var memo = [Int: Bool]()
-        func match(_ i: Int, _ j: Int) -> Bool {
-            if let known = memo[i * (t.count + 1) + j] { return known }
-            let result: Bool
-            if i == p.count {
-                result = j == t.count
-            } else if p[i] == "*" {
-                let deep = i + 1 < p.count && p[i + 1] == "*"
-                let next = deep ? i + 2 : i + 1
-                var k = j
-                var found = match(next, k)
-                while !found && k < t.count && (deep || (t[k] != "." && t[k] != "/")) {
-                    k += 1
-                    found = match(next, k)
-                }
-                result = found
-            } else if j < t.count && (p[i] == t[j] || (p[i] == "?" && t[j] != "." && t[j] != "/")) {
-                result = match(i + 1, j + 1)
-            } else {
-                result = false
-            }
-            memo[i * (t.count + 1) + j] = result
-            return result
-        }
-        return match(0, 0)
+        RedirectPolicy(siteURL: config.siteURL, allowList: config.mail.allowList).target(candidate)
     }
 
     static func queryEscape(_ text: String) -> String {

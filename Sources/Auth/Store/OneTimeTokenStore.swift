@@ -13,30 +13,35 @@ enum OneTimeTokens {
         var flowStateID: String?
         /// Seconds since it was issued.
         var age: Double?
+        /// Mailed for a passwordless sign-in or a recovery (not a sign-up's confirmation).
+        var passwordless = false
     }
 
     /// A new token of `type` for `userID`, replacing the previous one (so only the latest mail works).
     static func issue(
         _ connection: Connection, userID: String, type: TokenType, tokenDigest: String?, otpHash: String, relatesTo: String,
-        flowStateID: String?
+        flowStateID: String?, passwordless: Bool
     ) throws {
         _ = try connection.query(
             """
-            INSERT INTO auth.one_time_tokens (user_id, token_type, token_hash, otp_hash, relates_to, flow_state_id)
-            VALUES (\(userID)::uuid, \(type.rawValue), \(tokenDigest), \(otpHash), \(relatesTo), \(flowStateID)::uuid)
+            INSERT INTO auth.one_time_tokens (user_id, token_type, token_hash, otp_hash, relates_to, flow_state_id, passwordless)
+            VALUES (\(userID)::uuid, \(type.rawValue), \(tokenDigest), \(otpHash), \(relatesTo), \(flowStateID)::uuid, \(passwordless))
             ON CONFLICT (user_id, token_type) DO UPDATE SET token_hash = EXCLUDED.token_hash, otp_hash = EXCLUDED.otp_hash,
-                relates_to = EXCLUDED.relates_to, flow_state_id = EXCLUDED.flow_state_id, created_at = now()
+                relates_to = EXCLUDED.relates_to, flow_state_id = EXCLUDED.flow_state_id, passwordless = EXCLUDED.passwordless,
+                created_at = now()
             """)
     }
 
-    private static let columns: SQL = "id::text, user_id::text, token_type, otp_hash, relates_to, flow_state_id::text, extract(epoch FROM now() - created_at)"
+    private static let columns: SQL =
+        "id::text, user_id::text, token_type, otp_hash, relates_to, flow_state_id::text, extract(epoch FROM now() - created_at), passwordless"
 
     private static func rows(_ result: QueryResult) -> [Row] {
         (0..<result.count).compactMap { index in
             result[index, 0].map {
                 Row(
                     id: $0, userID: result[index, 1], tokenType: result[index, 2], otpHash: result[index, 3],
-                    relatesTo: result[index, 4], flowStateID: result[index, 5], age: result[index, 6].flatMap(Double.init))
+                    relatesTo: result[index, 4], flowStateID: result[index, 5], age: result[index, 6].flatMap(Double.init),
+                    passwordless: result[index, 7] == "t")
             }
         }
     }

@@ -281,20 +281,29 @@ enum Users {
     }
 
     /// A mailed token spent: the address confirmed, the e-mail identity verified, and every
-    /// outstanding token of the user deleted (pipelined).
-    static func confirmEmail(_ connection: Connection, id: String) throws {
-        _ = try connection.pipeline([
-            "UPDATE auth.users SET email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() WHERE id = \(id)::uuid",
+    /// outstanding token of the user deleted (pipelined). With `droppingUnprovenPassword`, a
+    /// password set while the address was unconfirmed is removed; returns whether one was.
+    static func confirmEmail(_ connection: Connection, id: String, droppingUnprovenPassword: Bool = false) throws -> Bool {
+        let results = try connection.pipeline([
+            """
+            WITH before AS (
+                SELECT id, email_confirmed_at IS NULL AND coalesce(encrypted_password, '') <> '' AS unproven
+                FROM auth.users WHERE id = \(id)::uuid FOR UPDATE
+            )
+            UPDATE auth.users u SET email_confirmed_at = coalesce(u.email_confirmed_at, now()), updated_at = now(),
+                encrypted_password = CASE WHEN \(droppingUnprovenPassword)::boolean AND before.unproven THEN '' ELSE u.encrypted_password END
+            FROM before WHERE u.id = before.id
+            RETURNING \(droppingUnprovenPassword)::boolean AND before.unproven
+            """,
             """
             UPDATE auth.identities SET identity_data = identity_data || '{"email_verified":true}'::jsonb, updated_at = now()
             WHERE user_id = \(id)::uuid AND provider = 'email'
             """,
             OneTimeTokens.deleteAllStatement(userID: id)
         ])
+        return results[0].scalar == "t"
     }
 
-    /// The first of the two confirmations of a secure e-mail change: its token spent, the status
-    /// set (pipelined).
     static func confirmEmailChangeHalfway(_ connection: Connection, id: String, tokenID: String) throws {
         _ = try connection.pipeline([
             OneTimeTokens.deleteStatement(id: tokenID),

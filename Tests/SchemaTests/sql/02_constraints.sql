@@ -101,6 +101,8 @@ END $$;
 
 -- test: each of the eight onboarding states is accepted
 INSERT INTO auth.users (id, email) VALUES ('aaaaaaaa-0000-4000-8000-000000000001', 'a@example.com');
+-- A child that passes the checks for entering COMPLETE (20251126900000_onboarding_state_machine.sql).
+INSERT INTO public.children (user_id, name, goals, topics) VALUES ('aaaaaaaa-0000-4000-8000-000000000001', 'Maya', '{a}', '{x,y,z}');
 SET LOCAL ROLE authenticated;
 SELECT set_config('request.jwt.claims', '{"sub":"aaaaaaaa-0000-4000-8000-000000000001","role":"authenticated"}', true);
 DO $$

@@ -294,6 +294,8 @@ END $$;
 
 -- test: onboarding_completed_at is set when a PATCH first sets COMPLETE and never moves afterwards
 INSERT INTO auth.users (id, email) VALUES ('aaaaaaaa-0000-4000-8000-000000000001', 'a@example.com');
+-- A child that passes the completion checks (20251126900000_onboarding_state_machine.sql).
+INSERT INTO public.children (user_id, name, goals, topics) VALUES ('aaaaaaaa-0000-4000-8000-000000000001', 'Maya', '{a}', '{x,y,z}');
 SET LOCAL ROLE authenticated;
 SELECT set_config('request.jwt.claims', '{"sub":"aaaaaaaa-0000-4000-8000-000000000001","role":"authenticated"}', true);
 DO $$
@@ -304,11 +306,21 @@ BEGIN
   UPDATE public.user_profiles SET onboarding_state = 'COMPLETE';
   SELECT onboarding_completed_at INTO first FROM public.user_profiles;
   ASSERT first IS NOT NULL, 'not stamped on COMPLETE';
-  -- Back and forth, and an explicit attempt to clear or move it.
-  UPDATE public.user_profiles SET onboarding_state = 'REVIEW', onboarding_completed_at = NULL;
+  -- An explicit attempt to clear or move it.
+  UPDATE public.user_profiles SET onboarding_completed_at = NULL;
   ASSERT (SELECT onboarding_completed_at FROM public.user_profiles) = first, 'cleared';
   UPDATE public.user_profiles SET onboarding_completed_at = '2001-01-01';
   ASSERT (SELECT onboarding_completed_at FROM public.user_profiles) = first, 'moved by a client';
+END $$;
+-- Back and forth: only the service role may leave COMPLETE (a support reset).
+RESET ROLE;
+SET LOCAL ROLE service_role;
+SELECT set_config('request.jwt.claims', '{"role":"service_role"}', true);
+DO $$
+DECLARE first timestamptz := (SELECT onboarding_completed_at FROM public.user_profiles);
+BEGIN
+  UPDATE public.user_profiles SET onboarding_state = 'REVIEW', onboarding_completed_at = NULL;
+  ASSERT (SELECT onboarding_completed_at FROM public.user_profiles) = first, 'cleared';
   UPDATE public.user_profiles SET onboarding_state = 'COMPLETE';
   ASSERT (SELECT onboarding_completed_at FROM public.user_profiles) = first, 'moved by a second COMPLETE';
 END $$;

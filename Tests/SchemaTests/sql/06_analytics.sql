@@ -239,7 +239,7 @@ BEGIN
   ASSERT analytics.step_no('NOT_STARTED') = 1 AND analytics.step_no('COMPLETE') = 8 AND analytics.step_no('nope') IS NULL;
 END $$;
 
--- test: delete_account removes the caller's history and progress, and nobody else's
+-- test: delete_account keeps the caller's history and progress under a former_users id, nobody else's changes
 INSERT INTO auth.users (id, email) VALUES ('a0000000-0000-4000-8000-000000000001', 'u1@example.com'),
                                           ('a0000000-0000-4000-8000-000000000002', 'u2@example.com');
 UPDATE public.user_profiles SET onboarding_state = 'USER_INFO';
@@ -247,21 +247,25 @@ SET LOCAL ROLE authenticated;
 SELECT set_config('request.jwt.claims', '{"sub":"a0000000-0000-4000-8000-000000000001","role":"authenticated"}', true);
 SELECT public.delete_account();
 RESET ROLE;
-DO $$ BEGIN
-  ASSERT NOT EXISTS (SELECT 1 FROM analytics.onboarding_transitions WHERE user_id = 'a0000000-0000-4000-8000-000000000001'), 'history left';
-  ASSERT NOT EXISTS (SELECT 1 FROM analytics.onboarding_progress WHERE user_id = 'a0000000-0000-4000-8000-000000000001'), 'progress left';
+DO $$
+DECLARE former uuid := (SELECT id FROM analytics.former_users);
+BEGIN
+  ASSERT NOT EXISTS (SELECT 1 FROM analytics.onboarding_transitions WHERE user_id = 'a0000000-0000-4000-8000-000000000001'), 'history keeps the user id';
+  ASSERT NOT EXISTS (SELECT 1 FROM analytics.onboarding_progress WHERE user_id = 'a0000000-0000-4000-8000-000000000001'), 'progress keeps the user id';
+  ASSERT (SELECT count(*) FROM analytics.onboarding_transitions WHERE user_id = former) = 2, 'the deleted user''s history';
   ASSERT (SELECT count(*) FROM analytics.onboarding_transitions WHERE user_id = 'a0000000-0000-4000-8000-000000000002') = 2, 'the other user''s history';
-  ASSERT (SELECT count(*) FROM analytics.onboarding_progress) = 1;
+  ASSERT (SELECT count(*) FROM analytics.onboarding_progress) = 2;
 END $$;
 
--- test: deleting a user as the service role (the admin API) removes their history too
+-- test: deleting a user as the service role (the admin API) keeps their history the same way
 INSERT INTO auth.users (id, email) VALUES ('a0000000-0000-4000-8000-000000000001', 'u1@example.com');
 UPDATE public.user_profiles SET onboarding_state = 'USER_INFO';
 SET LOCAL ROLE service_role;
 DELETE FROM auth.users WHERE id = 'a0000000-0000-4000-8000-000000000001';
 DO $$ BEGIN
-  ASSERT NOT EXISTS (SELECT 1 FROM analytics.onboarding_transitions), 'history left';
-  ASSERT NOT EXISTS (SELECT 1 FROM analytics.onboarding_progress), 'progress left';
+  ASSERT (SELECT array_agg(to_state ORDER BY id) FROM analytics.onboarding_transitions) = ARRAY['NOT_STARTED', 'USER_INFO'], 'history';
+  ASSERT (SELECT user_id FROM analytics.onboarding_progress) = (SELECT id FROM analytics.former_users), 'progress';
+  ASSERT (SELECT DISTINCT user_id FROM analytics.onboarding_transitions) = (SELECT id FROM analytics.former_users), 'history''s id';
 END $$;
 
 -- test: an unknown cohort is refused (22023), even with nothing to count
