@@ -127,16 +127,18 @@ extension AuthService {
                 try Factors.deleteChallenge(connection, id: challengeID)
                 return .refused(.mfaChallengeExpired(challengeID))
             }
-            if try RateLimitCounters.reached(connection, key: failureKey, limit: config.mfa.verifyFailureLimit) { throw AuthError.rateLimited }
+            // The attempt is counted first, atomically (a concurrent burst gets at most the limit
+            // checked), and given back when the code is right.
+            guard try RateLimitCounters.hit(connection, keys: [failureKey], limit: config.mfa.verifyFailureLimit) else {
+                throw AuthError.rateLimited
+            }
             guard let sealed = factor.secret, let secret = Base32.decode(try factorSecrets.open(sealed, factorID: factor.id)) else {
                 throw AuthError.unexpected("factor without a secret")
             }
             let step = TOTP.matchingStep(
                 code, secret: secret, at: Date().timeIntervalSince1970, period: Self.totpPeriod, digits: Self.totpDigits, skew: 1)
-            guard let step, step > factor.lastStep ?? Int64.min else {
-                _ = try RateLimitCounters.hit(connection, keys: [failureKey], limit: config.mfa.verifyFailureLimit)
-                return .refused(.mfaVerificationFailed)
-            }
+            guard let step, step > factor.lastStep ?? Int64.min else { return .refused(.mfaVerificationFailed) }
+            try RateLimitCounters.giveBack(connection, key: failureKey)
             let refreshToken = Self.newRefreshToken()
             let user =
                 try Factors.verified(
