@@ -30,6 +30,8 @@ public struct AuthConfig: Sendable {
     public var providers: [String: IDTokenProvider] = [:]
     /// The e-mail flows (confirmation, recovery, magic link, e-mail change, PKCE).
     public var mail = MailConfig()
+    /// Multi-factor authentication (TOTP).
+    public var mfa = MFAConfig()
 
     public init(keys: KeyConfig) {
         self.keys = keys
@@ -108,6 +110,8 @@ public final class AuthService: Sendable {
             return try verifyLink(link, request: request)
         case .reauthenticate:
             return try reauthenticate(request)
+        case .mfa(let operation):
+            return try mfa(request, operation)
         }
     }
 

@@ -101,8 +101,30 @@ struct ConfigurationTests {
         "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": ("true", { $0.auth.mail.requireReauthentication }),
         "DASHBOARD_PASSWORD": ("correct-horse-battery", { $0.dashboard.password == "correct-horse-battery" && $0.dashboard.isEnabled }),
         "DASHBOARD_SERVICE_KEY_SIGN_IN": ("true", { $0.dashboard.serviceKeySignIn && $0.dashboard.isEnabled }),
-        "DASHBOARD_SESSION_HOURS": ("2", { $0.dashboard.sessionSeconds == 7200 })
+        "DASHBOARD_SESSION_HOURS": ("2", { $0.dashboard.sessionSeconds == 7200 }),
+        "MFA_TOTP_ENROLL_ENABLED": ("false", { !$0.auth.mfa.totpEnrollEnabled && $0.auth.mfa.totpVerifyEnabled }),
+        "MFA_TOTP_VERIFY_ENABLED": ("false", { !$0.auth.mfa.totpVerifyEnabled && $0.auth.mfa.totpEnrollEnabled }),
+        "MFA_MAX_ENROLLED_FACTORS": ("3", { $0.auth.mfa.maxEnrolledFactors == 3 }),
+        "MFA_MAX_VERIFIED_FACTORS": ("2", { $0.auth.mfa.maxVerifiedFactors == 2 }),
+        "MFA_CHALLENGE_EXPIRY_DURATION": ("10m", { $0.auth.mfa.challengeExpiry == 600 }),
+        "MFA_FACTOR_EXPIRY_DURATION": ("15m", { $0.auth.mfa.factorExpiry == 900 }),
+        "MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY": ("5", { $0.auth.mfa.challengeAndVerifyLimit == .init(hits: 5, window: 60) }),
+        "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY": (
+            String(repeating: "A", count: 42) + "E", { $0.auth.mfa.encryptionKey?.id == "onboard" && $0.auth.mfa.encryptionKey?.key.last == 1 }
+        ),
+        "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID": ("k2", { _ in true })  // read with the key; see mfaEncryptionKey
     ]
+
+    @Test func mfaEncryptionKey() throws {
+        let key = String(repeating: "A", count: 43)
+        let named = try Self.config(["SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY": key, "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID": "k2"])
+        #expect(named.auth.mfa.encryptionKey?.id == "k2" && named.auth.mfa.encryptionKey?.key == [UInt8](repeating: 0, count: 32))
+        #expect(throws: ConfigurationError.self) { try Self.config(["SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY": "short"]) }
+        #expect(throws: ConfigurationError.self) {
+            try Self.config(["SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY": key, "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID": "jwt"])
+        }
+        #expect(throws: ConfigurationError.self) { try Self.config(["MFA_MAX_ENROLLED_FACTORS": "0"]) }
+    }
 
     @Test func everyDocumentedVariableIsHandledAndNoOther() {
         #expect(Self.documented.count >= 30, "the README's table was not found")

@@ -48,6 +48,23 @@ extension AuthService {
             let json = try userJSON(id)
             try pool.withConnection { try Users.delete($0, id: id) }
             return .json(.ok, json)
+        case .listFactors(let id):
+            guard let id, let json = try pool.withConnection({ try Factors.listJSON($0, userID: id) }) else { throw AuthError.userNotFound }
+            return .json(.ok, json)
+        case .updateFactor(let id, let factorID, let friendlyName):
+            guard let id, try pool.withConnection({ try Factors.listJSON($0, userID: id) }) != nil else { throw AuthError.userNotFound }
+            guard let factorID else { throw AuthError.factorIDNotUUID }
+            guard let json = try pool.withConnection({ try Factors.rename($0, id: factorID, userID: id, friendlyName: friendlyName) }) else {
+                throw AuthError.mfaFactorNotFound("Factor not found", status: .notFound)
+            }
+            return .json(.ok, json)
+        case .deleteFactor(let id, let factorID):
+            guard let id, try pool.withConnection({ try Factors.listJSON($0, userID: id) }) != nil else { throw AuthError.userNotFound }
+            guard let factorID else { throw AuthError.factorIDNotUUID }
+            guard let json = try pool.withTransaction({ try Factors.delete($0, id: factorID, userID: id) }) else {
+                throw AuthError.mfaFactorNotFound("Factor not found", status: .notFound)
+            }
+            return .json(.ok, json)
         }
     }
 }
