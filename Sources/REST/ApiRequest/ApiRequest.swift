@@ -28,6 +28,11 @@ public struct ApiRequest: Sendable, Equatable {
             if case .describe = self { return true }
             return false
         }
+
+        public var isCall: Bool {
+            if case .call = self { return true }
+            return false
+        }
     }
 
     public enum Media: Sendable, Equatable {
