@@ -138,12 +138,21 @@ public final class RESTService: Sendable {
             method: request.method, resource: resource, query: request.query,
             headers: request.headers, body: request.body)
         if !config.transactionEnd.allowsOverride { api.preferences.transaction = nil }
+        // The plan media type only with `db-plan-enabled`, as PostgREST (406 otherwise).
+        if api.explain != nil, !settings.planEnabled { throw .notAcceptable(api.accept ?? "") }
         // `db-max-rows`: reads and function calls answer at most that many rows.
         if let maxRows = settings.maxRows, api.isRead || api.action.isCall { api.limit = min(api.limit ?? maxRows, maxRows) }
         var planner = Planner(cache: cache, policy: config.policy, ownershipEnabled: config.enforceOwnership)
         planner.rollbackByDefault = config.transactionEnd.rollsBack
         planner.aggregatesEnabled = config.aggregatesEnabled
-        return try planner.plan(api, caller: caller)
+        var plan = try planner.plan(api, caller: caller)
+        if let explain = api.explain {
+            // The plan is the answer: nothing to decide; a write that EXPLAIN ANALYZE runs is
+            // rolled back.
+            plan.mustDecide = false
+            if explain.options.contains("analyze") && !plan.readOnly { plan.rollback = true }
+        }
+        return plan
     }
 
     // MARK: execution (the only I/O)
@@ -276,9 +285,21 @@ public final class RESTService: Sendable {
         _ plan: ActionPlan, statement: SQL, caller: Caller, context: RequestContext?, settings: PostgRESTSettings = PostgRESTSettings()
     ) -> Exchange {
         let preamble = preamble(plan, caller: caller, context: context, settings: settings)
+        let first = (plan.rollback ? 1 : 0) + preamble.count
+        // `Accept: application/vnd.pgrst.plan…`: EXPLAIN's output (one JSON document, or the
+        // text's lines) is the body.
+        if let media = plan.request.explain {
+            var explained = media.prefix
+            explained.append(statement)
+            let statements = plan.rollback ? ["BEGIN"] + preamble + [explained, "ROLLBACK"] : preamble + [explained]
+            return Exchange(statements: statements) { results in
+                let output = results[first]
+                let body = media.json ? output[0, 0] ?? "[]" : (0..<output.count).compactMap { output[$0, 0] }.joined(separator: "\n")
+                return MainResult(total: nil, pageTotal: 1, body: body, inserted: nil)
+            }
+        }
         let statusQuery = statusQuery(plan)
         let explain: [SQL] = plan.plannedCount.map { [$0] } ?? []
-        let first = (plan.rollback ? 1 : 0) + preamble.count
         let statements: [SQL] =
             plan.rollback
             ? ["BEGIN"] + preamble + [statement] + statusQuery + explain + ["ROLLBACK"]

@@ -21,6 +21,11 @@ struct MainResult: Sendable, Equatable {
 enum ResponseRenderer {
     static func render(_ plan: ActionPlan, _ result: MainResult) -> HTTPResponse {
         let request = plan.request
+        if let explain = request.explain {
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", explain.contentType)
+            return HTTPResponse(status: .ok, headers: headers, body: request.isHeadOnly ? [] : Array((result.body ?? "").utf8))
+        }
         let preferences = request.preferences
         var headers = HTTPHeaders()
         var status: HTTPStatus = .ok

@@ -22,6 +22,8 @@ public struct PostgRESTSettings: Sendable, Equatable {
     public var jwtAudience: String?
     /// `server-timing-enabled`: a `Server-Timing` header with the request's phases.
     public var serverTimingEnabled = false
+    /// `db-plan-enabled`: `Accept: application/vnd.pgrst.plan…` answers the statement's plan.
+    public var planEnabled = false
     /// `client-error-verbosity`: `minimal` leaves `details` and `hint` out of error bodies.
     public var minimalErrors = false
     /// `app.settings.*` (`PGRST_APP_SETTINGS_NAME`): set for each request, read with
@@ -33,13 +35,14 @@ public struct PostgRESTSettings: Sendable, Equatable {
     public static func == (lhs: PostgRESTSettings, rhs: PostgRESTSettings) -> Bool {
         lhs.maxRows == rhs.maxRows && lhs.preRequest == rhs.preRequest && lhs.preConfig == rhs.preConfig
             && lhs.extraSearchPath == rhs.extraSearchPath && lhs.jwtAudience == rhs.jwtAudience
-            && lhs.serverTimingEnabled == rhs.serverTimingEnabled && lhs.minimalErrors == rhs.minimalErrors
+            && lhs.serverTimingEnabled == rhs.serverTimingEnabled && lhs.minimalErrors == rhs.minimalErrors && lhs.planEnabled == rhs.planEnabled
             && lhs.appSettings.map(\.name) == rhs.appSettings.map(\.name) && lhs.appSettings.map(\.value) == rhs.appSettings.map(\.value)
     }
 
     /// The settings read here, by PostgREST's name.
     public static let names = [
-        "db-max-rows", "db-pre-request", "db-pre-config", "db-extra-search-path", "jwt-aud", "server-timing-enabled", "client-error-verbosity"
+        "db-max-rows", "db-pre-request", "db-pre-config", "db-extra-search-path", "jwt-aud", "server-timing-enabled", "client-error-verbosity",
+        "db-plan-enabled"
     ]
 
     /// A schema-qualified function name (`private.check_request`, or `check_request` in `public`).
@@ -82,12 +85,14 @@ public struct PostgRESTSettings: Sendable, Equatable {
             let schemas = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             extraSearchPath = schemas.isEmpty ? nil : schemas
         case "jwt-aud": jwtAudience = text.isEmpty ? nil : text
-        case "server-timing-enabled":
+        case "server-timing-enabled", "db-plan-enabled":
+            let enabled: Bool
             switch text.lowercased() {
-            case "true", "on", "1", "yes": serverTimingEnabled = true
-            case "false", "off", "0", "no", "": serverTimingEnabled = false
+            case "true", "on", "1", "yes": enabled = true
+            case "false", "off", "0", "no", "": enabled = false
             default: throw SettingError(name, text, "true or false")
             }
+            if name == "db-plan-enabled" { planEnabled = enabled } else { serverTimingEnabled = enabled }
         case "client-error-verbosity":
             switch text.lowercased() {
             case "verbose", "": minimalErrors = false

@@ -79,6 +79,7 @@ struct ConfigurationTests {
         "PGRST_DB_EXTRA_SEARCH_PATH": ("extensions, util", { $0.postgrest.extraSearchPath == ["extensions", "util"] }),
         "PGRST_JWT_AUD": ("my-app", { $0.postgrest.jwtAudience == "my-app" }),
         "PGRST_SERVER_TIMING_ENABLED": ("true", { $0.postgrest.serverTimingEnabled }),
+        "PGRST_DB_PLAN_ENABLED": ("true", { $0.postgrest.planEnabled }),
         "PGRST_CLIENT_ERROR_VERBOSITY": ("minimal", { $0.postgrest.minimalErrors }),
         "PGRST_APP_SETTINGS_<NAME>": ("x", { $0.postgrest.appSettings.map(\.name) == ["app.settings.<name>"] }),
         "REALTIME_FEED": ("triggers", { $0.realtimeFeed == .triggers }),

@@ -136,4 +136,33 @@ struct PostgRESTSettingsTests {
         #expect(Self.ids(try http.request("GET", "/rest/v1/st_items?select=id", headers: server.headers())).count == 5)
         #expect(try http.request("GET", "/rest/v1/rpc/st_setting", headers: server.headers()).text == "null")
     }
+
+    /// `.explain()`: the plan of the statement the request would run, in JSON or text, with
+    /// EXPLAIN's options; a write under `analyze` leaves nothing behind; off by default (406).
+    @Test func plansWhenEnabled() throws {
+        let (off, _) = try Self.server()
+        let refused = try off.client().request("GET", "/rest/v1/st_items", headers: off.headers(nil, [("Accept", "application/vnd.pgrst.plan+json")]))
+        #expect(refused.status == 406 && refused.jsonObject?["code"] as? String == "PGRST107", "\(refused.text)")
+
+        let (server, admin) = try Self.server { $0.planEnabled = true }
+        let http = server.client()
+        let json = try http.request(
+            "GET", "/rest/v1/st_items?select=id&id=gt.2", headers: server.headers(nil, [("Accept", "application/vnd.pgrst.plan+json; options=verbose")]))
+        #expect(
+            json.status == 200 && json.header("Content-Type") == #"application/vnd.pgrst.plan+json; for="application/json"; options=verbose; charset=utf-8"#)
+        let plan = try #require((json.json as? [[String: Any]])?.first?["Plan"] as? [String: Any], "\(json.text)")
+        #expect(plan["Node Type"] is String)
+        // supabase-py's `.explain()` sends the text form with an empty options list.
+        let text = try http.request("GET", "/rest/v1/st_items", headers: server.headers(nil, [("Accept", "application/vnd.pgrst.plan+text; options=")]))
+        #expect(text.status == 200 && text.text.contains("Seq Scan on st_items"), "\(text.text)")
+        #expect(text.header("Content-Type") == #"application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8"#)
+        let csv = try http.request("GET", "/rest/v1/st_items", headers: server.headers(nil, [("Accept", #"application/vnd.pgrst.plan; for="text/csv""#)]))
+        #expect(csv.status == 200 && csv.header("Content-Type")?.contains(#"for="text/csv""#) == true, "\(csv.text)")
+        // A write analysed for real is rolled back.
+        _ = try admin.query("GRANT DELETE ON public.st_items TO service_role")
+        let analysed = try http.request(
+            "DELETE", "/rest/v1/st_items?id=eq.1", headers: server.headers(server.serviceKey, [("Accept", "application/vnd.pgrst.plan+json; options=analyze")]))
+        #expect(analysed.status == 200 && analysed.text.contains("Actual Rows"), "\(analysed.text)")
+        #expect(try admin.query("SELECT count(*) FROM public.st_items").scalar == "5")
+    }
 }

@@ -132,6 +132,8 @@ public struct ApiRequest: Sendable, Equatable {
     public var media: Media = .json
     /// `Accept`, as sent (the planner looks it up among the schema cache's media handlers).
     public var accept: String?
+    /// `Accept: application/vnd.pgrst.plan…`: answer the statement's plan instead of its rows.
+    public var explain: Explain?
     /// Whether none of `Accept`'s media types is one this server produces by itself: the planner
     /// answers 406 unless a media handler takes it.
     public var acceptUnmatched = false
@@ -159,7 +161,7 @@ public struct ApiRequest: Sendable, Equatable {
             && lhs.columns == rhs.columns && lhs.preferences == rhs.preferences && lhs.media == rhs.media
             && lhs.payload == rhs.payload && lhs.functionArguments == rhs.functionArguments && lhs.embedded == rhs.embedded
             && lhs.contentMedia == rhs.contentMedia && lhs.rawBody == rhs.rawBody && lhs.accept == rhs.accept
-            && lhs.acceptUnmatched == rhs.acceptUnmatched
+            && lhs.acceptUnmatched == rhs.acceptUnmatched && lhs.explain == rhs.explain
     }
 
     public var isRead: Bool {
@@ -236,7 +238,13 @@ extension ApiRequest {
         // planner decides, with the schema cache, as PostgREST negotiates in its plan).
         request.accept = header("accept")
         do {
-            request.media = try negotiate(accept: request.accept, action: action)
+            if let explain = Explain(accept: request.accept), !action.isDescribe {
+                // The plan of what the `for` media type would run.
+                request.explain = explain
+                request.media = try negotiate(accept: explain.target, action: action)
+            } else {
+                request.media = try negotiate(accept: request.accept, action: action)
+            }
         } catch {
             if action.isDescribe { throw error }
             request.acceptUnmatched = true
