@@ -22,6 +22,8 @@ public final class Application: Sendable {
     let schema: SchemaCacheStore
     public let realtime: RealtimeService
     public let changeFeed: ChangeFeed
+    /// Broadcast and presence of every server (the LISTEN on `realtime_messages`).
+    public let messageFeed: MessageFeed
     public let mailer: Mailer
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
@@ -43,10 +45,12 @@ public final class Application: Sendable {
             let application = Application(config: config, database: database, pool: pool, schema: schema, logger: logger)
             // The feed first: no socket can subscribe before changes can reach it.
             try application.changeFeed.start()
+            application.messageFeed.start()
             do {
                 try application.server.start()
             } catch {
                 application.changeFeed.stop()
+                application.messageFeed.stop()
                 throw error
             }
             application.listenForSchemaReloads()
@@ -83,6 +87,7 @@ public final class Application: Sendable {
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url, choice: config.realtimeFeed)
         self.realtime = realtime
         self.changeFeed = changeFeed
+        messageFeed = MessageFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
         let loop = EventLoop()
         let pipeline = PipelineClient(
             conninfo: database.url, size: config.effectivePipelineConnections,
@@ -129,6 +134,8 @@ public final class Application: Sendable {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         changeFeed.stop()
         server.shutdown()
+        messageFeed.stop()
+        realtime.releasePresences()
         pipeline.close()
         mailer.shutdown()
         do {
