@@ -83,6 +83,8 @@ public final class Application: Sendable {
         var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
         realtimeConfig.enforceOwnership = config.enforceOwnership
         realtimeConfig.feedWait = config.realtimeFeedWait
+        realtimeConfig.maxEventsPerSecond = config.realtimeMaxEventsPerSecond
+        realtimeConfig.maxPayloadBytes = config.realtimeMaxPayloadBytes
         let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url, choice: config.realtimeFeed)
         self.realtime = realtime

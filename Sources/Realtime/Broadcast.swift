@@ -292,6 +292,12 @@ extension RealtimeService {
         _ = try pool.withConnection { try $0.query("SELECT realtime.presence_heartbeat(\(origin)::uuid, \(Self.nodeSeconds)::integer)") }
     }
 
+    /// Presences of the public topic `topic` listed in the database (every server's).
+    public func presenceCount(topic: String) throws -> Int {
+        let text = try pool.withConnection { try $0.query("SELECT count(*) FROM realtime.presences WHERE topic = \(topic) AND NOT private").scalar }
+        return text.flatMap(Int.init) ?? 0
+    }
+
     /// At shutdown: this server's presences leave everywhere.
     public func releasePresences() {
         for socket in allSockets() { socket.untrackAll() }
