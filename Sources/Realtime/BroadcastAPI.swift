@@ -10,19 +10,11 @@ extension RealtimeService {
     /// as Realtime skips them). 202 with no body; invalid messages: 422 with the errors by
     /// message, nothing sent.
     public func broadcastOverHTTP(_ request: HTTPRequest) -> HTTPResponse {
-        let unauthorized = HTTPResponse.json(.unauthorized, #"{"message":"Unauthorized"}"#)
-        guard let apikey = request.headers["apikey"],
-            Crypto.constantTimeEquals(Array(apikey.utf8), Array(config.keys.anonKey.utf8))
-                || Crypto.constantTimeEquals(Array(apikey.utf8), Array(config.keys.serviceRoleKey.utf8))
-        else { return unauthorized }
-        var token = apikey
-        if let header = request.headers["authorization"], !header.isEmpty {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return unauthorized }
-            token = String(parts[1])
+        let caller: Caller
+        switch httpCaller(request) {
+        case .success(let granted): caller = granted
+        case .failure(let refusal): return refusal.response
         }
-        guard case .success(let granted) = authorize(token) else { return unauthorized }
-
         guard let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
             return .json(.badRequest, #"{"message":"The request body is not a JSON object"}"#)
         }
@@ -74,7 +66,7 @@ extension RealtimeService {
             if message.key.isPrivate {
                 if allowed[message.key.name] == nil {
                     do {
-                        allowed[message.key.name] = try mayWrite(topic: message.key.name, extension: "broadcast", caller: granted.caller)
+                        allowed[message.key.name] = try mayWrite(topic: message.key.name, extension: "broadcast", caller: caller)
                     } catch {
                         logger.error("realtime: could not check a write policy", metadata: ["topic": "\(message.key.name)", "error": "\(error)"])
                         allowed[message.key.name] = false
@@ -85,5 +77,62 @@ extension RealtimeService {
             broadcast(message.key, event: message.event, payloadJSON: message.payloadJSON, sender: nil)
         }
         return HTTPResponse(status: HTTPStatus(code: 202))
+    }
+
+    /// `POST /realtime/v1/api/broadcast/{topic}/events/{event}[?private=true]` with the payload
+    /// as the body (realtime-py's `http_send`): Realtime's BroadcastSingleController. A private
+    /// topic the caller may not write: 403.
+    public func broadcastOneOverHTTP(_ request: HTTPRequest) -> HTTPResponse {
+        let caller: Caller
+        switch httpCaller(request) {
+        case .success(let granted): caller = granted
+        case .failure(let refusal): return refusal.response
+        }
+        let parts = request.path.dropFirst("/realtime/v1/api/broadcast/".count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[1] == "events", !parts[0].isEmpty, !parts[2].isEmpty,
+            let topic = String(parts[0]).removingPercentEncoding, let event = String(parts[2]).removingPercentEncoding
+        else { return .json(.notFound, #"{"message":"not found"}"#) }
+        let isPrivate = request.queryValue("private") == "true"
+        guard !request.body.isEmpty, let payload = try? JSONSerialization.jsonObject(with: Data(request.body), options: [.fragmentsAllowed]),
+            !(payload is NSNull)
+        else { return .json(.unprocessableContent, #"{"errors":{"payload":["can't be blank"]}}"#) }
+        let payloadJSON = JWT.serialize(payload)
+        guard payloadJSON.utf8.count <= config.maxPayloadBytes else {
+            return .json(.unprocessableContent, #"{"errors":{"payload":["Payload size exceeds tenant limit"]}}"#)
+        }
+        if isPrivate {
+            let allowed: Bool
+            do {
+                allowed = try mayWrite(topic: topic, extension: "broadcast", caller: caller)
+            } catch {
+                logger.error("realtime: could not check a write policy", metadata: ["topic": "\(topic)", "error": "\(error)"])
+                return .json(.unprocessableContent, #"{"message":"RLS policy error"}"#)
+            }
+            guard allowed else { return .json(.forbidden, #"{"message":"Unauthorized"}"#) }
+        }
+        broadcast(TopicKey(name: topic, isPrivate: isPrivate), event: event, payloadJSON: payloadJSON, sender: nil)
+        return HTTPResponse(status: HTTPStatus(code: 202))
+    }
+
+    struct HTTPRefusal: Error {
+        let response: HTTPResponse
+    }
+
+    /// The caller of a broadcast request: the bearer token, else the apikey, which must be one
+    /// of the project's keys (as the gateway requires). Realtime's 401 otherwise.
+    private func httpCaller(_ request: HTTPRequest) -> Result<Caller, HTTPRefusal> {
+        let unauthorized = HTTPRefusal(response: .json(.unauthorized, #"{"message":"Unauthorized"}"#))
+        guard let apikey = request.headers["apikey"],
+            Crypto.constantTimeEquals(Array(apikey.utf8), Array(config.keys.anonKey.utf8))
+                || Crypto.constantTimeEquals(Array(apikey.utf8), Array(config.keys.serviceRoleKey.utf8))
+        else { return .failure(unauthorized) }
+        var token = apikey
+        if let header = request.headers["authorization"], !header.isEmpty {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .failure(unauthorized) }
+            token = String(parts[1])
+        }
+        guard case .success(let granted) = authorize(token) else { return .failure(unauthorized) }
+        return .success(granted.caller)
     }
 }

@@ -295,6 +295,16 @@ struct RealtimeBroadcastTests {
         #expect(try publicListener.nextBroadcast()?.event == "headline")
         #expect(try privateListener.nextBroadcast()?.event == "secret", "the private message was not sent for the writer, or was sent for anon")
 
+        // One message, realtime-py's http_send: the payload is the body.
+        #expect(try http.request("POST", path + "/news/events/single", headers: server.headers(), body: #"{"n":3}"#).status == 202)
+        #expect(try publicListener.nextBroadcast()?.payload["n"] as? Int == 3)
+        let refused = try http.request("POST", path + "/news/events/single?private=true", headers: server.headers(), body: #"{"n":4}"#)
+        #expect(refused.status == 403 && refused.text == #"{"message":"Unauthorized"}"#)
+        let allowed = try http.request("POST", path + "/news/events/single?private=true", headers: server.headers(writer.token), body: #"{"n":5}"#)
+        #expect(allowed.status == 202)
+        #expect(try privateListener.nextBroadcast()?.payload["n"] as? Int == 5, "the refused private message was sent")
+        #expect(try http.request("POST", path + "/news/events/single", headers: server.headers(), body: "").status == 422)
+
         let missing = try http.request("POST", path, headers: server.headers(), body: #"{"messages":[{"event":"e","payload":{}}]}"#)
         #expect(missing.status == 422)
         let errors = try #require(
