@@ -90,7 +90,21 @@ extension ServerConfig {
         if anonKey.isEmpty { anonKey = APIKey.make(role: "anon", secret: Array(secret.utf8)) }
         if serviceKey.isEmpty { serviceKey = APIKey.make(role: "service_role", secret: Array(secret.utf8)) }
 
-        self.init(keys: KeyConfig(jwtSecret: secret, anonKey: anonKey, serviceRoleKey: serviceKey))
+        var keys = KeyConfig(jwtSecret: secret, anonKey: anonKey, serviceRoleKey: serviceKey)
+        if let json = value("JWT_KEYS") {
+            do {
+                (keys.signingKey, keys.verificationKeys) = try KeyConfig.jwtKeys(json)
+            } catch {
+                throw ConfigurationError(error.description)
+            }
+        }
+        keys.secretKeyID = value("JWT_KEY_ID")
+        keys.publishableKeys = list("PUBLISHABLE_KEYS")
+        keys.secretKeys = list("SECRET_KEYS")
+        guard keys.publishableKeys.allSatisfy({ $0.hasPrefix("sb_publishable_") }), keys.secretKeys.allSatisfy({ $0.hasPrefix("sb_secret_") }) else {
+            throw ConfigurationError("PUBLISHABLE_KEYS must start with sb_publishable_ and SECRET_KEYS with sb_secret_")
+        }
+        self.init(keys: keys)
         host = flags.host ?? value("ONBOARD_HOST") ?? host
         if let port = try flags.port ?? integer("ONBOARD_PORT") {
             guard (0...65535).contains(port) else { throw ConfigurationError("the port must be 0…65535, not \(port)") }
@@ -101,7 +115,8 @@ extension ServerConfig {
         listenDatabaseURL = value("DATABASE_LISTEN_URL")
         if let seconds = try integer("JWT_EXP", minimum: 1) { auth.jwtExpiry = seconds }
         if let size = try integer("DB_POOL_SIZE", minimum: 1) { poolSize = size }
-        if let prepared = try boolean("DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
+        // PostgREST's name for the same switch is read too.
+        if let prepared = try boolean("DB_PREPARED_STATEMENTS") ?? boolean("PGRST_DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
         if let count = try integer("DB_PIPELINE_CONNECTIONS", minimum: 0) { pipelineConnections = count }
         if let migrate = try boolean("DB_MIGRATE_ON_START") { migrateOnStart = migrate }
         if let bytes = try integer("MAX_BODY_BYTES", minimum: 1) { limits.maxBodyBytes = bytes }
@@ -123,9 +138,15 @@ extension ServerConfig {
         if let hits = try integer("RATE_LIMIT_AUTH_PER_MINUTE", minimum: 1) { auth.signInLimit = RateLimit(hits: hits, window: 60) }
         if let hits = try integer("RATE_LIMIT_TOKEN_REFRESH", minimum: 1) { auth.refreshLimit = RateLimit(hits: hits, window: 300) }
         auth.rateLimitHeader = value("RATE_LIMIT_HEADER")
+        if value("JWT_ADMIN_ROLES") != nil { auth.adminRoles = Set(list("JWT_ADMIN_ROLES")) }
         if let end = try choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
         if let access = try choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
         if let aggregates = try boolean("PGRST_DB_AGGREGATES_ENABLED") { aggregatesEnabled = aggregates }
+        do {
+            postgrest = try PostgRESTSettings.environment(environment.filter { !$0.value.isEmpty })
+        } catch {
+            throw ConfigurationError(error.description)
+        }
         if let feed = try choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
         if let events = try integer("REALTIME_MAX_EVENTS_PER_SECOND", minimum: 1) { realtimeMaxEventsPerSecond = events }
         if let bytes = try integer("REALTIME_MAX_PAYLOAD_BYTES", minimum: 1) { realtimeMaxPayloadBytes = bytes }
@@ -146,6 +167,7 @@ extension ServerConfig {
         if let jwks = value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
         if let jwks = value("APPLE_JWKS") { auth.providers["apple"] = .apple(clientIDs: list("APPLE_CLIENT_IDS"), jwks: jwks) }
         try auth.mail.apply(environment: environment)
+        try auth.mfa.apply(environment: environment)
         limits.workerThreads = max(limits.workerThreads, poolSize + 4)
     }
 
@@ -176,6 +198,13 @@ extension ServerConfig {
                 ("MAX_BODY_BYTES", "\(limits.maxBodyBytes)"), ("CORS_ALLOWED_ORIGINS", cors.allowedOrigins.joined(separator: ",")),
                 ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
                 ("PGRST_DB_AGGREGATES_ENABLED", "\(aggregatesEnabled)"),
+                ("PGRST_DB_MAX_ROWS", postgrest.maxRows.map(String.init) ?? "(unset: no cap)"),
+                ("PGRST_DB_PRE_REQUEST", postgrest.preRequest.map { "\($0.schema).\($0.name)" } ?? "(unset)"),
+                ("PGRST_DB_PRE_CONFIG", postgrest.preConfig.map { "\($0.schema).\($0.name)" } ?? "(unset)"),
+                ("PGRST_DB_EXTRA_SEARCH_PATH", postgrest.extraSearchPath?.joined(separator: ",") ?? "(unset)"),
+                ("PGRST_JWT_AUD", postgrest.jwtAudience ?? "(unset)"), ("PGRST_SERVER_TIMING_ENABLED", "\(postgrest.serverTimingEnabled)"),
+                ("PGRST_CLIENT_ERROR_VERBOSITY", postgrest.minimalErrors ? "minimal" : "verbose"),
+                ("PGRST_APP_SETTINGS_*", postgrest.appSettings.map(\.name).joined(separator: ",")),
                 ("REALTIME_FEED", realtimeFeed.rawValue),
                 ("BCRYPT_COST", "\(auth.bcryptCost)"),
                 ("DASHBOARD_PASSWORD", dashboard.password.map(mask) ?? "(unset)"),
@@ -184,8 +213,16 @@ extension ServerConfig {
                 ("RATE_LIMIT_SIGN_IN_SIGN_UPS", "\(auth.signInLimit.hits) per \(Int(auth.signInLimit.window)) s"),
                 ("RATE_LIMIT_TOKEN_REFRESH", "\(auth.refreshLimit.hits) per \(Int(auth.refreshLimit.window)) s"),
                 ("RATE_LIMIT_HEADER", auth.rateLimitHeader ?? "(unset: the TCP peer)"),
+                (
+                    "JWT_KEYS",
+                    keys.verificationKeys.keys.isEmpty
+                        ? "(unset: HS256 with JWT_SECRET)"
+                        : "\(keys.verificationKeys.keys.count) keys; signing: \(keys.signingKey.map { "\($0.algorithm) \($0.keyID)" } ?? "HS256 with JWT_SECRET")"
+                ),
+                ("JWT_KEY_ID", keys.secretKeyID ?? "(unset)"), ("JWT_ADMIN_ROLES", auth.adminRoles.sorted().joined(separator: ",")),
+                ("PUBLISHABLE_KEYS", keys.publishableKeys.map(mask).joined(separator: ",")), ("SECRET_KEYS", keys.secretKeys.map(mask).joined(separator: ",")),
                 ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks)
-            ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)")
+            ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)") + auth.mfa.summaryRows()
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }

@@ -41,7 +41,7 @@ enum Routes {
         // also use.
         let restHandler: Handler = { request in
             let resource = restResource(request.path, config: config) ?? request.path
-            return rest.respond(to: request, resource: resource, caller: try restCaller(request, config: config))
+            return rest.respond(to: request, resource: resource, caller: try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience))
         }
         for method in restMethods {
             router.add(method, "/rest/v1", restHandler)
@@ -58,10 +58,7 @@ enum Routes {
                 guard let key = apiKey(request), !key.isEmpty else {
                     return .json(.unauthorized, #"{"message":"No API key found in request","hint":"No `apikey` request header or url param was found."}"#)
                 }
-                guard
-                    Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.anonKey.utf8))
-                        || Crypto.constantTimeEquals(Array(key.utf8), Array(config.keys.serviceRoleKey.utf8))
-                else {
+                guard config.keys.role(ofKey: key) != nil else {
                     return .json(.unauthorized, #"{"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}"#)
                 }
             }
@@ -92,12 +89,13 @@ enum Routes {
         return nil
     }
 
-    static func restCaller(_ request: HTTPRequest, config: ServerConfig) throws(RESTError) -> Caller {
+    /// The REST caller; `audience`: PostgREST's `jwt-aud` in force.
+    static func restCaller(_ request: HTTPRequest, config: ServerConfig, audience: String?) throws(RESTError) -> Caller {
         let authorization = request.headers["Authorization"]
         let bearer = Credentials.bearerToken(authorization)
         let caller: Caller
         do {
-            caller = try Credentials.resolve(apikey: apiKey(request), bearer: bearer, keys: config.keys)
+            caller = try Credentials.resolve(apikey: apiKey(request), bearer: bearer, keys: config.keys, audience: audience)
         } catch {
             throw restError(error)
         }
@@ -120,7 +118,7 @@ enum Routes {
             }
             let caller: Caller
             do throws(RESTError) {
-                caller = try restCaller(request, config: config)
+                caller = try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience)
             } catch {
                 recorded(error.response(for: request))
                 return true
@@ -129,11 +127,10 @@ enum Routes {
         }
     }
 
-    /// Whether the request carries the service role key, as `apikey` or as bearer.
+    /// Whether the request carries the service role's key (or a secret key), as `apikey` or as bearer.
     static func isServiceRole(_ request: HTTPRequest, config: ServerConfig) -> Bool {
-        let serviceKey = Array(config.keys.serviceRoleKey.utf8)
-        let bearer = request.headers["Authorization"].flatMap { $0.count > 7 && $0.prefix(7).lowercased() == "bearer " ? String($0.dropFirst(7)) : nil }
-        return [apiKey(request), bearer].contains { $0.map { Crypto.constantTimeEquals(Array($0.utf8), serviceKey) } ?? false }
+        let bearer = Credentials.bearerToken(request.headers["Authorization"])
+        return [apiKey(request), bearer].contains { $0.flatMap(config.keys.role(ofKey:))?.isServiceRole ?? false }
     }
 
     /// The `apikey` header (any case) or query parameter, as Supabase's gateway accepts it.

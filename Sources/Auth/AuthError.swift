@@ -46,6 +46,23 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case reauthenticationNeeded
     case reauthenticationNotValid
     case phoneProviderDisabled
+    /// `/factors` with an anonymous user's token (403).
+    case anonymousNotAllowed
+    /// A `factor_id` in the path that is not a UUID (404).
+    case factorIDNotUUID
+    /// The caller has no such factor (404), or the factor no such challenge (422).
+    case mfaFactorNotFound(String, status: HTTPStatus)
+    /// Enrolment of a factor type this server does not offer: `totp`, `phone` or `webauthn`.
+    case mfaEnrollDisabled(MFAFactorType)
+    case mfaVerifyDisabled(MFAFactorType)
+    case mfaFactorNameConflict(String)
+    case tooManyEnrolledMFAFactors
+    /// A verified factor exists and the session is not `aal2`: 403 to enrol, 422 to unenrol.
+    case insufficientAAL(String, status: HTTPStatus)
+    /// The challenge was verified already or asked for from another address.
+    case mfaIPAddressMismatch
+    case mfaChallengeExpired(String)
+    case mfaVerificationFailed
     case unexpected(String)
 
     var status: HTTPStatus {
@@ -62,6 +79,12 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .noAuthorization: return .unauthorized
         case .badJWT, .sessionNotFound, .userFromTokenNotFound, .notAdmin: return .forbidden
         case .userNotFound, .notFound: return .notFound
+        case .anonymousNotAllowed: return .forbidden
+        case .factorIDNotUUID: return .notFound
+        case .mfaFactorNotFound(_, let status), .insufficientAAL(_, let status): return status
+        case .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict, .tooManyEnrolledMFAFactors, .mfaIPAddressMismatch,
+            .mfaChallengeExpired, .mfaVerificationFailed:
+            return .unprocessableContent
         case .rateLimited: return .tooManyRequests
         case .unexpected: return .internalServerError
         }
@@ -95,6 +118,17 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .reauthenticationNeeded: return "reauthentication_needed"
         case .reauthenticationNotValid: return "reauthentication_not_valid"
         case .phoneProviderDisabled: return "phone_provider_disabled"
+        case .anonymousNotAllowed: return "no_authorization"
+        case .factorIDNotUUID: return "validation_failed"
+        case .mfaFactorNotFound: return "mfa_factor_not_found"
+        case .mfaEnrollDisabled(let type): return "mfa_\(type.rawValue)_enroll_not_enabled"
+        case .mfaVerifyDisabled(let type): return "mfa_\(type.rawValue)_verify_not_enabled"
+        case .mfaFactorNameConflict: return "mfa_factor_name_conflict"
+        case .tooManyEnrolledMFAFactors: return "too_many_enrolled_mfa_factors"
+        case .insufficientAAL: return "insufficient_aal"
+        case .mfaIPAddressMismatch: return "mfa_ip_address_mismatch"
+        case .mfaChallengeExpired: return "mfa_challenge_expired"
+        case .mfaVerificationFailed: return "mfa_verification_failed"
         case .unexpected: return "unexpected_failure"
         }
     }
@@ -131,6 +165,17 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .reauthenticationNeeded: return "Password update requires reauthentication"
         case .reauthenticationNotValid: return "Nonce has expired or is invalid"
         case .phoneProviderDisabled: return "Unsupported phone provider"
+        case .anonymousNotAllowed: return "Anonymous user not allowed to perform these actions"
+        case .factorIDNotUUID: return "factor_id must be an UUID"
+        case .mfaFactorNotFound(let message, _): return message
+        case .mfaEnrollDisabled(let type): return "MFA enroll is disabled for \(type.displayName)"
+        case .mfaVerifyDisabled(let type): return "MFA verification is disabled for \(type.displayName)"
+        case .mfaFactorNameConflict(let name): return "A factor with the friendly name \(jsonString(name)) for this user already exists"
+        case .tooManyEnrolledMFAFactors: return "Maximum number of verified factors reached, unenroll to continue"
+        case .insufficientAAL(let message, _): return message
+        case .mfaIPAddressMismatch: return "Challenge and verify IP addresses mismatch."
+        case .mfaChallengeExpired(let id): return "MFA challenge \(id) has expired, verify against another challenge or create a new challenge."
+        case .mfaVerificationFailed: return "Invalid TOTP code entered"
         case .unexpected: return "Unexpected failure, please check server logs for more information"
         }
     }

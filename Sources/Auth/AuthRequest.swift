@@ -7,6 +7,10 @@ import Identity
 /// fuzzed; the handlers in `AuthService` never look at raw JSON.
 public enum AuthRequest: Sendable, Equatable {
     case health
+    /// `GET /.well-known/jwks.json`: the public keys of access tokens.
+    case jwks
+    /// `GET /.well-known/openid-configuration`.
+    case openIDConfiguration
     case settings
     case signUp(SignUp)
     case token(TokenGrant)
@@ -22,6 +26,8 @@ public enum AuthRequest: Sendable, Equatable {
     /// `GET /verify`: the link in a mail.
     case verifyLink(VerifyLink)
     case reauthenticate
+    /// `/factors…`: multi-factor authentication.
+    case mfa(MFA)
 
     public struct SignUp: Sendable, Equatable {
         /// Trimmed and lower-cased; nil when absent or empty (then it is an anonymous sign-up).
@@ -117,6 +123,24 @@ public enum AuthRequest: Sendable, Equatable {
         public var redirectTo: String? = nil
     }
 
+    /// The factor endpoints. A factor id is nil when the path's is not a UUID (GoTrue answers 404
+    /// once the caller is authenticated).
+    public enum MFA: Sendable, Equatable {
+        case enroll(Enroll)
+        case challenge(factorID: String?)
+        /// `challengeID` nil when absent (no challenge has it).
+        case verify(factorID: String?, challengeID: String?, code: String)
+        case unenroll(factorID: String?)
+    }
+
+    /// `POST /factors`.
+    public struct Enroll: Sendable, Equatable {
+        public var type: MFAFactorType
+        public var friendlyName: String
+        /// Nil: the host of SITE_URL.
+        public var issuer: String?
+    }
+
     public enum LogoutScope: String, Sendable, Equatable { case global, local, others }
 
     public enum Admin: Sendable, Equatable {
@@ -126,13 +150,20 @@ public enum AuthRequest: Sendable, Equatable {
         case getUser(String?)
         case updateUser(String?, UserChanges)
         case deleteUser(String?)
+        /// `GET /admin/users/{id}/factors`.
+        case listFactors(String?)
+        /// `PUT /admin/users/{id}/factors/{factor_id}`: a new friendly name (empty: unchanged).
+        case updateFactor(String?, factorID: String?, friendlyName: String)
+        /// `DELETE /admin/users/{id}/factors/{factor_id}`.
+        case deleteFactor(String?, factorID: String?)
     }
 
     /// Whether the endpoint serves without the gateway's `apikey`: Supabase's gateway lets only
-    /// the links opened from e-mails and OAuth redirects through (`verify`, `callback`, `authorize`).
+    /// the links opened from e-mails and OAuth redirects through (`verify`, `callback`,
+    /// `authorize`), and the public discovery documents (`.well-known/…`).
     public static func isOpenRoute(_ route: String) -> Bool {
         let first = route.split(separator: "/").first.map(String.init) ?? ""
-        return ["verify", "callback", "authorize"].contains(first)
+        return ["verify", "callback", "authorize", ".well-known"].contains(first)
     }
 
     /// Parses the path after `/auth/v1`, the query and the body.
@@ -144,6 +175,10 @@ public enum AuthRequest: Sendable, Equatable {
             return .health
         case (.get, ["settings"]):
             return .settings
+        case (.get, [".well-known", "jwks.json"]):
+            return .jwks
+        case (.get, [".well-known", "openid-configuration"]):
+            return .openIDConfiguration
         case (.post, ["signup"]):
             let body = try RequestBody.decode(RequestBody.SignUp.self, body)
             return .signUp(
@@ -238,6 +273,30 @@ public enum AuthRequest: Sendable, Equatable {
             let scope = queryValue("scope") ?? "global"
             guard let value = LogoutScope(rawValue: scope) else { throw .validationFailed("Unsupported logout scope \"\(scope)\"") }
             return .logout(value)
+        case (.post, ["factors"]):
+            let body = try RequestBody.decode(RequestBody.EnrollFactor.self, body)
+            let type = try body.factorType.read() ?? ""
+            guard let factorType = MFAFactorType(rawValue: type) else {
+                throw .validationFailed("factor_type needs to be totp, phone, or webauthn")
+            }
+            _ = try body.phone.read()
+            return .mfa(.enroll(Enroll(type: factorType, friendlyName: try body.friendlyName.read() ?? "", issuer: try body.issuer.nonEmpty())))
+        case (.post, let path) where path.count == 3 && path[0] == "factors" && path[2] == "challenge":
+            let body = try RequestBody.decode(RequestBody.ChallengeFactor.self, body)
+            _ = try body.channel.read()
+            return .mfa(.challenge(factorID: uuid(path[1])))
+        case (.post, let path) where path.count == 3 && path[0] == "factors" && path[2] == "verify":
+            let body = try RequestBody.decode(RequestBody.VerifyFactor.self, body)
+            var challengeID: String?
+            if let text = try body.challengeID.read() {
+                guard let id = uuid(text) else { throw .validationFailed("Could not read request body: challenge_id must be a UUID") }
+                challengeID = id
+            }
+            let code = try body.code.read() ?? ""
+            guard !code.isEmpty else { throw .validationFailed("Code needs to be non-empty") }
+            return .mfa(.verify(factorID: uuid(path[1]), challengeID: challengeID, code: code))
+        case (.delete, let path) where path.count == 2 && path[0] == "factors":
+            return .mfa(.unenroll(factorID: uuid(path[1])))
         case (_, let path) where path.first == "admin":
             return .admin(try admin(method: method, path: Array(path.dropFirst()), queryValue: queryValue, body: body))
         default:
@@ -245,8 +304,11 @@ public enum AuthRequest: Sendable, Equatable {
         }
     }
 
+    /// The UUID in lower case; nil when `text` is not one.
+    static func uuid(_ text: String) -> String? { UUID(uuidString: text)?.uuidString.lowercased() }
+
     private static func admin(method: HTTPMethod, path: [String], queryValue: (String) -> String?, body: [UInt8]) throws(AuthError) -> Admin {
-        func userID(_ text: String) -> String? { UUID(uuidString: text)?.uuidString.lowercased() }
+        func userID(_ text: String) -> String? { uuid(text) }
         switch (method, path) {
         case (.get, ["users"]):
             // Client numbers: clamped, so the offset `(page - 1) * perPage` cannot overflow.
@@ -267,6 +329,14 @@ public enum AuthRequest: Sendable, Equatable {
             return .updateUser(userID(parts[1]), UserChanges(email: try user.email.email(), password: try user.password.read(), metadataJSON: metadata))
         case (.delete, let parts) where parts.count == 2 && parts[0] == "users":
             return .deleteUser(userID(parts[1]))
+        case (.get, let parts) where parts.count == 3 && parts[0] == "users" && parts[2] == "factors":
+            return .listFactors(userID(parts[1]))
+        case (.put, let parts) where parts.count == 4 && parts[0] == "users" && parts[2] == "factors":
+            let factor = try RequestBody.decode(RequestBody.AdminUpdateFactor.self, body)
+            _ = try factor.phone.read()
+            return .updateFactor(userID(parts[1]), factorID: uuid(parts[3]), friendlyName: try factor.friendlyName.read() ?? "")
+        case (.delete, let parts) where parts.count == 4 && parts[0] == "users" && parts[2] == "factors":
+            return .deleteFactor(userID(parts[1]), factorID: uuid(parts[3]))
         default:
             throw .notFound
         }

@@ -25,9 +25,13 @@ public struct AuthConfig: Sendable {
     /// then choose its own budget.
     public var rateLimitHeader: String?
     public var refreshReuseInterval: Double = 10
+    /// `JWT_ADMIN_ROLES`: the token roles the admin API accepts (GoTrue's default).
+    public var adminRoles: Set<String> = ["service_role", "supabase_admin"]
     public var providers: [String: IDTokenProvider] = [:]
     /// The e-mail flows (confirmation, recovery, magic link, e-mail change, PKCE).
     public var mail = MailConfig()
+    /// Multi-factor authentication (TOTP).
+    public var mfa = MFAConfig()
 
     public init(keys: KeyConfig) {
         self.keys = keys
@@ -72,6 +76,12 @@ public final class AuthService: Sendable {
             return .json(.ok, #"{"version":"onboard","name":"GoTrue","description":"GoTrue-compatible auth of onboard"}"#)
         case .settings:
             return .json(.ok, settingsJSON())
+        case .jwks:
+            var response = HTTPResponse.json(.ok, jwksJSON())
+            response.headers.replace("Cache-Control", "public, max-age=600")
+            return response
+        case .openIDConfiguration:
+            return .json(.ok, openIDConfigurationJSON())
         case .signUp(let signUp) where !config.mail.autoconfirm && signUp.email != nil:
             try checkRate(config.signInLimit, "signin", keys: ["ip:\(clientAddress(request))", "email:\(signUp.email!)"])
             return try signUpAwaitingConfirmation(signUp, email: signUp.email!, request: request)
@@ -100,6 +110,8 @@ public final class AuthService: Sendable {
             return try verifyLink(link, request: request)
         case .reauthenticate:
             return try reauthenticate(request)
+        case .mfa(let operation):
+            return try mfa(request, operation)
         }
     }
 

@@ -132,6 +132,32 @@ enum RequestBody {
         }
     }
 
+    /// `POST /factors`.
+    struct EnrollFactor: Decodable {
+        var factorType, friendlyName, issuer, phone: BodyField<String>?
+
+        enum CodingKeys: String, CodingKey { case factorType = "factor_type", friendlyName = "friendly_name", issuer, phone }
+    }
+
+    /// `POST /factors/{id}/challenge` (`channel` is for phone factors).
+    struct ChallengeFactor: Decodable {
+        var channel: BodyField<String>?
+    }
+
+    /// `POST /factors/{id}/verify`.
+    struct VerifyFactor: Decodable {
+        var challengeID, code: BodyField<String>?
+
+        enum CodingKeys: String, CodingKey { case challengeID = "challenge_id", code }
+    }
+
+    /// `PUT /admin/users/{id}/factors/{factor_id}`.
+    struct AdminUpdateFactor: Decodable {
+        var friendlyName, phone: BodyField<String>?
+
+        enum CodingKeys: String, CodingKey { case friendlyName = "friendly_name", phone }
+    }
+
     /// `POST /admin/users`.
     struct AdminCreateUser: Decodable {
         var email, password: BodyField<String>?

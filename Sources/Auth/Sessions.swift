@@ -6,23 +6,30 @@ import Postgres
 /// Sessions as GoTrue answers them: the access token's claims and the refresh tokens (random,
 /// stored only as their SHA-256).
 extension AuthService {
-    /// The session object GoTrue answers sign-ins with, around a new access token.
-    func sessionJSON(userJSON: String, sessionID: String, refreshToken: String, method: String) throws -> String {
+    /// The session object GoTrue answers sign-ins with, around a new access token whose `aal`
+    /// and `amr` are the session's (`Assurance`).
+    func sessionJSON(userJSON: String, sessionID: String, refreshToken: String, assurance: (aal: String, amrJSON: String)) throws -> String {
         guard let user = (try? JSONSerialization.jsonObject(with: Data(userJSON.utf8))) as? [String: Any] else {
             throw AuthError.unexpected("user JSON")
         }
+        guard let amr = try? JSONSerialization.jsonObject(with: Data(assurance.amrJSON.utf8)) else { throw AuthError.unexpected("amr JSON") }
         let now = Int(Date().timeIntervalSince1970)
         let expiresAt = now + config.jwtExpiry
         let claims: [String: Any] = [
             "aud": "authenticated", "exp": expiresAt, "iat": now, "iss": config.issuer,
             "sub": user["id"] ?? "", "email": user["email"] ?? "", "phone": user["phone"] ?? "",
             "app_metadata": user["app_metadata"] ?? [:], "user_metadata": user["user_metadata"] ?? [:],
-            "role": "authenticated", "aal": "aal1", "amr": [["method": method, "timestamp": now]],
+            "role": "authenticated", "aal": assurance.aal, "amr": amr,
             "session_id": sessionID, "is_anonymous": user["is_anonymous"] ?? false
         ]
-        let accessToken = JWT.signHS256(claims: claims, secret: config.keys.jwtSecret)
+        let accessToken = JWT.sign(claims: claims, keys: config.keys)
         return
             #"{"access_token":\#(jsonString(accessToken)),"token_type":"bearer","expires_in":\#(config.jwtExpiry),"expires_at":\#(expiresAt),"refresh_token":\#(jsonString(refreshToken)),"user":\#(userJSON)}"#
+    }
+
+    /// The assurance of a session just begun with `method`.
+    static func firstFactor(_ method: String) -> (aal: String, amrJSON: String) {
+        ("aal1", #"[{"method":\#(jsonString(method)),"timestamp":\#(Int(Date().timeIntervalSince1970))}]"#)
     }
 
     /// 128 random bits, URL-safe; only its SHA-256 is stored.

@@ -1,17 +1,72 @@
 import Foundation
 
 /// The configured secret and API keys (Supabase's self-hosting names them JWT_SECRET, ANON_KEY,
-/// SERVICE_ROLE_KEY).
+/// SERVICE_ROLE_KEY), the asymmetric token keys (`JWT_KEYS`) and the opaque API keys.
 public struct KeyConfig: Sendable {
     public var jwtSecret: [UInt8]
     public var anonKey: String
     public var serviceRoleKey: String
+    /// The `JWT_KEYS` key whose `key_ops` include `sign`: it signs access tokens (nil: HS256 with
+    /// the secret).
+    public var signingKey: SigningKey?
+    /// Every public key of `JWT_KEYS`: tokens signed by any of them are accepted, so a rotation
+    /// keeps tokens of the previous key valid until they expire. Published at `/.well-known/jwks.json`.
+    public var verificationKeys = JWKSet(keys: [])
+    /// `JWT_KEY_ID`: the `kid` of HS256 tokens' header (none when nil).
+    public var secretKeyID: String?
+    /// `PUBLISHABLE_KEYS`: opaque `sb_publishable_…` keys, accepted like the anon key.
+    public var publishableKeys: [String] = []
+    /// `SECRET_KEYS`: opaque `sb_secret_…` keys, accepted like the service-role key.
+    public var secretKeys: [String] = []
 
     public init(jwtSecret: String, anonKey: String, serviceRoleKey: String) {
         self.jwtSecret = Array(jwtSecret.utf8)
         self.anonKey = anonKey
         self.serviceRoleKey = serviceRoleKey
     }
+
+    /// The role an API key (or a bearer that is one) stands for: `anon` for the anon key and
+    /// publishable keys, `service_role` for the service-role key and secret keys.
+    public func role(ofKey key: String) -> Caller? {
+        let given = Array(key.utf8)
+        let matches = { (keys: [String]) in keys.contains { Crypto.constantTimeEquals(given, Array($0.utf8)) } }
+        if matches([anonKey] + publishableKeys) { return .anon }
+        if matches([serviceRoleKey] + secretKeys) { return .serviceRole }
+        return nil
+    }
+
+    /// Reads `JWT_KEYS` (GoTrue's `GOTRUE_JWT_KEYS`): a JSON array of JWKs (or a JWKS object), EC
+    /// P-256 or RSA, each with a `kid`. The first with `sign` in its `key_ops` (and its private
+    /// part) signs; every one verifies. Throws a message naming what is wrong.
+    public static func jwtKeys(_ json: String) throws(KeyError) -> (signing: SigningKey?, verification: JWKSet) {
+        let parsed = try? JSONSerialization.jsonObject(with: Data(json.utf8))
+        guard let list = (parsed as? [[String: Any]]) ?? ((parsed as? [String: Any])?["keys"] as? [[String: Any]]) else {
+            throw KeyError("JWT_KEYS must be a JSON array of JWKs")
+        }
+        var signing: SigningKey?
+        var keys: [JWK] = []
+        for (index, jwk) in list.enumerated() {
+            guard let kid = jwk["kid"] as? String, !kid.isEmpty else { throw KeyError("JWT_KEYS[\(index)] has no kid") }
+            guard let publicKey = PublicKey.from(jwk: jwk) else {
+                throw KeyError("JWT_KEYS[\(index)] (\(kid)) is not an EC P-256 or RSA (2048 bits or more) key")
+            }
+            keys.append(JWK(keyID: kid, algorithm: publicKey.kind == .rsa ? "RS256" : "ES256", key: publicKey))
+            let operations = jwk["key_ops"] as? [String] ?? []
+            if signing == nil, operations.contains("sign") {
+                guard let key = SigningKey(privateJWK: jwk) else {
+                    throw KeyError("JWT_KEYS[\(index)] (\(kid)) signs but its private part is missing or wrong")
+                }
+                signing = key
+            }
+        }
+        return (signing, JWKSet(keys: keys))
+    }
+}
+
+/// A configured key that cannot be used.
+public struct KeyError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Who is calling: the database role a request runs as, and the claims it carries.
@@ -60,28 +115,30 @@ public enum CredentialError: Error, Equatable, Sendable {
 public enum Credentials {
     /// Resolves the caller from the `apikey` and the `Authorization: Bearer` token.
     ///
-    /// The apikey must be the anon or service-role key. The bearer may be either key itself (the
-    /// clients send the anon key as bearer until sign-in) or an HS256 JWT signed with the secret,
-    /// whose `role` claim names the database role. Without a bearer the apikey decides.
-    public static func resolve(apikey: String?, bearer: String?, keys: KeyConfig, now: Date = Date()) throws(CredentialError) -> Caller {
+    /// The apikey must be the anon or service-role key (or a publishable or secret key). The bearer
+    /// may be such a key itself (the clients send the anon key as bearer until sign-in) or a JWT
+    /// signed with the secret or a `JWT_KEYS` key, whose `role` claim names the database role.
+    /// Without a bearer the apikey decides.
+    /// `audience` (PostgREST's `jwt-aud`): a token with an `aud` must name it.
+    public static func resolve(
+        apikey: String?, bearer: String?, keys: KeyConfig, now: Date = Date(), audience: String? = nil
+    ) throws(CredentialError) -> Caller {
         guard let apikey, !apikey.isEmpty else { throw .noAPIKey }
-        let keyCaller: Caller
-        if Crypto.constantTimeEquals(Array(apikey.utf8), Array(keys.anonKey.utf8)) {
-            keyCaller = .anon
-        } else if Crypto.constantTimeEquals(Array(apikey.utf8), Array(keys.serviceRoleKey.utf8)) {
-            keyCaller = .serviceRole
-        } else {
-            throw .invalidAPIKey
-        }
+        guard let keyCaller = keys.role(ofKey: apikey) else { throw .invalidAPIKey }
         guard let bearer, !bearer.isEmpty else { return keyCaller }
-        if Crypto.constantTimeEquals(Array(bearer.utf8), Array(keys.anonKey.utf8)) { return .anon }
-        if Crypto.constantTimeEquals(Array(bearer.utf8), Array(keys.serviceRoleKey.utf8)) { return .serviceRole }
+        if let bearerKey = keys.role(ofKey: bearer) { return bearerKey }
+        return try verifiedCaller(bearer, keys: keys, now: now, audience: audience)
+    }
+
+    /// The caller of a token signed with the secret or a `JWT_KEYS` key (remembered until it
+    /// expires: see `VerifiedTokens`; with an `audience` to check, verified every time).
+    public static func verifiedCaller(_ token: String, keys: KeyConfig, now: Date = Date(), audience: String? = nil) throws(CredentialError) -> Caller {
         let seconds = now.timeIntervalSince1970
-        if let cached = VerifiedTokens.shared.caller(for: bearer, secret: keys.jwtSecret, now: seconds) { return cached }
+        if audience == nil, let cached = VerifiedTokens.shared.caller(for: token, keys: keys, now: seconds) { return cached }
         do {
-            let verified = try JWT.verifyHS256(bearer, secret: keys.jwtSecret, now: now)
+            let verified = try JWT.verify(token, secret: keys.jwtSecret, publicKeys: keys.verificationKeys, now: now, audience: audience)
             let caller = Caller(claimsJSON: verified.json, claims: verified.claims)
-            VerifiedTokens.shared.remember(bearer, secret: keys.jwtSecret, caller: caller, claims: verified.claims, now: seconds)
+            VerifiedTokens.shared.remember(token, verifier: verified.key?.spki ?? keys.jwtSecret, caller: caller, claims: verified.claims, now: seconds)
             return caller
         } catch {
             throw .token(error)

@@ -6,6 +6,8 @@ public final class PublicKey: @unchecked Sendable {
     public enum Kind: Sendable { case rsa, p256 }
     public let kind: Kind
     let key: OpaquePointer
+    /// The DER SubjectPublicKeyInfo: the key's identity.
+    public let spki: [UInt8]
 
     /// The key from its DER SubjectPublicKeyInfo, or nil if OpenSSL cannot read it.
     init?(kind: Kind, subjectPublicKeyInfo der: [UInt8]) {
@@ -16,6 +18,38 @@ public final class PublicKey: @unchecked Sendable {
         guard let key else { return nil }
         self.kind = kind
         self.key = key
+        spki = der
+    }
+
+    /// The key as JWK members (`kty` and `n`/`e`, or `crv`/`x`/`y`).
+    public var publicJWK: [String: Any] {
+        var reader = DER.Reader(spki)
+        guard var info = reader.read(tag: 0x30), info.read(tag: 0x30) != nil, let bits = info.read(tag: 0x03)?.bytes.dropFirst() else { return [:] }
+        switch kind {
+        case .rsa:
+            var sequence = DER.Reader(Array(bits))
+            guard var rsa = sequence.read(tag: 0x30), let n = rsa.read(tag: 0x02), let e = rsa.read(tag: 0x02) else { return [:] }
+            return ["kty": "RSA", "n": Base64URL.encode(DER.unsigned(n.bytes)), "e": Base64URL.encode(DER.unsigned(e.bytes))]
+        case .p256:
+            let point = Array(bits)
+            guard point.count == 65 else { return [:] }
+            return ["kty": "EC", "crv": "P-256", "x": Base64URL.encode(Array(point[1..<33])), "y": Base64URL.encode(Array(point[33..<65]))]
+        }
+    }
+
+    /// The public key of a JWK object (RSA ≥ 2048 bits, or EC P-256); nil for anything else.
+    public static func from(jwk: [String: Any]) -> PublicKey? {
+        func member(_ name: String) -> [UInt8]? { (jwk[name] as? String).flatMap { Base64URL.decode(Substring($0)) } }
+        switch jwk["kty"] as? String {
+        case "RSA":
+            guard let n = member("n"), let e = member("e") else { return nil }
+            return PublicKey(rsaModulus: DER.unsigned(n), exponent: e)
+        case "EC":
+            guard jwk["crv"] as? String == "P-256", let x = member("x"), let y = member("y") else { return nil }
+            return PublicKey(p256X: x, y: y)
+        default:
+            return nil
+        }
     }
 
     deinit { EVP_PKEY_free(key) }
@@ -61,6 +95,12 @@ public struct JWK: Sendable {
     /// `RS256` or `ES256`.
     public var algorithm: String
     public var key: PublicKey
+
+    public init(keyID: String?, algorithm: String, key: PublicKey) {
+        self.keyID = keyID
+        self.algorithm = algorithm
+        self.key = key
+    }
 }
 
 /// A JSON Web Key Set (RFC 7517), as Google and Apple publish them. Keys other than RSA

@@ -46,14 +46,14 @@ struct JOSEHeader: Decodable {
     }
 }
 
-/// HS256 JSON Web Tokens (RFC 7519) with the configured secret.
+/// JSON Web Tokens (RFC 7519): HS256 with the configured secret, RS256/ES256 with `JWT_KEYS`.
 public enum JWT {
     /// Clock skew tolerated on exp/nbf/iat, in seconds.
     public static let leeway: Double = 30
 
-    /// Signs a claims object (its JSON text) with HS256.
-    public static func signHS256(claimsJSON: String, secret: [UInt8]) -> String {
-        let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+    /// Signs a claims object (its JSON text) with HS256 (`kid` in the header when given).
+    public static func signHS256(claimsJSON: String, secret: [UInt8], keyID: String? = nil) -> String {
+        let header = Base64URL.encode(Array((keyID.map { #"{"alg":"HS256","kid":\#(serialize($0)),"typ":"JWT"}"# } ?? #"{"alg":"HS256","typ":"JWT"}"#).utf8))
         let payload = Base64URL.encode(Array(claimsJSON.utf8))
         let signingInput = header + "." + payload
         return signingInput + "." + Base64URL.encode(Crypto.hmacSHA256(key: secret, data: Array(signingInput.utf8)))
@@ -69,16 +69,37 @@ public enum JWT {
     public static func verifyHS256(
         _ token: String, secret: [UInt8], now: Date = Date(), audience: String? = nil
     ) throws(JWTError) -> (json: String, claims: [String: Any]) {
+        let verified = try verify(token, secret: secret, publicKeys: JWKSet(keys: []), now: now, audience: audience)
+        return (verified.json, verified.claims)
+    }
+
+    /// Verifies an access token signed with the secret (HS256) or with one of `publicKeys`
+    /// (RS256/ES256, by `kid` when the header names one), then its time claims as PostgREST
+    /// does. `none` and every other algorithm are refused. Returns the claims' JSON text and
+    /// object, and the public key that verified them (nil for HS256).
+    public static func verify(
+        _ token: String, secret: [UInt8], publicKeys: JWKSet, now: Date = Date(), audience: String? = nil
+    ) throws(JWTError) -> (json: String, claims: [String: Any], key: PublicKey?) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("Expected 3 parts in JWT; got \(parts.count)") }
         guard let headerBytes = Base64URL.decode(parts[0]), let header = JSONTree.decode(JOSEHeader.self, json: headerBytes) else {
             throw .malformed("Error in $: Failed reading: not a valid json value at JWT header")
         }
         guard let alg = header.alg else { throw .malformed("JWT header has no alg") }
-        guard alg == "HS256" else { throw .unsupportedAlgorithm(alg) }
         guard let signature = Base64URL.decode(parts[2]) else { throw .badSignature }
-        let expected = Crypto.hmacSHA256(key: secret, data: Array(token.utf8[..<parts[2].startIndex.samePosition(in: token.utf8)!].dropLast()))
-        guard Crypto.constantTimeEquals(signature, expected) else { throw .badSignature }
+        let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        var verifiedBy: PublicKey?
+        switch alg {
+        case "HS256":
+            guard Crypto.constantTimeEquals(signature, Crypto.hmacSHA256(key: secret, data: signingInput)) else { throw .badSignature }
+        case "RS256", "ES256":
+            guard !publicKeys.keys.isEmpty else { throw .unsupportedAlgorithm(alg) }
+            let candidates = publicKeys.keys.filter { $0.algorithm == alg && (header.kid == nil || $0.keyID == header.kid) }
+            guard let key = candidates.first(where: { $0.key.verify(signature: signature, data: signingInput) }) else { throw .badSignature }
+            verifiedBy = key.key
+        default:
+            throw .unsupportedAlgorithm(alg)
+        }
         guard let payloadBytes = Base64URL.decode(parts[1]),
             let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any]
         else {
@@ -103,7 +124,14 @@ public enum JWT {
             let ok = (aud as? String) == audience || ((aud as? [Any])?.contains { ($0 as? String) == audience } ?? false) || aud == nil
             guard ok else { throw .wrongAudience }
         }
-        return (String(decoding: payloadBytes, as: UTF8.self), claims)
+        return (String(decoding: payloadBytes, as: UTF8.self), claims, verifiedBy)
+    }
+
+    /// Signs claims as an access token: with the configured asymmetric key (its `kid` in the
+    /// header) when there is one, else HS256 with the secret.
+    public static func sign(claims: [String: Any], keys: KeyConfig) -> String {
+        guard let key = keys.signingKey else { return signHS256(claimsJSON: serialize(claims), secret: keys.jwtSecret, keyID: keys.secretKeyID) }
+        return key.sign(claims: claims)
     }
 
     static func number(_ value: Any?) -> Double? {

@@ -166,15 +166,17 @@ enum Ownership {
         }
     }
 
-    /// Every new row must name the caller as its owner (a missing owner would be NULL or another
-    /// row's default: RLS refuses both).
+    /// Every new row names the caller as its owner, or leaves the owner column to its default
+    /// (the body, or `columns=`, does not write it: `children.user_id` defaults to `auth.uid()`).
+    /// A default that is not the caller (NULL, another value) is refused by RLS's WITH CHECK.
+    /// A row without the key while others write it is NULL, unless `missing=default`.
     static func checkNewRows(_ request: ApiRequest, table: String, column: String, userID: UUID) throws(RESTError) {
         guard let payload = request.payload else { return }
-        if let columns = request.columns, !columns.contains(column), request.preferences.missing != .default {
-            throw .ownership(table: table, authenticated: true)
-        }
+        guard (request.columns ?? payload.keys).contains(column) else { return }
         for row in payload.rows {
-            guard let value = row[column], sameUUID(value, userID) else {
+            if let value = row[column] {
+                guard sameUUID(value, userID) else { throw .ownership(table: table, authenticated: true) }
+            } else if request.preferences.missing != .default {
                 throw .ownership(table: table, authenticated: true)
             }
         }

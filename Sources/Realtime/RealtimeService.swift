@@ -151,16 +151,14 @@ public final class RealtimeService: Sendable {
         let socketMessage: String
     }
 
-    /// Realtime's join-token rules: an API key by value, or an HS256 JWT with `role` and `exp`.
+    /// Realtime's join-token rules: an API key by value, or a JWT (HS256, or RS256/ES256 by a
+    /// `JWT_KEYS` key) with `role` and `exp`.
     func authorize(_ token: String) -> Result<Authorization, Refusal> {
         let keys = config.keys
-        if Crypto.constantTimeEquals(Array(token.utf8), Array(keys.anonKey.utf8)) { return .success(Authorization(caller: .anon, expiresAt: nil)) }
-        if Crypto.constantTimeEquals(Array(token.utf8), Array(keys.serviceRoleKey.utf8)) {
-            return .success(Authorization(caller: .serviceRole, expiresAt: nil))
-        }
+        if let keyCaller = keys.role(ofKey: token) { return .success(Authorization(caller: keyCaller, expiresAt: nil)) }
         do {
             // No leeway here: the channel ends at `exp` (Realtime re-checks on a timer).
-            let verified = try JWT.verifyHS256(token, secret: keys.jwtSecret)
+            let verified = try JWT.verify(token, secret: keys.jwtSecret, publicKeys: keys.verificationKeys)
             guard verified.claims["role"] is String, let exp = (verified.claims["exp"] as? NSNumber)?.doubleValue else {
                 return .failure(
                     Refusal(

@@ -115,11 +115,24 @@ func runOne(_ bytes: [UInt8]) {
     _ = RealtimeService.dryRun(frame: String(decoding: bytes, as: UTF8.self), cache: cache)
 }
 
+/// Where mail links may lead: whatever the candidate, the answer has no control character and is
+/// its own browser reading (parsing it again changes nothing), or it is SITE_URL.
+let redirects = RedirectPolicy(siteURL: "http://localhost:3000", allowList: ["myapp://**", "https://*.example.org/**"])
+
+func checkRedirect(_ candidate: String?) {
+    let target = redirects.target(candidate)
+    precondition(!target.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }, "a redirect with a control character")
+    precondition(target == redirects.siteURL || BrowserURL(target)?.serialized == target, "a redirect that a browser reads otherwise")
+}
+
 func serve(_ request: HTTPRequest) {
     let path = request.path
     if path.hasPrefix("/auth/v1") {
         let route = String(path.dropFirst("/auth/v1".count))
         _ = AuthRequest.isOpenRoute(route)
+        checkRedirect(request.queryValue("redirect_to"))
+        checkRedirect(request.headers["redirect_to"])
+        checkRedirect(request.bodyText)
         do {
             _ = try AuthRequest.parse(method: request.method, route: route, query: request.query, body: request.body)
         } catch {

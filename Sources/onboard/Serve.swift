@@ -115,13 +115,24 @@ enum ServeConfiguration {
 
 /// `onboard keys`: a JWT secret and the two API keys signed with it, as env lines.
 struct Keys: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Generate JWT_SECRET, ANON_KEY and SERVICE_ROLE_KEY (print as env lines).")
+    static let configuration = CommandConfiguration(
+        abstract: "Generate JWT_SECRET, ANON_KEY and SERVICE_ROLE_KEY (print as env lines); with --signing-key, also JWT_KEYS.")
+
+    enum Algorithm: String, ExpressibleByArgument, CaseIterable { case es256, rs256 }
+
+    @Option(help: "Also print JWT_KEYS: a new asymmetric key (es256 or rs256) that signs access tokens.")
+    var signingKey: Algorithm?
 
     func run() throws {
         let keys = LocalKeys.generate()
         print("JWT_SECRET=\(keys.secret)")
         print("ANON_KEY=\(keys.anonKey)")
         print("SERVICE_ROLE_KEY=\(keys.serviceRoleKey)")
+        if let signingKey {
+            let key = SigningKey(kind: signingKey == .es256 ? .p256 : .rsa, keyID: UUID().uuidString.lowercased())
+            // Single-quoted: the JSON has no quote of that kind, so shells and env files read it whole.
+            print("JWT_KEYS='\(JWT.serialize([key.privateJWK]))'")
+        }
     }
 
 }

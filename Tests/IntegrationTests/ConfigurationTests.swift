@@ -42,6 +42,14 @@ struct ConfigurationTests {
         "JWT_SECRET": (String(repeating: "t", count: 32), { String(decoding: $0.keys.jwtSecret, as: UTF8.self) == String(repeating: "t", count: 32) }),
         "ANON_KEY": ("anon-key-value", { $0.keys.anonKey == "anon-key-value" }),
         "SERVICE_ROLE_KEY": ("service-key-value", { $0.keys.serviceRoleKey == "service-key-value" }),
+        "JWT_KEYS": (
+            #"[{"kty":"EC","crv":"P-256","kid":"k","key_ops":["verify"],"x":"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4","y":"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"}]"#,
+            { $0.keys.verificationKeys.keys.map(\.keyID) == ["k"] && $0.keys.signingKey == nil }
+        ),
+        "JWT_KEY_ID": ("hs-1", { $0.keys.secretKeyID == "hs-1" }),
+        "JWT_ADMIN_ROLES": ("service_role, ops_admin", { $0.auth.adminRoles == ["service_role", "ops_admin"] }),
+        "PUBLISHABLE_KEYS": ("sb_publishable_a,sb_publishable_b", { $0.keys.publishableKeys == ["sb_publishable_a", "sb_publishable_b"] }),
+        "SECRET_KEYS": ("sb_secret_a", { $0.keys.secretKeys == ["sb_secret_a"] }),
         "LOG_LEVEL": ("debug", { _ in true }),
         "LOG_FORMAT": ("json", { _ in true }),
         "JWT_EXP": ("600", { $0.auth.jwtExpiry == 600 }),
@@ -64,6 +72,15 @@ struct ConfigurationTests {
         "PGRST_DB_TX_END": ("commit-allow-override", { $0.transactionEnd == .commitAllowOverride }),
         "OPENAPI_ACCESS": ("all", { $0.openAPIAccess == .all }),
         "PGRST_DB_AGGREGATES_ENABLED": ("true", { $0.aggregatesEnabled }),
+        "PGRST_DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements }),
+        "PGRST_DB_MAX_ROWS": ("1000", { $0.postgrest.maxRows == 1000 }),
+        "PGRST_DB_PRE_REQUEST": ("private.check_request", { $0.postgrest.preRequest == .init("private.check_request") }),
+        "PGRST_DB_PRE_CONFIG": ("settings", { $0.postgrest.preConfig == .init("public.settings") }),
+        "PGRST_DB_EXTRA_SEARCH_PATH": ("extensions, util", { $0.postgrest.extraSearchPath == ["extensions", "util"] }),
+        "PGRST_JWT_AUD": ("my-app", { $0.postgrest.jwtAudience == "my-app" }),
+        "PGRST_SERVER_TIMING_ENABLED": ("true", { $0.postgrest.serverTimingEnabled }),
+        "PGRST_CLIENT_ERROR_VERBOSITY": ("minimal", { $0.postgrest.minimalErrors }),
+        "PGRST_APP_SETTINGS_<NAME>": ("x", { $0.postgrest.appSettings.map(\.name) == ["app.settings.<name>"] }),
         "REALTIME_FEED": ("triggers", { $0.realtimeFeed == .triggers }),
         "GOOGLE_JWKS": ("/etc/google.json", { $0.auth.providers["google"]?.keys.location == "/etc/google.json" }),
         "GOOGLE_CLIENT_IDS": ("a,b", { _ in true }),  // read with GOOGLE_JWKS; see below
@@ -93,8 +110,30 @@ struct ConfigurationTests {
         "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": ("true", { $0.auth.mail.requireReauthentication }),
         "DASHBOARD_PASSWORD": ("correct-horse-battery", { $0.dashboard.password == "correct-horse-battery" && $0.dashboard.isEnabled }),
         "DASHBOARD_SERVICE_KEY_SIGN_IN": ("true", { $0.dashboard.serviceKeySignIn && $0.dashboard.isEnabled }),
-        "DASHBOARD_SESSION_HOURS": ("2", { $0.dashboard.sessionSeconds == 7200 })
+        "DASHBOARD_SESSION_HOURS": ("2", { $0.dashboard.sessionSeconds == 7200 }),
+        "MFA_TOTP_ENROLL_ENABLED": ("false", { !$0.auth.mfa.totpEnrollEnabled && $0.auth.mfa.totpVerifyEnabled }),
+        "MFA_TOTP_VERIFY_ENABLED": ("false", { !$0.auth.mfa.totpVerifyEnabled && $0.auth.mfa.totpEnrollEnabled }),
+        "MFA_MAX_ENROLLED_FACTORS": ("3", { $0.auth.mfa.maxEnrolledFactors == 3 }),
+        "MFA_MAX_VERIFIED_FACTORS": ("2", { $0.auth.mfa.maxVerifiedFactors == 2 }),
+        "MFA_CHALLENGE_EXPIRY_DURATION": ("10m", { $0.auth.mfa.challengeExpiry == 600 }),
+        "MFA_FACTOR_EXPIRY_DURATION": ("15m", { $0.auth.mfa.factorExpiry == 900 }),
+        "MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY": ("5", { $0.auth.mfa.challengeAndVerifyLimit == .init(hits: 5, window: 60) }),
+        "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY": (
+            String(repeating: "A", count: 42) + "E", { $0.auth.mfa.encryptionKey?.id == "onboard" && $0.auth.mfa.encryptionKey?.key.last == 1 }
+        ),
+        "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID": ("k2", { _ in true })  // read with the key; see mfaEncryptionKey
     ]
+
+    @Test func mfaEncryptionKey() throws {
+        let key = String(repeating: "A", count: 43)
+        let named = try Self.config(["SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY": key, "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID": "k2"])
+        #expect(named.auth.mfa.encryptionKey?.id == "k2" && named.auth.mfa.encryptionKey?.key == [UInt8](repeating: 0, count: 32))
+        #expect(throws: ConfigurationError.self) { try Self.config(["SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY": "short"]) }
+        #expect(throws: ConfigurationError.self) {
+            try Self.config(["SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY": key, "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID": "jwt"])
+        }
+        #expect(throws: ConfigurationError.self) { try Self.config(["MFA_MAX_ENROLLED_FACTORS": "0"]) }
+    }
 
     @Test func everyDocumentedVariableIsHandledAndNoOther() {
         #expect(Self.documented.count >= 30, "the README's table was not found")
@@ -145,9 +184,12 @@ struct ConfigurationTests {
 
     @Test(arguments: [
         ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"),
-        ("DB_PIPELINE_CONNECTIONS", "-1"),
+        ("DB_PIPELINE_CONNECTIONS", "-1"), ("JWT_KEYS", "not json"), ("JWT_KEYS", #"[{"kty":"oct","kid":"x","k":"c2VjcmV0"}]"#),
+        ("PUBLISHABLE_KEYS", "anon-key"), ("SECRET_KEYS", "sb_publishable_x"),
         ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
-        ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_AGGREGATES_ENABLED", "sometimes"), ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"),
+        ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_MAX_ROWS", "-1"), ("PGRST_DB_PRE_REQUEST", "a.b.c"),
+        ("PGRST_SERVER_TIMING_ENABLED", "sometimes"), ("PGRST_CLIENT_ERROR_VERBOSITY", "loud"), ("PGRST_DB_AGGREGATES_ENABLED", "sometimes"),
+        ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"),
         ("IO_THREAD_NICE", "20"), ("IO_THREAD_NICE", "-21"), ("REALTIME_FEED", "notify"),
         ("MAILER_AUTOCONFIRM", "perhaps"), ("MAILER_OTP_EXP", "soon"), ("SMTP_TLS", "maybe"), ("SMTP_PORT", "70000"),
         ("SMTP_CA_FILE", "/nonexistent/ca.pem"), ("SMTP_ADMIN_EMAIL", "Ops <ops@example.com>"), ("MAILER_TEMPLATES_RECOVERY", "/nonexistent.html"),

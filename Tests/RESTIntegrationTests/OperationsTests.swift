@@ -216,13 +216,14 @@ struct OperationsTests {
 
     @Test func transactionPreferences() throws {
         // By default (PostgREST's db-tx-end = commit) `Prefer: tx` is ignored: the write stays.
+        // (REVIEW, not COMPLETE: entering COMPLETE needs a child that passes the completion checks.)
         let ignored = try server.signUp()
         let committed = try server.client().request(
             "PATCH", "/rest/v1/user_profiles?id=eq.\(ignored.id)", headers: Wire.py(server, ignored.token, [("Prefer", "return=representation, tx=rollback")]),
-            body: #"{"onboarding_state":"COMPLETE"}"#)
+            body: #"{"onboarding_state":"REVIEW"}"#)
         #expect(committed.status == 200 && committed.header("Preference-Applied") == "return=representation")
         let kept = try server.client().request("GET", "/rest/v1/user_profiles?select=onboarding_state", headers: Wire.py(server, ignored.token))
-        Wire.expectBody(kept, #"[{"onboarding_state":"COMPLETE"}]"#)
+        Wire.expectBody(kept, #"[{"onboarding_state":"REVIEW"}]"#)
 
         let server = try TestServer { $0.transactionEnd = .commitAllowOverride }
         let user = try server.signUp()
@@ -230,9 +231,9 @@ struct OperationsTests {
         // tx=rollback where overrides are allowed: the answer shows the change, the database keeps nothing.
         let rolled = try http.request(
             "PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: Wire.py(server, user.token, [("Prefer", "return=representation, tx=rollback")]),
-            body: #"{"onboarding_state":"COMPLETE"}"#)
+            body: #"{"onboarding_state":"REVIEW"}"#)
         #expect(rolled.status == 200 && rolled.header("Preference-Applied") == "return=representation, tx=rollback")
-        #expect(rolled.jsonArray?.first?["onboarding_state"] as? String == "COMPLETE")
+        #expect(rolled.jsonArray?.first?["onboarding_state"] as? String == "REVIEW")
         let after = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state", headers: Wire.py(server, user.token))
         Wire.expectBody(after, #"[{"onboarding_state":"NOT_STARTED"}]"#)
         // The object Accept on a write that touches 2 rows: 406 and nothing changes.

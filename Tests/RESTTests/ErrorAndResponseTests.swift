@@ -290,10 +290,10 @@ import Testing
     static let refused: [(String, String, String?, String, Bool)] = [
         // method, target, body → table, authenticated
         ("POST", "/rest/v1/children", #"{"user_id":"\#(Fixture.otherID)","name":"x"}"#, "children", true),
-        ("POST", "/rest/v1/children", #"{"name":"x"}"#, "children", true),
         ("POST", "/rest/v1/children", #"{"user_id":null,"name":"x"}"#, "children", true),
         ("POST", "/rest/v1/children", #"[{"user_id":"\#(me)","name":"x"},{"user_id":"\#(Fixture.otherID)","name":"y"}]"#, "children", true),
-        ("POST", "/rest/v1/children?columns=%22name%22", #"{"user_id":"\#(me)","name":"x"}"#, "children", true),
+        // With `columns=` naming the owner, a row without it is NULL (no `missing=default`).
+        ("POST", "/rest/v1/children?columns=%22user_id%22,%22name%22", #"[{"user_id":"\#(me)","name":"x"},{"name":"y"}]"#, "children", true),
         ("POST", "/rest/v1/user_profiles?on_conflict=id", #"{"id":"\#(Fixture.otherID)"}"#, "user_profiles", true),
         ("PATCH", "/rest/v1/children?id=eq.1", #"{"user_id":"\#(Fixture.otherID)"}"#, "children", true),
         ("PATCH", "/rest/v1/user_profiles?id=eq.1", #"{"id":"\#(Fixture.otherID)"}"#, "user_profiles", true),
@@ -312,6 +312,25 @@ import Testing
             #expect(throws: Never.self) { try Fixture.plan("POST", "/rest/v1/children", body: body) }
         }
         #expect(throws: Never.self) { try Fixture.plan("PATCH", "/rest/v1/children?id=eq.1", body: #"{"user_id":"\#(Self.me)","name":"y"}"#) }
+    }
+
+    /// A body (or `columns=`) that does not write the owner column leaves it to its default
+    /// (`children.user_id` defaults to `auth.uid()`); RLS refuses a default that is not the caller.
+    @Test func leavesAMissingOwnerToItsDefault() throws {
+        for (target, body) in [
+            ("/rest/v1/children", #"{"name":"x"}"#),
+            ("/rest/v1/children", #"[{"name":"x"},{"name":"y"}]"#),
+            ("/rest/v1/children?columns=%22name%22", #"{"user_id":"\#(Self.me)","name":"x"}"#)
+        ] {
+            let insert = try #require(try Fixture.plan("POST", target, body: body).statement)
+            #expect(insert.text.contains(#"INSERT INTO "public"."children" ("name")"#), "\(target) \(body): \(insert.text)")
+        }
+        // With `missing=default`, a row without the owner takes the default too.
+        #expect(throws: Never.self) {
+            try Fixture.plan(
+                "POST", "/rest/v1/children?columns=%22user_id%22,%22name%22", headers: [("Prefer", "missing=default")],
+                body: #"[{"user_id":"\#(Self.me)","name":"x"},{"name":"y"}]"#)
+        }
     }
 
     @Test func anonymousAndUserlessCallers() throws {

@@ -1,5 +1,6 @@
 """Realtime `postgres_changes` through supabase-py's async realtime client (vsn 1.0.0), plus a few
-raw Phoenix frames over `websockets`. Protocol: /work/shared/protocol/realtime.md (§1, §2).
+raw Phoenix frames over `websockets` (Phoenix v1 JSON frames: `phx_join`, `phx_reply`,
+`postgres_changes`, `heartbeat`, as Supabase Realtime sends them).
 
 Each test is a plain sync function running its own event loop (`asyncio.run`), so no pytest plugin
 is needed. Every user is a fresh, auto-confirmed sign-up; its profile row comes from the trigger.

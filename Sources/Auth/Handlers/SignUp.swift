@@ -24,7 +24,7 @@ extension AuthService {
             else {
                 throw AuthError.userAlreadyExists
             }
-            return .json(.ok, try sessionJSON(userJSON: user, sessionID: sessionID, refreshToken: refreshToken, method: "password"))
+            return .json(.ok, try sessionJSON(userJSON: user, sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor("password")))
         }
     }
 
@@ -36,7 +36,8 @@ extension AuthService {
             let user = try Users.createAnonymousSignedIn(
                 connection, id: userID, metadataJSON: metadataJSON, sessionID: sessionID,
                 refreshTokenDigest: Self.digest(refreshToken))
-            return .json(.ok, try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, method: "anonymous"))
+            return .json(
+                .ok, try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor("anonymous")))
         }
     }
 }

@@ -41,12 +41,13 @@ extension AuthService {
         }
     }
 
-    /// A new session with its first refresh token; updates last_sign_in_at; returns session JSON.
+    /// A new session with its first refresh token and its `method` claim; updates
+    /// last_sign_in_at; returns session JSON.
     func startSession(_ connection: Connection, userID: String, method: String) throws -> String {
         let sessionID = UUID().uuidString.lowercased()
         let refreshToken = Self.newRefreshToken()
-        let user = try Sessions.start(connection, id: sessionID, userID: userID, refreshTokenDigest: Self.digest(refreshToken))
-        return try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, method: method)
+        let user = try Sessions.start(connection, id: sessionID, userID: userID, refreshTokenDigest: Self.digest(refreshToken), method: method)
+        return try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor(method))
     }
 
     /// Rotation with GoTrue's reuse detection: the presented token is revoked and a child issued
@@ -67,7 +68,8 @@ extension AuthService {
             let newToken = Self.newRefreshToken()
             try RefreshTokens.rotate(connection, found, parentDigest: Self.digest(token), childDigest: Self.digest(newToken))
             let user = try Users.json(connection, id: found.userID) ?? "{}"
-            return .session(try sessionJSON(userJSON: user, sessionID: found.sessionID, refreshToken: newToken, method: "token_refresh"))
+            let assurance = try Assurance.of(connection, sessionID: found.sessionID)
+            return .session(try sessionJSON(userJSON: user, sessionID: found.sessionID, refreshToken: newToken, assurance: assurance))
         }
         switch outcome {
         case .session(let json): return .json(.ok, json)

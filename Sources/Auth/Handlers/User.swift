@@ -7,10 +7,16 @@ import Postgres
 extension AuthService {
     /// The bearer's user (and session id), or GoTrue's 401/403.
     func authenticatedUser(_ request: HTTPRequest) throws -> (userID: String, sessionID: String?) {
+        let caller = try authenticatedSession(request)
+        return (caller.userID, caller.sessionID)
+    }
+
+    /// The bearer's user, session id and `is_anonymous` claim, or GoTrue's 401/403.
+    func authenticatedSession(_ request: HTTPRequest) throws -> (userID: String, sessionID: String?, isAnonymous: Bool) {
         guard let token = Credentials.bearerToken(request.headers["Authorization"]) else { throw AuthError.noAuthorization }
         let claims: [String: Any]
         do {
-            claims = try JWT.verifyHS256(token, secret: config.keys.jwtSecret).claims
+            claims = try JWT.verify(token, secret: config.keys.jwtSecret, publicKeys: config.keys.verificationKeys).claims
         } catch {
             throw AuthError.badJWT(error.message)
         }
@@ -21,7 +27,7 @@ extension AuthService {
         let exists = try pool.withConnection { try Sessions.holderExists($0, userID: userID, sessionID: sessionID) }
         guard exists.user else { throw AuthError.userFromTokenNotFound }
         guard exists.session else { throw AuthError.sessionNotFound }
-        return (userID, sessionID)
+        return (userID, sessionID, claims["is_anonymous"] as? Bool ?? false)
     }
 
     /// The user's JSON; `missing` when there is no such user (404 for the admin API, GoTrue's 403

@@ -2,16 +2,17 @@ import Postgres
 
 /// `auth.sessions`.
 enum Sessions {
-    /// A new session with its first refresh token, the user's `last_sign_in_at` stamped; the
-    /// user's JSON (one pipeline).
-    static func start(_ connection: Connection, id: String, userID: String, refreshTokenDigest: String) throws -> String? {
+    /// A new session with its first refresh token and its authentication method (its `amr`),
+    /// the user's `last_sign_in_at` stamped; the user's JSON (one pipeline).
+    static func start(_ connection: Connection, id: String, userID: String, refreshTokenDigest: String, method: String) throws -> String? {
         let results = try connection.pipeline([
             "UPDATE auth.users SET last_sign_in_at = now() WHERE id = \(userID)::uuid",
             "INSERT INTO auth.sessions (id, user_id) VALUES (\(id)::uuid, \(userID)::uuid)",
             "INSERT INTO auth.refresh_tokens (token, user_id, session_id) VALUES (\(refreshTokenDigest), \(userID)::uuid, \(id)::uuid)",
+            "INSERT INTO auth.mfa_amr_claims (session_id, authentication_method) VALUES (\(id)::uuid, \(method))",
             Users.jsonStatement(id: userID)
         ])
-        return results[3].scalar
+        return results[4].scalar
     }
 
     /// Whether a token's user exists, and its session (none named: true).

@@ -32,8 +32,8 @@ enum Users {
 
     // MARK: creation
 
-    /// A confirmed e-mail user with its identity, a session and its first refresh token (one
-    /// statement), then its JSON (pipelined); nil when the address is taken.
+    /// A confirmed e-mail user with its identity, a session with its `password` claim and its
+    /// first refresh token (one statement), then its JSON (pipelined); nil when the address is taken.
     static func createSignedIn(
         _ connection: Connection, id: String, email: String, passwordHash: String, metadataJSON: String,
         sessionID: String, refreshTokenDigest: String
@@ -50,6 +50,8 @@ enum Users {
                 SELECT id::text, id, jsonb_build_object('sub', id::text, 'email', email, 'email_verified', true, 'phone_verified', false), 'email', now() FROM u
             ), s AS (
                 INSERT INTO auth.sessions (id, user_id) SELECT \(sessionID)::uuid, id FROM u RETURNING id, user_id
+            ), c AS (
+                INSERT INTO auth.mfa_amr_claims (session_id, authentication_method) SELECT id, 'password' FROM s
             )
             INSERT INTO auth.refresh_tokens (token, user_id, session_id) SELECT \(refreshTokenDigest), user_id, id FROM s
             """,
@@ -58,7 +60,8 @@ enum Users {
         return results[1].scalar
     }
 
-    /// An anonymous user with a session and its first refresh token, then its JSON (pipelined).
+    /// An anonymous user with a session (its `anonymous` claim) and its first refresh token, then
+    /// its JSON (pipelined).
     static func createAnonymousSignedIn(
         _ connection: Connection, id: String, metadataJSON: String, sessionID: String,
         refreshTokenDigest: String
@@ -71,6 +74,8 @@ enum Users {
                 RETURNING id
             ), s AS (
                 INSERT INTO auth.sessions (id, user_id) SELECT \(sessionID)::uuid, id FROM u RETURNING id, user_id
+            ), c AS (
+                INSERT INTO auth.mfa_amr_claims (session_id, authentication_method) SELECT id, 'anonymous' FROM s
             )
             INSERT INTO auth.refresh_tokens (token, user_id, session_id) SELECT \(refreshTokenDigest), user_id, id FROM s
             """,
