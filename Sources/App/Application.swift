@@ -23,6 +23,8 @@ public final class Application: Sendable {
     public let rest: RESTService
     public let realtime: RealtimeService
     public let changeFeed: ChangeFeed
+    /// Broadcast and presence of every server (the LISTEN on `realtime_messages`).
+    public let messageFeed: MessageFeed
     public let mailer: Mailer
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
@@ -47,10 +49,12 @@ public final class Application: Sendable {
             application.rest.settings.replace(try config.postgrest.overlaid(from: admin))
             // The feed first: no socket can subscribe before changes can reach it.
             try application.changeFeed.start()
+            application.messageFeed.start()
             do {
                 try application.server.start()
             } catch {
                 application.changeFeed.stop()
+                application.messageFeed.stop()
                 throw error
             }
             application.listenForSchemaReloads()
@@ -83,10 +87,13 @@ public final class Application: Sendable {
         var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
         realtimeConfig.enforceOwnership = config.enforceOwnership
         realtimeConfig.feedWait = config.realtimeFeedWait
+        realtimeConfig.maxEventsPerSecond = config.realtimeMaxEventsPerSecond
+        realtimeConfig.maxPayloadBytes = config.realtimeMaxPayloadBytes
         let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url, choice: config.realtimeFeed)
         self.realtime = realtime
         self.changeFeed = changeFeed
+        messageFeed = MessageFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
         let loop = EventLoop()
         let pipeline = PipelineClient(
             conninfo: database.url, size: config.effectivePipelineConnections,
@@ -134,6 +141,8 @@ public final class Application: Sendable {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         changeFeed.stop()
         server.shutdown()
+        messageFeed.stop()
+        realtime.releasePresences()
         pipeline.close()
         mailer.shutdown()
         do {

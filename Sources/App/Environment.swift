@@ -148,6 +148,8 @@ extension ServerConfig {
             throw ConfigurationError(error.description)
         }
         if let feed = try choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
+        if let events = try integer("REALTIME_MAX_EVENTS_PER_SECOND", minimum: 1) { realtimeMaxEventsPerSecond = events }
+        if let bytes = try integer("REALTIME_MAX_PAYLOAD_BYTES", minimum: 1) { realtimeMaxPayloadBytes = bytes }
         // The dashboard: a password, and/or the service-role key as the sign-in secret (on by
         // default with --dev, so `make run` has a dashboard without further settings).
         if let password = value("DASHBOARD_PASSWORD") {

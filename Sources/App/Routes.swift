@@ -70,6 +70,9 @@ enum Routes {
 
         // Supabase Realtime (postgres_changes): Kong maps /realtime/v1/* to Realtime's /socket/*.
         router.add(.get, "/realtime/v1/websocket") { request in realtime.upgrade(request) }
+        // Realtime's BroadcastController: messages sent without a socket.
+        router.add(.post, "/realtime/v1/api/broadcast") { request in realtime.broadcastOverHTTP(request) }
+        router.add(.post, "/realtime/v1/api/broadcast/*") { request in realtime.broadcastOneOverHTTP(request) }
 
         // The operators' dashboard (404 unless configured); its own sessions, never API keys.
         Dashboard.register(&router, config: config, pool: pool, metrics: metrics, migrator: migrator, logger: logger)
