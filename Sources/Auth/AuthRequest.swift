@@ -488,7 +488,7 @@ public enum AuthRequest: Sendable, Equatable {
         let seconds: Double
         switch goDuration(text) {
         case .success(let value): seconds = value
-        case .failure(let reason): throw .validationFailed("invalid format for ban duration: time: \(reason) \(jsonString(text))")
+        case .failure(let error): throw .validationFailed("invalid format for ban duration: time: \(error.reason) \(jsonString(text))")
         }
         return seconds == 0 ? .lifted : .seconds(seconds)
     }
