@@ -115,7 +115,8 @@ extension ServerConfig {
         listenDatabaseURL = value("DATABASE_LISTEN_URL")
         if let seconds = try integer("JWT_EXP", minimum: 1) { auth.jwtExpiry = seconds }
         if let size = try integer("DB_POOL_SIZE", minimum: 1) { poolSize = size }
-        if let prepared = try boolean("DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
+        // PostgREST's name for the same switch is read too.
+        if let prepared = try boolean("DB_PREPARED_STATEMENTS") ?? boolean("PGRST_DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
         if let count = try integer("DB_PIPELINE_CONNECTIONS", minimum: 0) { pipelineConnections = count }
         if let migrate = try boolean("DB_MIGRATE_ON_START") { migrateOnStart = migrate }
         if let bytes = try integer("MAX_BODY_BYTES", minimum: 1) { limits.maxBodyBytes = bytes }
@@ -141,6 +142,11 @@ extension ServerConfig {
         if let end = try choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
         if let access = try choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
         if let aggregates = try boolean("PGRST_DB_AGGREGATES_ENABLED") { aggregatesEnabled = aggregates }
+        do {
+            postgrest = try PostgRESTSettings.environment(environment.filter { !$0.value.isEmpty })
+        } catch {
+            throw ConfigurationError(error.description)
+        }
         if let feed = try choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
         // The dashboard: a password, and/or the service-role key as the sign-in secret (on by
         // default with --dev, so `make run` has a dashboard without further settings).
@@ -193,6 +199,13 @@ extension ServerConfig {
                 ("MAX_BODY_BYTES", "\(limits.maxBodyBytes)"), ("CORS_ALLOWED_ORIGINS", cors.allowedOrigins.joined(separator: ",")),
                 ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
                 ("PGRST_DB_AGGREGATES_ENABLED", "\(aggregatesEnabled)"),
+                ("PGRST_DB_MAX_ROWS", postgrest.maxRows.map(String.init) ?? "(unset: no cap)"),
+                ("PGRST_DB_PRE_REQUEST", postgrest.preRequest.map { "\($0.schema).\($0.name)" } ?? "(unset)"),
+                ("PGRST_DB_PRE_CONFIG", postgrest.preConfig.map { "\($0.schema).\($0.name)" } ?? "(unset)"),
+                ("PGRST_DB_EXTRA_SEARCH_PATH", postgrest.extraSearchPath?.joined(separator: ",") ?? "(unset)"),
+                ("PGRST_JWT_AUD", postgrest.jwtAudience ?? "(unset)"), ("PGRST_SERVER_TIMING_ENABLED", "\(postgrest.serverTimingEnabled)"),
+                ("PGRST_CLIENT_ERROR_VERBOSITY", postgrest.minimalErrors ? "minimal" : "verbose"),
+                ("PGRST_APP_SETTINGS_*", postgrest.appSettings.map(\.name).joined(separator: ",")),
                 ("REALTIME_FEED", realtimeFeed.rawValue),
                 ("BCRYPT_COST", "\(auth.bcryptCost)"),
                 ("DASHBOARD_PASSWORD", dashboard.password.map(mask) ?? "(unset)"),

@@ -41,7 +41,7 @@ enum Routes {
         // also use.
         let restHandler: Handler = { request in
             let resource = restResource(request.path, config: config) ?? request.path
-            return rest.respond(to: request, resource: resource, caller: try restCaller(request, config: config))
+            return rest.respond(to: request, resource: resource, caller: try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience))
         }
         for method in restMethods {
             router.add(method, "/rest/v1", restHandler)
@@ -86,12 +86,13 @@ enum Routes {
         return nil
     }
 
-    static func restCaller(_ request: HTTPRequest, config: ServerConfig) throws(RESTError) -> Caller {
+    /// The REST caller; `audience`: PostgREST's `jwt-aud` in force.
+    static func restCaller(_ request: HTTPRequest, config: ServerConfig, audience: String?) throws(RESTError) -> Caller {
         let authorization = request.headers["Authorization"]
         let bearer = Credentials.bearerToken(authorization)
         let caller: Caller
         do {
-            caller = try Credentials.resolve(apikey: apiKey(request), bearer: bearer, keys: config.keys)
+            caller = try Credentials.resolve(apikey: apiKey(request), bearer: bearer, keys: config.keys, audience: audience)
         } catch {
             throw restError(error)
         }
@@ -114,7 +115,7 @@ enum Routes {
             }
             let caller: Caller
             do throws(RESTError) {
-                caller = try restCaller(request, config: config)
+                caller = try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience)
             } catch {
                 recorded(error.response(for: request))
                 return true

@@ -52,6 +52,9 @@ public struct ServerConfig: Sendable {
     public var openAPIAccess = OpenAPIAccess.serviceRole
     /// PostgREST's `db-aggregates-enabled` (`PGRST_DB_AGGREGATES_ENABLED`): aggregates in `select`.
     public var aggregatesEnabled = false
+    /// PostgREST's settings from the environment (`PGRST_DB_MAX_ROWS`, …); the database's
+    /// `pgrst.*` settings are laid over them at start and on `NOTIFY pgrst, 'reload config'`.
+    public var postgrest = PostgRESTSettings()
     /// The operators' dashboard at `/dashboard/` (off unless a way to sign in is configured).
     public var dashboard = DashboardConfig()
 

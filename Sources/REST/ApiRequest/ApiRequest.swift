@@ -28,6 +28,11 @@ public struct ApiRequest: Sendable, Equatable {
             if case .describe = self { return true }
             return false
         }
+
+        public var isCall: Bool {
+            if case .call = self { return true }
+            return false
+        }
     }
 
     public enum Media: Sendable, Equatable {
@@ -325,7 +330,13 @@ extension ApiRequest {
             if request.contentMedia.isRaw || request.contentMedia.isOther {
                 throw .invalidBody("Content-Type not acceptable: " + request.contentMedia.mime)
             }
-            request.payload = try parsePayload(body, allowArray: action == .insert, sameKeys: request.columns == nil)
+            var payload = try parsePayload(body, allowArray: action != .update, sameKeys: request.columns == nil)
+            // PUT takes an array too, as PostgREST does: one element is that row; any other count
+            // writes no row but the URL's, which the plan refuses (PGRST115) once filters pass.
+            if action == .singleUpsert, payload.isArray, payload.rows.count == 1 {
+                payload = Payload(json: payload.rows[0], raw: payload.rows[0].serialized, rows: payload.rows, keys: payload.keys, isArray: false)
+            }
+            request.payload = payload
         case .call(readOnly: false, _):
             if request.contentMedia.isOther { throw .invalidBody("Content-Type not acceptable: " + request.contentMedia.mime) }
             if request.contentMedia.isRaw {
