@@ -166,6 +166,9 @@ extension ServerConfig {
         // A provider is enabled by its key set; without client ids no audience can match.
         if let jwks = value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
         if let jwks = value("APPLE_JWKS") { auth.providers["apple"] = .apple(clientIDs: list("APPLE_CLIENT_IDS"), jwks: jwks) }
+        if let disabled = try boolean("DISABLE_SIGNUP") { auth.disableSignup = disabled }
+        if let enabled = try boolean("EXTERNAL_ANONYMOUS_USERS_ENABLED") { auth.anonymousUsersEnabled = enabled }
+        if let enabled = try boolean("EXTERNAL_EMAIL_ENABLED") { auth.emailEnabled = enabled }
         try auth.mail.apply(environment: environment)
         try auth.mfa.apply(environment: environment)
         limits.workerThreads = max(limits.workerThreads, poolSize + 4)
@@ -221,7 +224,9 @@ extension ServerConfig {
                 ),
                 ("JWT_KEY_ID", keys.secretKeyID ?? "(unset)"), ("JWT_ADMIN_ROLES", auth.adminRoles.sorted().joined(separator: ",")),
                 ("PUBLISHABLE_KEYS", keys.publishableKeys.map(mask).joined(separator: ",")), ("SECRET_KEYS", keys.secretKeys.map(mask).joined(separator: ",")),
-                ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks)
+                ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks),
+                ("DISABLE_SIGNUP", "\(auth.disableSignup)"), ("EXTERNAL_ANONYMOUS_USERS_ENABLED", "\(auth.anonymousUsersEnabled)"),
+                ("EXTERNAL_EMAIL_ENABLED", "\(auth.emailEnabled)")
             ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)") + auth.mfa.summaryRows()
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")

@@ -87,6 +87,9 @@ struct ConfigurationTests {
         "GOOGLE_CLIENT_IDS": ("a,b", { _ in true }),  // read with GOOGLE_JWKS; see below
         "APPLE_JWKS": ("https://appleid.apple.com/auth/keys", { $0.auth.providers["apple"] != nil }),
         "APPLE_CLIENT_IDS": ("c", { _ in true }),  // read with APPLE_JWKS; see below
+        "DISABLE_SIGNUP": ("true", { $0.auth.disableSignup }),
+        "EXTERNAL_ANONYMOUS_USERS_ENABLED": ("false", { !$0.auth.anonymousUsersEnabled }),
+        "EXTERNAL_EMAIL_ENABLED": ("false", { !$0.auth.emailEnabled }),
         "MAILER_AUTOCONFIRM": ("false", { !$0.auth.mail.autoconfirm }),
         "MAILER_SECURE_EMAIL_CHANGE_ENABLED": ("false", { !$0.auth.mail.secureEmailChange }),
         "MAILER_OTP_EXP": ("2h", { $0.auth.mail.otpExpiry == 7200 }),
