@@ -68,6 +68,11 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case tooManyAffected(Int)
     /// PGRST125
     case invalidResourcePath
+    /// PGRST111: a function set `response.headers` to something other than a JSON array of
+    /// one-member objects with string values.
+    case invalidResponseHeaders
+    /// PGRST112: a function set `response.status` to something other than a status code.
+    case invalidResponseStatus
     // PGRST2xx: the schema cache.
     /// PGRST200: no foreign key between the two tables (or none the hint names).
     case noRelationship(parent: String, target: String)
@@ -108,6 +113,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .noRelationship: return .badRequest
         case .ambiguousRelationship, .ambiguousFunction: return .multipleChoices
         case .invalidRange: return .rangeNotSatisfiable
+        case .invalidResponseHeaders, .invalidResponseStatus: return .internalServerError
         case .noAPIKey, .invalidAPIKey, .jwt, .emptyToken: return .unauthorized
         case .ownership(_, let authenticated): return authenticated ? .forbidden : .unauthorized
         case .database(let error, let authenticated):
@@ -222,6 +228,9 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .tooManyAffected(let count):
             return ("PGRST124", "Query result exceeds max-affected preference constraint", "The query affects \(count) rows", nil)
         case .invalidResourcePath: return ("PGRST125", "Invalid path specified in request URL", nil, nil)
+        case .invalidResponseHeaders:
+            return ("PGRST111", "response.headers guc must be a JSON array composed of objects with a single key and a string value", nil, nil)
+        case .invalidResponseStatus: return ("PGRST112", "response.status guc must be a valid status code", nil, nil)
         case .unknownFunction(let name, let arguments, let hint, let search):
             let parameters = arguments.isEmpty ? " without parameters" : "(\(arguments.joined(separator: ", ")))"
             let named =

@@ -333,6 +333,7 @@ public final class RESTService: Sendable {
     /// A PUT writes exactly one row; none means the row exists and is not the caller's (the
     /// upsert's ownership condition held it back): PostgreSQL's RLS answer, 42501.
     static func checked(_ plan: ActionPlan, _ result: MainResult, caller: Caller) throws(RESTError) -> MainResult {
+        if let error = result.settingsError { throw error }
         if plan.action == .singleUpsert, result.pageTotal == 0 {
             throw RESTError.ownership(table: plan.resource, authenticated: caller.role != "anon")
         }
@@ -384,24 +385,32 @@ public final class RESTService: Sendable {
     }
 
     static func mainResult(_ result: QueryResult, status: QueryResult? = nil) -> MainResult {
-        let chosen = status.flatMap { $0.count > 0 ? $0[0, 0] : nil }.flatMap { Int($0) }.flatMap { (100...599).contains($0) ? $0 : nil }
-        let headers = Self.responseHeaders(status.flatMap { $0.count > 0 && $0.columns.count > 1 ? $0[0, 1] : nil })
+        let statusText = status.flatMap { $0.count > 0 ? $0[0, 0] : nil }.flatMap { $0.isEmpty ? nil : $0 }
+        let headersText = status.flatMap { $0.count > 0 && $0.columns.count > 1 ? $0[0, 1] : nil }.flatMap { $0.isEmpty ? nil : $0 }
+        let chosen = statusText.flatMap { Int($0) }.flatMap { (100...599).contains($0) ? $0 : nil }
+        let headers = headersText.map { Self.responseHeaders($0) } ?? []
+        var settingsError: RESTError?
+        if statusText != nil && chosen == nil { settingsError = .invalidResponseStatus }
+        if headers == nil { settingsError = .invalidResponseHeaders }
         guard result.count > 0, result.columns.count >= 4 else {
-            return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil, status: chosen, headers: headers)
+            return MainResult(
+                total: nil, pageTotal: 0, body: nil, inserted: nil, status: chosen, headers: headers ?? [], settingsError: settingsError)
         }
         return MainResult(
             total: result[0, 0].flatMap { Int($0) }, pageTotal: result[0, 1].flatMap { Int($0) } ?? 0,
-            body: result[0, 2], inserted: result[0, 3].flatMap { Int($0) }, status: chosen, headers: headers)
+            body: result[0, 2], inserted: result[0, 3].flatMap { Int($0) }, status: chosen, headers: headers ?? [], settingsError: settingsError)
     }
 
-    /// `response.headers` as PostgREST reads it: a JSON array of one-member objects,
-    /// `[{"Cache-Control": "no-cache"}, …]`; anything else is ignored.
-    static func responseHeaders(_ text: String?) -> [(String, String)] {
-        guard let text, !text.isEmpty, case .array(let items)? = JSONValue.parse(Array(text.utf8)) else { return [] }
+    /// `response.headers` as PostgREST reads it: a JSON array of one-member objects with string
+    /// values, `[{"Cache-Control": "no-cache"}, …]`; nil for anything else (PGRST111).
+    static func responseHeaders(_ text: String) -> [(String, String)]? {
+        guard case .array(let items)? = JSONValue.parse(Array(text.utf8)) else { return nil }
         var headers: [(String, String)] = []
         for item in items {
-            guard case .object(let members) = item else { continue }
-            for (name, value) in members { if case .string(let text) = value, !name.isEmpty { headers.append((name, text)) } }
+            guard case .object(let members) = item, members.count == 1, case .string(let value) = members[0].value, !members[0].key.isEmpty else {
+                return nil
+            }
+            headers.append((members[0].key, value))
         }
         return headers
     }

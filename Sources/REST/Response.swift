@@ -10,6 +10,9 @@ struct MainResult: Sendable, Equatable {
     var status: Int? = nil
     /// `response.headers` as a function set it.
     var headers: [(String, String)] = []
+    /// What a function set as `response.status` or `response.headers` that PostgREST refuses
+    /// (PGRST112, PGRST111): the answer is that error.
+    var settingsError: RESTError? = nil
 
     static func == (lhs: MainResult, rhs: MainResult) -> Bool {
         lhs.total == rhs.total && lhs.pageTotal == rhs.pageTotal && lhs.body == rhs.body && lhs.inserted == rhs.inserted

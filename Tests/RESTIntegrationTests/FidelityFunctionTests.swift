@@ -41,6 +41,8 @@ struct FidelityFunctionTests {
             CREATE FUNCTION public.fx_full_name(public.fx_people) RETURNS text LANGUAGE sql STABLE AS $$ SELECT $1.first || ' ' || $1.last $$;
             CREATE FUNCTION public.fx_initials(p public.fx_people) RETURNS text LANGUAGE sql STABLE AS $$ SELECT left(p.first, 1) || left(p.last, 1) $$;
             CREATE FUNCTION public.fx_doe() RETURNS SETOF public.fx_people LANGUAGE sql STABLE AS $$ SELECT * FROM public.fx_people WHERE last = 'Doe' $$;
+            CREATE FUNCTION public.fx_guc(status text, headers text) RETURNS integer LANGUAGE sql AS $$
+                SELECT 1 FROM (SELECT set_config('response.status', status, true), set_config('response.headers', headers, true)) s $$;
             CREATE FUNCTION public.fx_numbers() RETURNS SETOF integer LANGUAGE sql STABLE AS $$ SELECT generate_series(1, 5) $$;
             CREATE TABLE public.fx_calls (n serial PRIMARY KEY);
             GRANT ALL ON public.fx_calls, public.fx_calls_n_seq TO service_role;
@@ -282,5 +284,33 @@ struct FidelityFunctionTests {
         #expect(try put("/rest/v1/fx_people?first=eq.A", #"[{"id":8},{"id":9}]"#).jsonObject?["code"] as? String == "PGRST105")
         #expect(try put("/rest/v1/fx_people?id=eq.8&limit=1", #"[{"id":8}]"#).jsonObject?["code"] as? String == "PGRST114")
         #expect(try get("/rest/v1/fx_people?id=in.(8,9)").text == "[]")
+    }
+
+    /// What a function sets as `response.status` and `response.headers` must be what PostgREST
+    /// reads: otherwise 500 PGRST112 / PGRST111 instead of ignoring it.
+    @Test func responseSettingsOfTheWrongShapeAreErrors() throws {
+        func call(_ status: String, _ headers: String) throws -> TestResponse {
+            try post("/rest/v1/rpc/fx_guc", JSONSerialization.jsonString(["status": status, "headers": headers]))
+        }
+        let good = try call("201", #"[{"X-One":"1"},{"X-Two":"2"}]"#)
+        #expect(good.status == 201 && good.header("X-One") == "1" && good.header("X-Two") == "2", "\(good.status) \(good.text)")
+        #expect(try call("", "").status == 200)
+        for headers in [#"{"X-One":"1"}"#, #"[{"X-One":"1","X-Two":"2"}]"#, #"[{"X-One":1}]"#, "not json"] {
+            let bad = try call("", headers)
+            #expect(bad.status == 500 && bad.jsonObject?["code"] as? String == "PGRST111", "\(headers): \(bad.text)")
+        }
+        for status in ["abc", "99", "600"] {
+            let bad = try call(status, "")
+            #expect(bad.status == 500 && bad.jsonObject?["code"] as? String == "PGRST112", "\(status): \(bad.text)")
+        }
+        // Grammar: a negative offset and characters after a logic tree are PGRST100.
+        #expect(try get("/rest/v1/fx_people?offset=-1").jsonObject?["code"] as? String == "PGRST100")
+        #expect(try get("/rest/v1/fx_people?and=(id.eq.1))").jsonObject?["code"] as? String == "PGRST100")
+    }
+}
+
+extension JSONSerialization {
+    static func jsonString(_ object: [String: String]) throws -> String {
+        String(decoding: try data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
 }
