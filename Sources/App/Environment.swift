@@ -131,6 +131,11 @@ extension ServerConfig {
             guard cost <= 31 else { throw ConfigurationError("BCRYPT_COST must be 4…31, not \(cost)") }
             auth.bcryptCost = cost
         }
+        // --dev (`make run`): ten times GoTrue's request budgets (sign-in/sign-up, refresh, OTP
+        // requests, verify, MFA challenges), so a developer re-running test scripts from one
+        // address is not locked out; the RATE_LIMIT_* settings below still win when set. The
+        // guess counters (wrong codes, dashboard sign-ins) keep their limits.
+        if flags.dev { auth.relaxRequestLimitsForDevelopment() }
         // GoTrue's names count per 5 minutes; RATE_LIMIT_AUTH_PER_MINUTE (this server's older
         // name) sets the sign-in budget per minute and wins when set.
         if let hits = try integer("RATE_LIMIT_SIGN_IN_SIGN_UPS", minimum: 1) { auth.signInLimit = RateLimit(hits: hits, window: 300) }

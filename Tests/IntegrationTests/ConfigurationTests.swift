@@ -147,6 +147,13 @@ struct ConfigurationTests {
         #expect(!config.dashboard.isEnabled && config.dashboard.sessionSeconds == 8 * 3600)
         // --dev turns the dashboard on with the service-role key as its sign-in.
         #expect(try Self.config(flags: ServeFlags(dev: true)).dashboard.serviceKeySignIn)
+        // --dev gives ten times GoTrue's request budgets (the banner says so); RATE_LIMIT_* still win.
+        let dev = try Self.config(flags: ServeFlags(dev: true))
+        #expect(dev.auth.signInLimit == .init(hits: 300, window: 300) && dev.auth.refreshLimit == .init(hits: 1500, window: 300))
+        #expect(dev.auth.mail.otpRequestLimit.hits == 300 && dev.auth.mail.verifyLimit.hits == 300 && dev.auth.mfa.challengeAndVerifyLimit.hits == 150)
+        #expect(dev.auth.mail.otpMaxFailures == config.auth.mail.otpMaxFailures && dev.auth.mfa.verifyFailureLimit == config.auth.mfa.verifyFailureLimit)
+        let devSet = try Self.config(["RATE_LIMIT_SIGN_IN_SIGN_UPS": "7", "RATE_LIMIT_VERIFY": "9"], flags: ServeFlags(dev: true))
+        #expect(devSet.auth.signInLimit == .init(hits: 7, window: 300) && devSet.auth.mail.verifyLimit.hits == 9)
         // API keys default to JWTs signed with the secret.
         #expect(config.keys.anonKey.split(separator: ".").count == 3 && config.keys.serviceRoleKey != config.keys.anonKey)
     }

@@ -149,8 +149,11 @@ struct DashboardTests {
     @Test func failedSignInsAreThrottledPerClient() throws {
         let server = try Self.server()
         for _ in 0..<10 { #expect(try Self.signIn(server, "wrong-password").0.status == 401) }
-        // Even the right password now waits for the window to pass.
-        #expect(try Self.signIn(server, Self.password).0.status == 429)
+        // Even the right password now waits for the window to pass, and is told how long.
+        let throttled = try Self.signIn(server, Self.password).0
+        #expect(throttled.status == 429)
+        let retry = try #require(throttled.header("Retry-After").flatMap { Int($0) })
+        #expect((1...300).contains(retry) && throttled.text.contains("wait \(retry) seconds"))
     }
 
     /// Behind a proxy every operator arrives from the proxy's address: the trusted header
