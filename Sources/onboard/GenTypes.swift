@@ -24,10 +24,14 @@ struct GenTypes: ParsableCommand {
         case swift, typescript, python
     }
 
-    @Option(help: "swift, typescript or python.") var lang: Language
+    @Option(help: "The client's language.") var lang: Language
     @Option(help: "The schema to generate (the REST API exposes public).") var schema = "public"
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.") var output: String?
     @OptionGroup var database: DatabaseOptions
+
+    func validate() throws {
+        guard schema == "public" else { throw ValidationError(TypeGenError.unexposedSchema(schema).description) }
+    }
 
     func run() throws {
         do {
