@@ -14,7 +14,7 @@ enum TokenType: String, Sendable {
     /// The tokens a verification `type` may consume.
     static func consumable(by type: AuthRequest.VerifyType) -> [TokenType] {
         switch type {
-        case .signup: return [.confirmation]
+        case .signup, .invite: return [.confirmation]
         case .recovery, .magiclink: return [.recovery]
         case .emailChange: return [.emailChangeNew, .emailChangeCurrent]
         case .email: return [.confirmation, .recovery]
@@ -49,7 +49,9 @@ extension AuthService {
         values.sendingTo = address
         values.dataJSON = user.metadataJSON
         let (subject, html) = config.mail.template(kind).render(values)
-        return OutgoingMail(kind: kind, to: address, subject: subject, html: html, link: link, code: code)
+        var mail = OutgoingMail(kind: kind, to: address, subject: subject, html: html, link: link, code: code)
+        mail.tokenHash = linkToken ?? ""
+        return mail
     }
 
     /// `<API_EXTERNAL_URL>/auth/v1/verify?token=…&type=…&redirect_to=…`.
