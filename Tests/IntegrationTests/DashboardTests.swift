@@ -317,6 +317,18 @@ struct DashboardTests {
         #expect(byDay["2025-06-09"]?["signed_up"] as? Int == 2 && byDay["2025-06-09"]?["completion_rate_pct"] as? Double == 0)
         #expect(byDay["2025-06-01"]?["completion_rate_pct"] is NSNull)
 
+        // The summary: the window and the window of the same length before it. [06-06, 06-11):
+        // U4, U5, U6 signed up, U6 completed (created COMPLETE: no time to complete), no
+        // completion happened; [06-01, 06-06): U1, U2, U3 signed up, U1 and U3 completed, in 23
+        // and 16 minutes.
+        let summary = try http.request("GET", "/dashboard/api/onboarding?from=2025-06-06&to=2025-06-11", headers: [cookie])
+        let periods = (summary.jsonObject?["tables"] as? [String: [[String: Any]]])?["summary"] ?? []
+        #expect(Self.column(periods, "period") == ["current", "previous"])
+        #expect(Self.column(periods, "period_from") == ["2025-06-06T00:00:00Z", "2025-06-01T00:00:00Z"])
+        #expect(Self.column(periods, "sign_ups") == ["3", "3"] && Self.column(periods, "completions") == ["0", "2"])
+        #expect(Self.column(periods, "completion_rate_pct") == ["33.3", "66.7"])
+        #expect(periods.first?["median_seconds_to_complete"] is NSNull && periods.last?["median_seconds_to_complete"] as? Double == 1170)
+
         // Cohorts: by provider, U4 (upgraded) counts under e-mail.
         let providers = try http.request("GET", "/dashboard/api/onboarding?\(window)&cohort=provider", headers: [cookie])
         let providerFunnel = (providers.jsonObject?["tables"] as? [String: [[String: Any]]])?["funnel"] ?? []

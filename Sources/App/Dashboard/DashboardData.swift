@@ -98,7 +98,7 @@ enum DashboardAnalytics {
 
     /// The tables, by the name the CSV endpoint takes.
     static let tables = [
-        "funnel", "drop_off", "step_durations", "daily_completion", "time_to_completion", "state_counts",
+        "summary", "funnel", "drop_off", "step_durations", "daily_completion", "time_to_completion", "state_counts",
         "children_per_completed_user", "anonymous_upgrades"
     ]
 
@@ -108,6 +108,32 @@ enum DashboardAnalytics {
         let to = q.to
         let cohort = q.cohort
         switch table {
+        case "summary":
+            // The numbers a product manager asks first, for the window and for the window of the
+            // same length before it (everyone: the cohort does not split them): sign-ups, the
+            // share of them who completed, completions, and the median time to complete.
+            return (
+                """
+                WITH bounds AS (
+                  SELECT coalesce(\(from)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '29 days') AS f,
+                         coalesce(\(to)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day') AS t
+                ), periods AS (
+                  SELECT 1 AS n, 'current' AS period, f, t FROM bounds
+                  UNION ALL SELECT 2, 'previous', f - (t - f), f FROM bounds
+                )
+                SELECT p.period, to_char(p.f AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS period_from,
+                       to_char(p.t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS period_to,
+                       d.sign_ups, d.completions, round(100.0 * d.sign_ups_completed / nullif(d.sign_ups, 0), 1) AS completion_rate_pct,
+                       (SELECT round(extract(epoch FROM x.median), 1) FROM analytics.time_to_completion(p.f, p.t, 'all') x) AS median_seconds_to_complete
+                  FROM periods p
+                  CROSS JOIN LATERAL (
+                    SELECT coalesce(sum(c.signed_up), 0) AS sign_ups, coalesce(sum(c.signed_up_completed), 0) AS sign_ups_completed,
+                           coalesce(sum(c.completions), 0) AS completions
+                      FROM analytics.daily_completion(p.f, p.t, 'all') c
+                  ) d
+                 ORDER BY p.n
+                """, ["sign_ups", "completions", "completion_rate_pct", "median_seconds_to_complete"]
+            )
         case "funnel":
             return (
                 """

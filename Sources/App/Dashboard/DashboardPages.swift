@@ -92,6 +92,16 @@ enum DashboardAssets {
         <label>Stuck after (hours) <input type="number" name="stuck_hours" value="24" min="1" max="8760"></label>
         <button type="submit">Show</button>
         </form>
+        <section class="card" id="kpis">
+        <h2>At a glance</h2>
+        <p class="about">Everyone who signed up in the window (without dates: the last 30 days), against the window of the same length before it.</p>
+        <div class="kpi-box"></div>
+        </section>
+        <section class="card" id="trend">
+        <h2>Sign-ups and completions per day</h2>
+        <p class="about">Sign-ups per day (UTC) and the onboardings completed that day.</p>
+        <div class="chart"></div>
+        </section>
         \(section("funnel", "Funnel", "Users who reached each step (their furthest step is this one or later), as a share of the first step."))
         \(section("drop_off", "Drop-off per step", "Users at each step now, and those who have been there longer than the stuck threshold."))
         \(section("step_durations", "Time per step", "Median time spent on a step, over the visits that ended (the 90th percentile in the numbers)."))
