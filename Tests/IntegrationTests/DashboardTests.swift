@@ -1,9 +1,10 @@
-import App
 import Foundation
 import Logging
 import Postgres
 import TestSupport
 import Testing
+
+@testable import App
 
 /// The operators' dashboard at `/dashboard/`: who may use it, and the numbers it shows for a
 /// known data set.
@@ -439,5 +440,31 @@ struct DashboardTests {
         let routes = object["routes"] as? [[String: Any]] ?? []
         let other = routes.first { $0["route"] as? String == "/rest/v1/other" }
         #expect(other?["requests"] as? Int == 1 && other?["client_errors"] as? Int == 1)
+        // Percentiles from the latency histogram, and a rate from the first load on.
+        let p50 = try #require(other?["p50_ms"] as? Double)
+        let p99 = try #require(other?["p99_ms"] as? Double)
+        #expect(p50 > 0 && p50 <= p99 && p99 <= 5000)
+        #expect((other?["per_second_now"] as? Double).map { $0 > 0 } == true)
+        // The pool counts the pipelined connections too.
+        let pool = object["pool"] as? [String: Any] ?? [:]
+        let open = try #require(pool["open"] as? Int)
+        let pipelined = try #require(pool["pipelined_open"] as? Int)
+        #expect(pool["connections_open"] as? Int == open + pipelined)
+    }
+
+    /// Prometheus's histogram_quantile: linear within the bucket the rank falls in.
+    @Test func latencyPercentilesFromTheHistogram() {
+        // Buckets (s): 0.001, 0.0025, 0.005, 0.01, … — 10 requests ≤ 1 ms, 90 in (5, 10] ms.
+        var histogram = Metrics.Histogram()
+        histogram.counts[0] = 10
+        histogram.counts[3] = 90
+        histogram.total = 100
+        #expect(Metrics.quantile(0.05, histogram) == 0.0005)
+        #expect(abs(Metrics.quantile(0.5, histogram)! - (0.005 + 0.005 * 40 / 90)) < 1e-12)
+        #expect(Metrics.quantile(0.99, histogram).map { abs($0 - (0.005 + 0.005 * 89 / 90)) < 1e-12 } == true)
+        #expect(Metrics.quantile(0.5, Metrics.Histogram()) == nil)
+        // Requests slower than the last bound: the last bound.
+        histogram.total = 200
+        #expect(Metrics.quantile(0.99, histogram) == 5)
     }
 }

@@ -189,6 +189,13 @@ def main():
         assert statuses == {"applied"}, statuses
         assert "/dashboard" in driver.find_element(By.ID, "ops-routes").text
         assert "in_use" in driver.find_element(By.ID, "ops-pool").text
+        assert "connections_open" in driver.find_element(By.ID, "ops-pool").text
+        # p50/p99 per route, and a rate from the first paint (not a placeholder).
+        headers = [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#ops-routes th")]
+        assert "p50 ms" in headers and "p99 ms" in headers, headers
+        rate_column = headers.index("per second now")
+        first_rates = [row.find_elements(By.TAG_NAME, "td")[rate_column].text for row in driver.find_elements(By.CSS_SELECTOR, "#ops-routes tbody tr")]
+        assert all(re.fullmatch(r"\d+(\.\d+)?", rate) for rate in first_rates), first_rates
         driver.save_screenshot(f"{SHOTS}/05-operations.png")
         at_each_width(driver, wait, "08-operations", lambda: wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#ops-migrations tbody tr"))))
         no_console_errors(driver, "operations")

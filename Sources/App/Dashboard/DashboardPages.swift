@@ -141,7 +141,7 @@ enum DashboardAssets {
 
     static let operationsPage = """
         <h1>Operations</h1>
-        <p class="about">Refreshed every 5 seconds. Counters are this process's since it started.</p>
+        <p class="about">Refreshed every 5 seconds. Counters are this process's since it started; p50 and p99 are estimated from the latency histogram's buckets (1 ms … 5 s), as Prometheus's histogram_quantile does. The pool's connections_open counts the pipelined connections (REST answered on the I/O thread) too.</p>
         <div class="grid">
         <section class="card"><h2>Database pool</h2><div id="ops-pool"></div></section>
         <section class="card"><h2>Realtime</h2><div id="ops-realtime"></div></section>
