@@ -305,6 +305,12 @@ struct DashboardTests {
         #expect(tables["children_per_completed_user"]?.first?["children"] as? Int == 3)
         #expect(tables["anonymous_upgrades"]?.first?["upgraded_users"] as? Int == 1)
         #expect(tables["state_counts"]?.last?["users"] as? Int == 3)
+        // Stuck: everyone not complete, the longest first, with how long.
+        let stuck = tables["stuck_users"] ?? []
+        #expect(Self.column(stuck, "email") == ["u2@example.com", "u4@example.com", "u5@example.com"])
+        #expect(Self.column(stuck, "step") == ["CHILD_INFO", "USER_INFO", "NOT_STARTED"])
+        #expect(Self.column(stuck, "stuck_since") == ["2025-06-02T11:10:00Z", "2025-06-09T08:30:00Z", "2025-06-09T12:00:00Z"])
+        #expect(stuck.allSatisfy { ($0["hours_stuck"] as? Double ?? 0) > 24 * 100 })
 
         // The daily series over [06-01, 06-11).
         let daily = try http.request("GET", "/dashboard/api/onboarding?from=2025-06-01&to=2025-06-11", headers: [cookie])

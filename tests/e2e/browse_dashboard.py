@@ -140,6 +140,7 @@ def main():
         # Steps as people say them; the drop-off chart only has the steps someone is at.
         labels = lambda name: [t.get_attribute("textContent") for t in driver.find_elements(By.CSS_SELECTOR, f'section[data-table="{name}"] .chart svg text[x="0"]')]
         assert "Child info" in labels("funnel") and "CHILD_INFO" not in labels("funnel"), labels("funnel")
+        assert "Conversation goals" in labels("funnel"), labels("funnel")  # DASHBOARD_STEP_LABELS (scripts/dashboard-e2e)
         assert labels("drop_off") == ["Not started", "User info", "Child info"], labels("drop_off")
         at_each_width(driver, wait, "06-onboarding", lambda: wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#kpis .kpi"))))
         # The cohort picker: by provider, every user of this script is an e-mail user.

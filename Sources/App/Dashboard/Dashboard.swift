@@ -72,7 +72,7 @@ enum Dashboard {
 
         for (name, path) in pages {
             route(.get, path, page: true) { _, session in
-                html(.ok, DashboardAssets.shell(page: name, csrfToken: session.csrfToken))
+                html(.ok, DashboardAssets.shell(page: name, csrfToken: session.csrfToken, stepLabels: config.dashboard.stepLabels))
             }
         }
         router.add(.get, "/dashboard/dashboard.css") { _ in

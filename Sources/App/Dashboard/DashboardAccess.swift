@@ -12,6 +12,9 @@ public struct DashboardConfig: Sendable {
     public var serviceKeySignIn = false
     /// `DASHBOARD_SESSION_HOURS`: how long a session cookie is valid.
     public var sessionSeconds = 8 * 3600
+    /// `DASHBOARD_STEP_LABELS`: the names the charts give onboarding states
+    /// (`CHILD_INFO=About the child`); unnamed states read as words ("Child info").
+    public var stepLabels: [String: String] = [:]
 
     public init() {}
 

@@ -45,8 +45,10 @@ extension DashboardAssets {
             return String(value);
           }
 
-          // Steps as people say them: CHILD_INFO → "Child info".
+          // Steps as people say them: DASHBOARD_STEP_LABELS's name, else CHILD_INFO → "Child info".
+          const stepLabels = JSON.parse((document.querySelector('meta[name="step-labels"]') || {}).content || "{}");
           function stepName(step) {
+            if (Object.prototype.hasOwnProperty.call(stepLabels, step)) return stepLabels[step];
             const words = String(step).toLowerCase().split("_");
             return words.map((word, i) => i === 0 ? word.charAt(0).toUpperCase() + word.slice(1) : word).join(" ");
           }
@@ -234,7 +236,10 @@ extension DashboardAssets {
               for (const section of document.querySelectorAll("section[data-table]")) {
                 const name = section.dataset.table;
                 const rows = data.tables[name] || [];
-                section.querySelector(".numbers").replaceChildren(table(rows));
+                section.querySelector(".numbers").replaceChildren(name === "stuck_users" ? table(rows.map(r => ({
+                  user: el("a", { href: "/dashboard/users#" + r.user_id, text: r.email || "(anonymous)" }),
+                  step: stepName(r.step), "stuck since": when(r.stuck_since), "stuck for": seconds(r.hours_stuck * 3600),
+                }))) : table(rows));
                 section.querySelector("a.csv").setAttribute("href", "/dashboard/api/onboarding/" + name + ".csv?" + params.toString());
                 const chartBox = section.querySelector(".chart");
                 if (!chartBox) continue;
