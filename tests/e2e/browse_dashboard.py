@@ -150,6 +150,14 @@ def main():
         assert "all" not in [cells(r)[0] for r in driver.find_elements(By.CSS_SELECTOR, 'section[data-table="funnel"] .numbers tbody tr')]
         no_console_errors(driver, "onboarding")
 
+        # A user with a child: the child's every column readable (a card, not a cut-off table).
+        driver.get(URL + "/dashboard/users#" + users["done"][1])
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#user-children .child")))
+        fields = [dt.text for dt in driver.find_elements(By.CSS_SELECTOR, "#user-children .child dt")]
+        for column in ["name", "goals", "topics", "temperament_talkative", "temperament_sensitivity", "temperament_accountability", "created_at"]:
+            assert column in fields, fields
+        at_each_width(driver, wait, "09-user-with-child", lambda: wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#user-children .child"))))
+
         # Users: search, open, delete with the confirm step.
         email, user_id, _ = users["children"]
         driver.get(URL + "/dashboard/users")

@@ -298,7 +298,9 @@ extension DashboardAssets {
               document.getElementById("user-title").textContent = data.user.email || "Anonymous user " + data.user.id;
               document.getElementById("user-account").replaceChildren(definitionList(data.user));
               document.getElementById("user-profile").replaceChildren(definitionList(data.profile));
-              document.getElementById("user-children").replaceChildren(table(data.children));
+              // One card per child, every column in it (a table of them is too wide to read).
+              document.getElementById("user-children").replaceChildren(data.children.length === 0 ? el("p", { class: "empty", text: "No children." }) :
+                el("div", { class: "grid" }, data.children.map(child => el("div", { class: "child" }, [el("h4", { text: child.name }), definitionList(child)]))));
               document.getElementById("user-providers").replaceChildren(table(data.providers));
               document.getElementById("user-sessions").replaceChildren(table(data.sessions));
               document.getElementById("delete-confirm").hidden = true;

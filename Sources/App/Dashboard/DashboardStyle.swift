@@ -15,7 +15,7 @@ extension DashboardAssets {
         h3 { font-size: 14px; margin: 16px 0 6px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
         .about { color: var(--muted); margin: 0 0 12px; }
         .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; margin: 0 0 16px; }
-        .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 16px; }
+        .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(320px, 100%), 1fr)); gap: 16px; }
         .filters { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: end; margin: 0 0 16px; }
         .filters label { display: flex; flex-direction: column; gap: 4px; color: var(--muted); font-size: 12px; }
         input, select, button { max-width: 100%; font: inherit; padding: 6px 10px; border: 1px solid var(--line); border-radius: 6px; background: #fff; color: var(--fg); }
@@ -57,9 +57,11 @@ extension DashboardAssets {
         .chart .dot { fill: var(--accent); stroke: none; }
         .chart .dot.second { fill: var(--accent2); }
         .table-wrap { overflow-x: auto; max-width: 100%; }
+        .child { border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
+        .child h4 { margin: 0 0 6px; }
         td.time, .link { white-space: nowrap; }
         th { white-space: nowrap; }
-        dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
+        dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 16px; margin: 0; }
         dt { color: var(--muted); }
         dd { margin: 0; word-break: break-all; }
         .danger { margin-top: 24px; padding-top: 16px; border-top: 1px solid var(--line); }
