@@ -3,13 +3,14 @@
 # the host's toolchain and says when its Swift differs from this one); bump them deliberately.
 FROM swift:6.3.1-bookworm AS build
 RUN apt-get update -qq \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq-dev libssl-dev libcrypt-dev libcurl4-openssl-dev pkg-config \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq-dev libssl-dev libcrypt-dev libcurl4-openssl-dev pkg-config make \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY Package.swift ./
+COPY Makefile Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
-RUN swift build -c release --product onboard --static-swift-stdlib \
+# `make release`: one binary with the Swift runtime linked in (no Swift libraries in the image).
+RUN make release \
  && install -D .build/release/onboard /out/bin/onboard
 COPY migrations /out/migrations
 

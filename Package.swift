@@ -34,6 +34,8 @@ let package = Package(
         ),
         .target(name: "Migrations", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .target(name: "REST", dependencies: ["HTTP", "Postgres", "Identity"], swiftSettings: swiftSettings),
+        // `onboard gen types`: the schema cache (and the catalog beside it) as Swift, TypeScript and Python types.
+        .target(name: "TypeGen", dependencies: ["REST", "Postgres"], swiftSettings: swiftSettings),
         .target(
             name: "Auth", dependencies: ["HTTP", "Postgres", "Identity", "COpenSSL", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
@@ -51,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "onboard",
             dependencies: [
-                "App", "Auth", "Migrations", "Postgres", "Identity", "HTTP", "REST",
+                "App", "Auth", "Migrations", "Postgres", "Identity", "HTTP", "REST", "TypeGen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
             ],
@@ -78,6 +80,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: ["TestSupport", "Postgres", "Identity", "HTTP", "Auth", "App", "Realtime", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
+        .testTarget(name: "TypeGenTests", dependencies: ["TypeGen", "REST", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings)
     ],
     swiftLanguageModes: [.v6]

@@ -132,6 +132,11 @@ extension ServerConfig {
             guard cost <= 31 else { throw ConfigurationError("BCRYPT_COST must be 4…31, not \(cost)") }
             auth.bcryptCost = cost
         }
+        // --dev (`make run`): ten times GoTrue's request budgets (sign-in/sign-up, refresh, OTP
+        // requests, verify, MFA challenges), so a developer re-running test scripts from one
+        // address is not locked out; the RATE_LIMIT_* settings below still win when set. The
+        // guess counters (wrong codes, dashboard sign-ins) keep their limits.
+        if flags.dev { auth.relaxRequestLimitsForDevelopment() }
         // GoTrue's names count per 5 minutes; RATE_LIMIT_AUTH_PER_MINUTE (this server's older
         // name) sets the sign-in budget per minute and wins when set.
         if let hits = try integer("RATE_LIMIT_SIGN_IN_SIGN_UPS", minimum: 1) { auth.signInLimit = RateLimit(hits: hits, window: 300) }
@@ -162,6 +167,13 @@ extension ServerConfig {
         if let hours = try integer("DASHBOARD_SESSION_HOURS", minimum: 1) {
             guard hours <= 24 * 30 else { throw ConfigurationError("DASHBOARD_SESSION_HOURS must be 1…720, not \(hours)") }
             dashboard.sessionSeconds = hours * 3600
+        }
+        for entry in list("DASHBOARD_STEP_LABELS") {
+            let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[1].isEmpty, parts[0].range(of: "^[A-Z][A-Z0-9_]*$", options: .regularExpression) != nil else {
+                throw ConfigurationError("DASHBOARD_STEP_LABELS takes STATE=Label entries separated by commas, not \"\(entry)\"")
+            }
+            dashboard.stepLabels[parts[0]] = parts[1]
         }
         // A provider is enabled by its key set; without client ids no audience can match.
         if let jwks = value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
@@ -213,6 +225,11 @@ extension ServerConfig {
                 ("DASHBOARD_PASSWORD", dashboard.password.map(mask) ?? "(unset)"),
                 ("DASHBOARD_SERVICE_KEY_SIGN_IN", "\(dashboard.serviceKeySignIn)"),
                 ("DASHBOARD_SESSION_HOURS", "\(dashboard.sessionSeconds / 3600)"),
+                (
+                    "DASHBOARD_STEP_LABELS",
+                    dashboard.stepLabels.isEmpty
+                        ? "(unset)" : dashboard.stepLabels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+                ),
                 ("RATE_LIMIT_SIGN_IN_SIGN_UPS", "\(auth.signInLimit.hits) per \(Int(auth.signInLimit.window)) s"),
                 ("RATE_LIMIT_TOKEN_REFRESH", "\(auth.refreshLimit.hits) per \(Int(auth.refreshLimit.window)) s"),
                 ("RATE_LIMIT_HEADER", auth.rateLimitHeader ?? "(unset: the TCP peer)"),

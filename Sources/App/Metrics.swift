@@ -44,6 +44,10 @@ public final class Metrics: Sendable {
     private let mailer: Mailer?
     /// Tables also served at bare paths (`/children`).
     private let bareTables: Set<String>
+    /// The requests per route at two moments (the newer at least `markSpacing` after the older),
+    /// for the operations page's "per second now" from its first paint.
+    private let marks = Mutex<[(at: Double, requests: [String: UInt64])]>([])
+    static let markSpacing: Double = 5
 
     init(
         pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
@@ -160,19 +164,55 @@ public final class Metrics: Sendable {
             if status >= 500 { entry.serverErrors += count }
             routes[String(parts[0])] = entry
         }
+        // The rate now: against the older mark (at least `markSpacing` ago, when there is one),
+        // else since the start.
+        let now = Date().timeIntervalSince(started)
+        let totals = routes.mapValues(\.requests)
+        let reference = marks.withLock { marks -> (at: Double, requests: [String: UInt64]) in
+            if marks.isEmpty || now - marks[marks.count - 1].at >= Self.markSpacing { marks.append((now, totals)) }
+            if marks.count > 2 { marks.removeFirst(marks.count - 2) }
+            return marks.first { now - $0.at >= 1 } ?? (0, [:])
+        }
+        func milliseconds(_ seconds: Double?) -> String { seconds.map { String(($0 * 100_000).rounded() / 100) } ?? "null" }
         let routeList = routes.sorted { $0.key < $1.key }.map { route, entry in
-            let seconds = snapshot.latency[route].map { $0.total > 0 ? $0.sum / Double($0.total) : 0 } ?? 0
-            return
-                #"{"route":\#(jsonString(route)),"requests":\#(entry.requests),"client_errors":\#(entry.clientErrors),"server_errors":\#(entry.serverErrors),"mean_ms":\#((seconds * 100_000).rounded() / 100)}"#
+            let histogram = snapshot.latency[route]
+            let mean = histogram.map { $0.total > 0 ? $0.sum / Double($0.total) : 0 } ?? 0
+            let elapsed = max(now - reference.at, 0.001)
+            let perSecond = (Double(entry.requests - min(entry.requests, reference.requests[route] ?? 0)) / elapsed * 100).rounded() / 100
+            return #"{"route":\#(jsonString(route)),"requests":\#(entry.requests),"per_second_now":\#(perSecond),"#
+                + #""client_errors":\#(entry.clientErrors),"server_errors":\#(entry.serverErrors),"mean_ms":\#(milliseconds(mean)),"#
+                + #""p50_ms":\#(milliseconds(histogram.flatMap { Self.quantile(0.5, $0) })),"p99_ms":\#(milliseconds(histogram.flatMap { Self.quantile(0.99, $0) }))}"#
         }
         let stats = pool.stats
-        var out = #""uptime_seconds":\#(Int(Date().timeIntervalSince(started))),"routes":[\#(routeList.joined(separator: ","))],"#
-        out += #""pool":{"size":\#(pool.size),"open":\#(stats.open),"in_use":\#(stats.inUse),"waiting":\#(stats.waiting)}"#
+        var out = #""uptime_seconds":\#(Int(now)),"rate_window_seconds":\#((now - reference.at).rounded()),"#
+        out += #""routes":[\#(routeList.joined(separator: ","))],"#
+        // The connections really open: the pool's and the pipelined ones (REST on the I/O thread).
+        let pipelined = pipeline?.stats.open ?? 0
+        out += #""pool":{"size":\#(pool.size),"open":\#(stats.open),"in_use":\#(stats.inUse),"waiting":\#(stats.waiting),"#
+        out += #""pipelined_open":\#(pipelined),"connections_open":\#(stats.open + pipelined)}"#
         if let realtime, let feed {
             out +=
                 #","realtime":{"sockets":\#(realtime.socketCount),"subscriptions":\#(realtime.subscriptionCount),"events_delivered":\#(feed.deliveredCount),"feed_listening":\#(feed.isListening)}"#
         }
         return out
+    }
+
+    /// The `q` quantile of a latency histogram, in seconds, as Prometheus's histogram_quantile
+    /// estimates it: linear within the bucket it falls in (the first bucket from 0); past the
+    /// last bound, that bound. Nil without observations.
+    static func quantile(_ q: Double, _ histogram: Histogram) -> Double? {
+        guard histogram.total > 0 else { return nil }
+        let rank = q * Double(histogram.total)
+        var below: UInt64 = 0
+        for (index, bound) in buckets.enumerated() {
+            let count = histogram.counts[index]
+            if Double(below + count) >= rank, count > 0 {
+                let lower = index == 0 ? 0 : buckets[index - 1]
+                return lower + (bound - lower) * (rank - Double(below)) / Double(count)
+            }
+            below += count
+        }
+        return buckets.last
     }
 
     /// The Prometheus text exposition (version 0.0.4).

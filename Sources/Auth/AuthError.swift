@@ -19,7 +19,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     /// The user named by a still-valid token's `sub` no longer exists (403: clients sign out).
     case userFromTokenNotFound
     case notAdmin
-    case rateLimited
+    /// 429: `retryAfter` seconds until the window that refused the request ends (`Retry-After`).
+    case rateLimited(retryAfter: Int)
     case providerDisabled(String)
     /// OAuth-style `{"error":"invalid request","error_description":"Bad ID token"}` (no code).
     case badIDToken
@@ -37,7 +38,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     /// `/reauthenticate` before the address is confirmed (422).
     case reauthenticationEmailNotConfirmed
     /// The per-address resend interval or the mail budget (429).
-    case overEmailSendRateLimit(String)
+    case overEmailSendRateLimit(String, retryAfter: Int)
     /// A PKCE code nobody issued, or one already exchanged (404); at `GET /verify`, a `pkce_`
     /// token without its flow (400).
     case flowStateNotFound(String, status: HTTPStatus)
@@ -211,7 +212,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .otpDisabled: return "Signups not allowed for otp"
         case .emailNotConfirmed: return "Email not confirmed"
         case .reauthenticationEmailNotConfirmed: return "Please verify your email first."
-        case .overEmailSendRateLimit(let message): return message
+        case .overEmailSendRateLimit(let message, _): return message
         case .flowStateNotFound(let message, _): return message
         case .flowStateExpired: return "invalid flow state, flow state has expired"
         case .badCodeVerifier: return "code challenge does not match previously saved code verifier"
@@ -269,6 +270,10 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         }
         body += "}"
         headers.add("x-sb-error-code", code)
+        switch self {
+        case .rateLimited(let seconds), .overEmailSendRateLimit(_, let seconds): headers.add("Retry-After", String(seconds))
+        default: break
+        }
         return .json(status, body, headers: headers)
     }
 }

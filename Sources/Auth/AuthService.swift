@@ -43,6 +43,15 @@ public struct AuthConfig: Sendable {
     public init(keys: KeyConfig) {
         self.keys = keys
     }
+
+    /// The request budgets ten times GoTrue's (sign-in/sign-up, refresh, OTP requests, verify,
+    /// MFA challenges and verifications), for a development server. The counters of wrong
+    /// guesses (codes, MFA codes) keep their limits.
+    public mutating func relaxRequestLimitsForDevelopment() {
+        for limit in [\AuthConfig.signInLimit, \.refreshLimit, \.mail.otpRequestLimit, \.mail.verifyLimit, \.mfa.challengeAndVerifyLimit] {
+            self[keyPath: limit].hits *= 10
+        }
+    }
 }
 
 /// GoTrue's dialect under `/auth/v1`. Auth statements run as the login role (no role switch),

@@ -24,8 +24,7 @@ extension AuthService {
     /// One hit on each key of `bucket`, counted in PostgreSQL so that every replica shares the
     /// budget (one small upsert beside a bcrypt check); 429 once a key is over.
     func checkRate(_ limit: RateLimit, _ bucket: String, keys: [String]) throws {
-        let within = try pool.withConnection { try RateLimitCounters.hit($0, keys: keys.map { "\(bucket):\($0)" }, limit: limit) }
-        if !within { throw AuthError.rateLimited }
+        try pool.withConnection { try RateLimitCounters.check($0, keys: keys.map { "\(bucket):\($0)" }, limit: limit) }
     }
 }
 

@@ -27,8 +27,7 @@ extension AuthService {
             // waits for the window to end (links keep working). A check that was not a wrong
             // code gives its attempt back.
             let key = "otp_failures:\(email)"
-            let within = try pool.withConnection { try RateLimitCounters.hit($0, keys: [key], limit: otpFailureLimit) }
-            guard within else { throw AuthError.rateLimited }
+            try pool.withConnection { try RateLimitCounters.check($0, keys: [key], limit: otpFailureLimit) }
             failureKey = key
         }
         var wrongCode = false

@@ -10,7 +10,7 @@ struct OnboardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "onboard",
         abstract: "A self-hostable backend speaking Supabase's Auth, REST and Realtime dialects.",
-        subcommands: [Serve.self, Migrate.self, Keys.self, BackfillProfiles.self],
+        subcommands: [Serve.self, Migrate.self, Keys.self, Gen.self, BackfillProfiles.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -20,8 +20,9 @@ struct Serve: ParsableCommand {
     func run() throws {
         let logger = makeLogger("onboard")
         let config: ServerConfig
+        let keysFile: String?
         do {
-            config = try ServeConfiguration.resolve(database: database, host: host, port: port, dev: dev, logger: logger)
+            (config, keysFile) = try ServeConfiguration.resolve(database: database, host: host, port: port, dev: dev, logger: logger)
         } catch {
             throw fail(error)
         }
@@ -42,7 +43,7 @@ struct Serve: ParsableCommand {
         logger.notice("onboard is serving", metadata: ["url": "http://\(config.host):\(application.port)"])
         if dev {
             // Written at once (print would sit in stdout's buffer when it is not a terminal).
-            FileHandle.standardOutput.write(Data((Self.banner(config, application: application) + "\n").utf8))
+            FileHandle.standardOutput.write(Data((Self.banner(config, application: application, keysFile: keysFile) + "\n").utf8))
         }
         let done = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "onboard.signals")
@@ -63,7 +64,7 @@ struct Serve: ParsableCommand {
 extension Serve {
     /// What `supabase start` prints when it is up: where everything is, and the keys an app needs
     /// (development only: `--dev`, which `make run` passes).
-    static func banner(_ config: ServerConfig, application: Application) -> String {
+    static func banner(_ config: ServerConfig, application: Application, keysFile: String?) -> String {
         let api = "http://\(config.host == "0.0.0.0" ? "127.0.0.1" : config.host):\(application.port)"
         var database = application.database.url
         if case .url = config.database { database = database.replacingOccurrences(of: #":[^:@/]+@"#, with: ":****@", options: .regularExpression) }
@@ -84,8 +85,17 @@ extension Serve {
             ("DB URL", database + (application.database.cluster != nil ? "  (the embedded cluster; psql takes it as is)" : "")),
             ("JWT secret", String(decoding: config.keys.jwtSecret, as: UTF8.self)),
             ("anon key", config.keys.anonKey),
-            ("service_role key", config.keys.serviceRoleKey)
+            ("service_role key", config.keys.serviceRoleKey),
+            ("Keys file", keysFile.map { $0 + "  (the keys above as env lines: source it in a shell)" } ?? "(none: the keys come from the environment)"),
+            (
+                "Auth limits",
+                "\(limit(config.auth.signInLimit)) sign-ins/sign-ups, \(limit(config.auth.refreshLimit)) refreshes per client"
+                    + " (--dev: 10x GoTrue's; a 429 says Retry-After)"
+            )
         ]
+        func limit(_ limit: RateLimit) -> String {
+            "\(limit.hits) per " + (limit.window.truncatingRemainder(dividingBy: 60) == 0 ? "\(Int(limit.window) / 60) min" : "\(Int(limit.window)) s")
+        }
         let width = rows.map(\.0.count).max() ?? 0
         let lines = rows.map { String(repeating: " ", count: width - $0.0.count) + $0.0 + ": " + $0.1 }
         return "\nonboard is running (development keys: never use them in production).\n\n" + lines.joined(separator: "\n") + "\n"
@@ -94,17 +104,21 @@ extension Serve {
 
 /// Flags over environment over defaults, resolved once by `ServerConfig(environment:flags:…)`.
 enum ServeConfiguration {
-    static func resolve(database: DatabaseOptions, host: String?, port: Int?, dev: Bool, logger: Logger) throws -> ServerConfig {
+    /// The configuration, and the development keys' file when the keys came from one.
+    static func resolve(database: DatabaseOptions, host: String?, port: Int?, dev: Bool, logger: Logger) throws -> (ServerConfig, String?) {
         let flags = ServeFlags(
             host: host, port: port, databaseURL: database.databaseURL, dataDirectory: database.dataDirectory,
             migrationsDirectory: database.migrationsDirectory, dev: dev)
+        var keysFile: String?
         do {
-            return try ServerConfig(environment: ProcessInfo.processInfo.environment, flags: flags) { folder in
+            let config = try ServerConfig(environment: ProcessInfo.processInfo.environment, flags: flags) { folder in
                 // Local use: generated once, kept beside the embedded cluster, and said where.
                 let keys = try LocalKeys.loadOrCreate(in: folder)
-                logger.notice("using development keys from \(folder.appendingPathComponent("keys.env").path)")
+                keysFile = folder.appendingPathComponent("keys.env").path
+                logger.notice("using development keys from \(keysFile!)")
                 return (keys.secret, keys.anonKey, keys.serviceRoleKey)
             }
+            return (config, keysFile)
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
         }

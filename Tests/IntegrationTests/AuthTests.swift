@@ -341,6 +341,9 @@ struct AuthTests {
         #expect(statuses == [400, 400, 400, 429])
         let last = try http.request("POST", "/auth/v1/signup", headers: limited.headers(), body: #"{"email":"\#(Self.email())","password":"Secret-pass-1"}"#)
         #expect(last.status == 429 && last.jsonObject?["code"] as? String == "over_request_rate_limit")
+        // Retry-After: the seconds until the window (5 minutes, begun with the first request) ends.
+        let retry = try #require(last.header("Retry-After").flatMap { Int($0) }, "\(last.headers)")
+        #expect((290...300).contains(retry))
     }
 
     @Test func refreshHasItsOwnBudgetAndTheBudgetIsShared() throws {

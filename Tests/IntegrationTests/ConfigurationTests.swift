@@ -115,6 +115,9 @@ struct ConfigurationTests {
         "DASHBOARD_PASSWORD": ("correct-horse-battery", { $0.dashboard.password == "correct-horse-battery" && $0.dashboard.isEnabled }),
         "DASHBOARD_SERVICE_KEY_SIGN_IN": ("true", { $0.dashboard.serviceKeySignIn && $0.dashboard.isEnabled }),
         "DASHBOARD_SESSION_HOURS": ("2", { $0.dashboard.sessionSeconds == 7200 }),
+        "DASHBOARD_STEP_LABELS": (
+            "CHILD_INFO=About the child, GOALS=Goals", { $0.dashboard.stepLabels == ["CHILD_INFO": "About the child", "GOALS": "Goals"] }
+        ),
         "MFA_TOTP_ENROLL_ENABLED": ("false", { !$0.auth.mfa.totpEnrollEnabled && $0.auth.mfa.totpVerifyEnabled }),
         "MFA_TOTP_VERIFY_ENABLED": ("false", { !$0.auth.mfa.totpVerifyEnabled && $0.auth.mfa.totpEnrollEnabled }),
         "MFA_MAX_ENROLLED_FACTORS": ("3", { $0.auth.mfa.maxEnrolledFactors == 3 }),
@@ -160,6 +163,13 @@ struct ConfigurationTests {
         #expect(!config.dashboard.isEnabled && config.dashboard.sessionSeconds == 8 * 3600)
         // --dev turns the dashboard on with the service-role key as its sign-in.
         #expect(try Self.config(flags: ServeFlags(dev: true)).dashboard.serviceKeySignIn)
+        // --dev gives ten times GoTrue's request budgets (the banner says so); RATE_LIMIT_* still win.
+        let dev = try Self.config(flags: ServeFlags(dev: true))
+        #expect(dev.auth.signInLimit == .init(hits: 300, window: 300) && dev.auth.refreshLimit == .init(hits: 1500, window: 300))
+        #expect(dev.auth.mail.otpRequestLimit.hits == 300 && dev.auth.mail.verifyLimit.hits == 300 && dev.auth.mfa.challengeAndVerifyLimit.hits == 150)
+        #expect(dev.auth.mail.otpMaxFailures == config.auth.mail.otpMaxFailures && dev.auth.mfa.verifyFailureLimit == config.auth.mfa.verifyFailureLimit)
+        let devSet = try Self.config(["RATE_LIMIT_SIGN_IN_SIGN_UPS": "7", "RATE_LIMIT_VERIFY": "9"], flags: ServeFlags(dev: true))
+        #expect(devSet.auth.signInLimit == .init(hits: 7, window: 300) && devSet.auth.mail.verifyLimit.hits == 9)
         // API keys default to JWTs signed with the secret.
         #expect(config.keys.anonKey.split(separator: ".").count == 3 && config.keys.serviceRoleKey != config.keys.anonKey)
     }
@@ -197,7 +207,8 @@ struct ConfigurationTests {
         ("IO_THREAD_NICE", "20"), ("IO_THREAD_NICE", "-21"), ("REALTIME_FEED", "notify"),
         ("MAILER_AUTOCONFIRM", "perhaps"), ("MAILER_OTP_EXP", "soon"), ("SMTP_TLS", "maybe"), ("SMTP_PORT", "70000"),
         ("SMTP_CA_FILE", "/nonexistent/ca.pem"), ("SMTP_ADMIN_EMAIL", "Ops <ops@example.com>"), ("MAILER_TEMPLATES_RECOVERY", "/nonexistent.html"),
-        ("DASHBOARD_PASSWORD", "short"), ("DASHBOARD_SERVICE_KEY_SIGN_IN", "maybe"), ("DASHBOARD_SESSION_HOURS", "0"), ("DASHBOARD_SESSION_HOURS", "9999")
+        ("DASHBOARD_PASSWORD", "short"), ("DASHBOARD_SERVICE_KEY_SIGN_IN", "maybe"), ("DASHBOARD_SESSION_HOURS", "0"), ("DASHBOARD_SESSION_HOURS", "9999"),
+        ("DASHBOARD_STEP_LABELS", "CHILD_INFO"), ("DASHBOARD_STEP_LABELS", "child_info=Child")
     ])
     func unusableValuesAreErrors(name: String, value: String) {
         #expect(throws: ConfigurationError.self) { try Self.config([name: value]) }

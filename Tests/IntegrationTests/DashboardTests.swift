@@ -1,9 +1,10 @@
-import App
 import Foundation
 import Logging
 import Postgres
 import TestSupport
 import Testing
+
+@testable import App
 
 /// The operators' dashboard at `/dashboard/`: who may use it, and the numbers it shows for a
 /// known data set.
@@ -149,8 +150,11 @@ struct DashboardTests {
     @Test func failedSignInsAreThrottledPerClient() throws {
         let server = try Self.server()
         for _ in 0..<10 { #expect(try Self.signIn(server, "wrong-password").0.status == 401) }
-        // Even the right password now waits for the window to pass.
-        #expect(try Self.signIn(server, Self.password).0.status == 429)
+        // Even the right password now waits for the window to pass, and is told how long.
+        let throttled = try Self.signIn(server, Self.password).0
+        #expect(throttled.status == 429)
+        let retry = try #require(throttled.header("Retry-After").flatMap { Int($0) })
+        #expect((1...300).contains(retry) && throttled.text.contains("wait \(retry) seconds"))
     }
 
     /// Behind a proxy every operator arrives from the proxy's address: the trusted header
@@ -301,6 +305,12 @@ struct DashboardTests {
         #expect(tables["children_per_completed_user"]?.first?["children"] as? Int == 3)
         #expect(tables["anonymous_upgrades"]?.first?["upgraded_users"] as? Int == 1)
         #expect(tables["state_counts"]?.last?["users"] as? Int == 3)
+        // Stuck: everyone not complete, the longest first, with how long.
+        let stuck = tables["stuck_users"] ?? []
+        #expect(Self.column(stuck, "email") == ["u2@example.com", "u4@example.com", "u5@example.com"])
+        #expect(Self.column(stuck, "step") == ["CHILD_INFO", "USER_INFO", "NOT_STARTED"])
+        #expect(Self.column(stuck, "stuck_since") == ["2025-06-02T11:10:00Z", "2025-06-09T08:30:00Z", "2025-06-09T12:00:00Z"])
+        #expect(stuck.allSatisfy { ($0["hours_stuck"] as? Double ?? 0) > 24 * 100 })
 
         // The daily series over [06-01, 06-11).
         let daily = try http.request("GET", "/dashboard/api/onboarding?from=2025-06-01&to=2025-06-11", headers: [cookie])
@@ -313,6 +323,18 @@ struct DashboardTests {
         #expect(byDay["2025-06-03"]?["completion_rate_pct"] as? Double == 100)
         #expect(byDay["2025-06-09"]?["signed_up"] as? Int == 2 && byDay["2025-06-09"]?["completion_rate_pct"] as? Double == 0)
         #expect(byDay["2025-06-01"]?["completion_rate_pct"] is NSNull)
+
+        // The summary: the window and the window of the same length before it. [06-06, 06-11):
+        // U4, U5, U6 signed up, U6 completed (created COMPLETE: no time to complete), no
+        // completion happened; [06-01, 06-06): U1, U2, U3 signed up, U1 and U3 completed, in 23
+        // and 16 minutes.
+        let summary = try http.request("GET", "/dashboard/api/onboarding?from=2025-06-06&to=2025-06-11", headers: [cookie])
+        let periods = (summary.jsonObject?["tables"] as? [String: [[String: Any]]])?["summary"] ?? []
+        #expect(Self.column(periods, "period") == ["current", "previous"])
+        #expect(Self.column(periods, "period_from") == ["2025-06-06T00:00:00Z", "2025-06-01T00:00:00Z"])
+        #expect(Self.column(periods, "sign_ups") == ["3", "3"] && Self.column(periods, "completions") == ["0", "2"])
+        #expect(Self.column(periods, "completion_rate_pct") == ["33.3", "66.7"])
+        #expect(periods.first?["median_seconds_to_complete"] is NSNull && periods.last?["median_seconds_to_complete"] as? Double == 1170)
 
         // Cohorts: by provider, U4 (upgraded) counts under e-mail.
         let providers = try http.request("GET", "/dashboard/api/onboarding?\(window)&cohort=provider", headers: [cookie])
@@ -424,5 +446,31 @@ struct DashboardTests {
         let routes = object["routes"] as? [[String: Any]] ?? []
         let other = routes.first { $0["route"] as? String == "/rest/v1/other" }
         #expect(other?["requests"] as? Int == 1 && other?["client_errors"] as? Int == 1)
+        // Percentiles from the latency histogram, and a rate from the first load on.
+        let p50 = try #require(other?["p50_ms"] as? Double)
+        let p99 = try #require(other?["p99_ms"] as? Double)
+        #expect(p50 > 0 && p50 <= p99 && p99 <= 5000)
+        #expect((other?["per_second_now"] as? Double).map { $0 > 0 } == true)
+        // The pool counts the pipelined connections too.
+        let pool = object["pool"] as? [String: Any] ?? [:]
+        let open = try #require(pool["open"] as? Int)
+        let pipelined = try #require(pool["pipelined_open"] as? Int)
+        #expect(pool["connections_open"] as? Int == open + pipelined)
+    }
+
+    /// Prometheus's histogram_quantile: linear within the bucket the rank falls in.
+    @Test func latencyPercentilesFromTheHistogram() {
+        // Buckets (s): 0.001, 0.0025, 0.005, 0.01, … — 10 requests ≤ 1 ms, 90 in (5, 10] ms.
+        var histogram = Metrics.Histogram()
+        histogram.counts[0] = 10
+        histogram.counts[3] = 90
+        histogram.total = 100
+        #expect(Metrics.quantile(0.05, histogram) == 0.0005)
+        #expect(abs(Metrics.quantile(0.5, histogram)! - (0.005 + 0.005 * 40 / 90)) < 1e-12)
+        #expect(Metrics.quantile(0.99, histogram).map { abs($0 - (0.005 + 0.005 * 89 / 90)) < 1e-12 } == true)
+        #expect(Metrics.quantile(0.5, Metrics.Histogram()) == nil)
+        // Requests slower than the last bound: the last bound.
+        histogram.total = 200
+        #expect(Metrics.quantile(0.99, histogram) == 5)
     }
 }

@@ -244,6 +244,7 @@ struct MFATests {
         // Over the limit, even the right code is refused until the window ends.
         let limited = try verify(user.token, factor.id, id, code(factor.secret))
         #expect(limited.status == 429 && limited.jsonObject?["code"] as? String == "over_request_rate_limit")
+        #expect(limited.header("Retry-After").flatMap { Int($0) }.map { (1...300).contains($0) } == true)
         // Another factor of another user is not affected.
         let other = try server.signUp()
         let otherFactor = try enroll(other.token)

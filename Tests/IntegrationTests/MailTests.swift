@@ -300,6 +300,9 @@ struct MailFlowTests {
         let soon = try post("/auth/v1/recover", #"{"email":"\#(email)"}"#)
         #expect(soon.status == 429 && soon.jsonObject?["code"] as? String == "over_email_send_rate_limit")
         #expect((soon.jsonObject?["message"] as? String)?.hasPrefix("For security purposes, you can only request this after") == true)
+        // Retry-After says the seconds the message says.
+        let retry = try #require(soon.header("Retry-After"))
+        #expect((soon.jsonObject?["message"] as? String)?.hasSuffix("after \(retry) seconds.") == true && Int(retry).map { $0 >= 1 } == true)
 
         let mail = try sink.waitForMail(to: email)
         #expect(mail.headers["subject"] == "Reset your password")

@@ -2,11 +2,13 @@
 scripts/dashboard-e2e starts: sign-in (wrong password refused, right one accepted), the
 onboarding charts and tables for users this script creates, the CSV link, a user's page and
 deletion with the confirm step, the operations page. No page may log a console error (a CSP
-violation included). Screenshots go to $SCREENSHOTS.
+violation included). Every page is shown 1280 and 390 px wide (a phone) and must not scroll
+sideways. Screenshots go to $SCREENSHOTS.
 
 Run by scripts/dashboard-e2e (not by pytest: its name does not start with test_)."""
 import json
 import os
+import re
 import sys
 import urllib.error
 import urllib.request
@@ -71,6 +73,23 @@ def browser():
     return webdriver.Chrome(options=options, service=service)
 
 
+WIDTHS = [1280, 390]
+
+
+def at_each_width(driver, wait, name, ready):
+    """Shows the current page at each width: no horizontal overflow, a screenshot each."""
+    for width in WIDTHS:
+        driver.set_window_size(width, 1600)
+        driver.refresh()
+        ready()
+        wait.until(lambda d: d.find_element(By.ID, "status").text in ("", "User deleted."))
+        overflow = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, f"{name} at {width} px scrolls sideways by {overflow} px"
+        driver.execute_script("window.scrollTo(0, 0)")
+        driver.save_screenshot(f"{SHOTS}/{name}-{width}.png")
+    driver.set_window_size(1280, 1600)
+
+
 def no_console_errors(driver, where):
     errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     # The sign-in page's 401 is the page's own status, not an error of the page.
@@ -112,12 +131,32 @@ def main():
             section = driver.find_element(By.CSS_SELECTOR, f'section[data-table="{name}"]')
             driver.execute_script("arguments[0].scrollIntoView()", section)
             section.screenshot(f"{SHOTS}/02-{name}.png")
+        # At a glance: the four numbers against the period before, and the daily trend's two lines.
+        kpis = {e.get_attribute("data-kpi"): e for e in driver.find_elements(By.CSS_SELECTOR, "#kpis .kpi")}
+        assert set(kpis) == {"sign_ups", "completion_rate_pct", "completions", "median_seconds_to_complete"}, set(kpis)
+        assert int(kpis["sign_ups"].find_element(By.CLASS_NAME, "kpi-value").text) >= 4
+        assert "vs the 30 days before" in kpis["sign_ups"].find_element(By.CLASS_NAME, "kpi-change").text
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#trend .chart svg polyline")) == 2
+        # Steps as people say them; the drop-off chart only has the steps someone is at.
+        labels = lambda name: [t.get_attribute("textContent") for t in driver.find_elements(By.CSS_SELECTOR, f'section[data-table="{name}"] .chart svg text[x="0"]')]
+        assert "Child info" in labels("funnel") and "CHILD_INFO" not in labels("funnel"), labels("funnel")
+        assert "Conversation goals" in labels("funnel"), labels("funnel")  # DASHBOARD_STEP_LABELS (scripts/dashboard-e2e)
+        assert labels("drop_off") == ["Not started", "User info", "Child info"], labels("drop_off")
+        at_each_width(driver, wait, "06-onboarding", lambda: wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#kpis .kpi"))))
         # The cohort picker: by provider, every user of this script is an e-mail user.
         driver.find_element(By.CSS_SELECTOR, 'select[name="cohort"] option[value="provider"]').click()
         driver.find_element(By.CSS_SELECTOR, "#filters button").click()
         wait.until(lambda d: "email" in [cells(r)[0] for r in d.find_elements(By.CSS_SELECTOR, 'section[data-table="funnel"] .numbers tbody tr')])
         assert "all" not in [cells(r)[0] for r in driver.find_elements(By.CSS_SELECTOR, 'section[data-table="funnel"] .numbers tbody tr')]
         no_console_errors(driver, "onboarding")
+
+        # A user with a child: the child's every column readable (a card, not a cut-off table).
+        driver.get(URL + "/dashboard/users#" + users["done"][1])
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#user-children .child")))
+        fields = [dt.text for dt in driver.find_elements(By.CSS_SELECTOR, "#user-children .child dt")]
+        for column in ["name", "goals", "topics", "temperament_talkative", "temperament_sensitivity", "temperament_accountability", "created_at"]:
+            assert column in fields, fields
+        at_each_width(driver, wait, "09-user-with-child", lambda: wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#user-children .child"))))
 
         # Users: search, open, delete with the confirm step.
         email, user_id, _ = users["children"]
@@ -131,7 +170,13 @@ def main():
         wait.until(EC.text_to_be_present_in_element((By.ID, "user-profile"), "CHILD_INFO"))
         assert "email" in driver.find_element(By.ID, "user-providers").text
         assert len(driver.find_elements(By.CSS_SELECTOR, "#user-sessions tbody tr")) == 1
+        # Times to the second in the viewer's zone; e-mails on one line.
+        created = driver.find_element(By.CSS_SELECTOR, "#results td.time").text
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC([+-]\d{1,2}(:\d{2})?)?", created), created
+        link = driver.find_element(By.CSS_SELECTOR, f'button[data-user="{user_id}"]')
+        assert link.size["height"] < 30, f"the e-mail wraps: {link.size}"
         driver.save_screenshot(f"{SHOTS}/03-user.png")
+        at_each_width(driver, wait, "07-user", lambda: wait.until(EC.text_to_be_present_in_element((By.ID, "user-profile"), "CHILD_INFO")))
         driver.find_element(By.ID, "delete-start").click()
         wait.until(EC.visibility_of_element_located((By.ID, "delete-yes")))
         assert email in driver.find_element(By.ID, "delete-name").text
@@ -153,7 +198,15 @@ def main():
         assert statuses == {"applied"}, statuses
         assert "/dashboard" in driver.find_element(By.ID, "ops-routes").text
         assert "in_use" in driver.find_element(By.ID, "ops-pool").text
+        assert "connections_open" in driver.find_element(By.ID, "ops-pool").text
+        # p50/p99 per route, and a rate from the first paint (not a placeholder).
+        headers = [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#ops-routes th")]
+        assert "p50 ms" in headers and "p99 ms" in headers, headers
+        rate_column = headers.index("per second now")
+        first_rates = [row.find_elements(By.TAG_NAME, "td")[rate_column].text for row in driver.find_elements(By.CSS_SELECTOR, "#ops-routes tbody tr")]
+        assert all(re.fullmatch(r"\d+(\.\d+)?", rate) for rate in first_rates), first_rates
         driver.save_screenshot(f"{SHOTS}/05-operations.png")
+        at_each_width(driver, wait, "08-operations", lambda: wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#ops-migrations tbody tr"))))
         no_console_errors(driver, "operations")
 
         # Signing out ends the session: the page is the sign-in form again.

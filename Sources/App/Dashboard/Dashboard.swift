@@ -72,7 +72,7 @@ enum Dashboard {
 
         for (name, path) in pages {
             route(.get, path, page: true) { _, session in
-                html(.ok, DashboardAssets.shell(page: name, csrfToken: session.csrfToken))
+                html(.ok, DashboardAssets.shell(page: name, csrfToken: session.csrfToken, stepLabels: config.dashboard.stepLabels))
             }
         }
         router.add(.get, "/dashboard/dashboard.css") { _ in
@@ -93,8 +93,10 @@ enum Dashboard {
             case .refused:
                 logger.warning("dashboard sign-in refused", metadata: ["client": "\(client)"])
                 return signInPage(.unauthorized, "Wrong password or key.")
-            case .throttled:
-                return signInPage(.tooManyRequests, "Too many failed sign-ins: wait a few minutes.")
+            case .throttled(let seconds):
+                var page = signInPage(.tooManyRequests, "Too many failed sign-ins: wait \(seconds) seconds.")
+                page.headers.add("Retry-After", String(seconds))
+                return page
             }
         }
         route(.post, "/dashboard/sign-out") { request, session in

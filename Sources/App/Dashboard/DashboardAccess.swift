@@ -12,6 +12,9 @@ public struct DashboardConfig: Sendable {
     public var serviceKeySignIn = false
     /// `DASHBOARD_SESSION_HOURS`: how long a session cookie is valid.
     public var sessionSeconds = 8 * 3600
+    /// `DASHBOARD_STEP_LABELS`: the names the charts give onboarding states
+    /// (`CHILD_INFO=About the child`); unnamed states read as words ("Child info").
+    public var stepLabels: [String: String] = [:]
 
     public init() {}
 
@@ -52,14 +55,19 @@ final class DashboardAccess: Sendable {
 
     // MARK: sign-in
 
-    enum SignInResult { case accepted, refused, throttled }
+    /// `throttled`: the seconds until the client's window ends (`Retry-After`).
+    enum SignInResult { case accepted, refused, throttled(retryAfter: Int) }
 
     /// Checks a submitted secret against the password and (when allowed) the service-role key,
     /// in constant time. Each check takes one of the client's attempts first (one atomic
     /// statement, so concurrent guesses get no more than the limit); a right secret clears them.
     func signIn(secret: String, client: String) throws -> SignInResult {
         let counter = "dashboard_sign_in:\(client)"
-        guard try pool.withConnection({ try RateLimitCounters.hit($0, keys: [counter], limit: Self.failureLimit) }) else { return .throttled }
+        let left = try pool.withConnection { connection -> Int? in
+            try RateLimitCounters.hit(connection, keys: [counter], limit: Self.failureLimit)
+                ? nil : try RateLimitCounters.secondsLeft(connection, keys: [counter], limit: Self.failureLimit)
+        }
+        if let left { return .throttled(retryAfter: left) }
         let given = Crypto.sha256(Array(secret.utf8))
         var accepted = false
         if let password = config.password, Crypto.constantTimeEquals(given, Crypto.sha256(Array(password.utf8))) { accepted = true }

@@ -1,3 +1,5 @@
+import HTTP
+
 /// The dashboard's HTML: the sign-in page and the shell of each page (the script fills it in).
 /// No inline script or style anywhere: the Content-Security-Policy forbids both.
 enum DashboardAssets {
@@ -41,7 +43,8 @@ enum DashboardAssets {
             """
     }
 
-    static func shell(page: String, csrfToken: String) -> String {
+    static func shell(page: String, csrfToken: String, stepLabels: [String: String] = [:]) -> String {
+        let labels = "{" + stepLabels.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":" + jsonString($0.value) }.joined(separator: ",") + "}"
         let links = [("onboarding", "/dashboard/", "Onboarding"), ("users", "/dashboard/users", "Users"), ("operations", "/dashboard/operations", "Operations")]
             .map { name, href, label in "<a href=\"\(href)\"\(name == page ? " aria-current=\"page\"" : "")>\(label)</a>" }.joined()
         let body: String
@@ -54,6 +57,7 @@ enum DashboardAssets {
             page.prefix(1).uppercased() + page.dropFirst(),
             extra: """
                 <meta name="csrf-token" content="\(escape(csrfToken))">
+                <meta name="step-labels" content="\(escape(labels))">
                 <script src="/dashboard/dashboard.js" defer></script>
                 """) + """
                 <body data-page="\(escape(page))">
@@ -92,8 +96,19 @@ enum DashboardAssets {
         <label>Stuck after (hours) <input type="number" name="stuck_hours" value="24" min="1" max="8760"></label>
         <button type="submit">Show</button>
         </form>
+        <section class="card" id="kpis">
+        <h2>At a glance</h2>
+        <p class="about">Everyone who signed up in the window (without dates: the last 30 days), against the window of the same length before it.</p>
+        <div class="kpi-box"></div>
+        </section>
+        <section class="card" id="trend">
+        <h2>Sign-ups and completions per day</h2>
+        <p class="about">Sign-ups per day (UTC) and the onboardings completed that day.</p>
+        <div class="chart"></div>
+        </section>
         \(section("funnel", "Funnel", "Users who reached each step (their furthest step is this one or later), as a share of the first step."))
         \(section("drop_off", "Drop-off per step", "Users at each step now, and those who have been there longer than the stuck threshold."))
+        \(section("stuck_users", "Stuck users", "Who has been at a step (not complete) longer than the stuck threshold, the longest first (at most 100).", chart: false))
         \(section("step_durations", "Time per step", "Median time spent on a step, over the visits that ended (the 90th percentile in the numbers)."))
         \(section("daily_completion", "Completion rate per day", "Of the users who signed up that day (UTC), the share who have completed onboarding. Without dates: the last 30 days."))
         \(section("time_to_completion", "Time to completion", "From the profile's creation to completion, over the users who completed.", chart: false))
@@ -131,7 +146,7 @@ enum DashboardAssets {
 
     static let operationsPage = """
         <h1>Operations</h1>
-        <p class="about">Refreshed every 5 seconds. Counters are this process's since it started.</p>
+        <p class="about">Refreshed every 5 seconds. Counters are this process's since it started; p50 and p99 are estimated from the latency histogram's buckets (1 ms … 5 s), as Prometheus's histogram_quantile does. The pool's connections_open counts the pipelined connections (REST answered on the I/O thread) too.</p>
         <div class="grid">
         <section class="card"><h2>Database pool</h2><div id="ops-pool"></div></section>
         <section class="card"><h2>Realtime</h2><div id="ops-realtime"></div></section>

@@ -45,6 +45,29 @@ extension DashboardAssets {
             return String(value);
           }
 
+          // Steps as people say them: DASHBOARD_STEP_LABELS's name, else CHILD_INFO → "Child info".
+          const stepLabels = JSON.parse((document.querySelector('meta[name="step-labels"]') || {}).content || "{}");
+          function stepName(step) {
+            if (Object.prototype.hasOwnProperty.call(stepLabels, step)) return stepLabels[step];
+            const words = String(step).toLowerCase().split("_");
+            return words.map((word, i) => i === 0 ? word.charAt(0).toUpperCase() + word.slice(1) : word).join(" ");
+          }
+
+          // A time to the second, in the viewer's zone: 2026-11-26 10:19:14 UTC+1.
+          function when(value) {
+            const date = new Date(value);
+            if (typeof value !== "string" || isNaN(date.getTime())) return show(value);
+            const pad = n => String(n).padStart(2, "0");
+            const offset = -date.getTimezoneOffset();
+            const zone = "UTC" + (offset === 0 ? "" : (offset > 0 ? "+" : "-") + Math.floor(Math.abs(offset) / 60) + (Math.abs(offset) % 60 ? ":" + pad(Math.abs(offset) % 60) : ""));
+            return date.getFullYear() + "-" + pad(date.getMonth() + 1) + "-" + pad(date.getDate()) + " " +
+              pad(date.getHours()) + ":" + pad(date.getMinutes()) + ":" + pad(date.getSeconds()) + " " + zone;
+          }
+
+          function cell(key, value) {
+            return /_at$/.test(key) && typeof value === "string" ? when(value) : show(value);
+          }
+
           function seconds(value) {
             if (value === null || value === undefined) return "—";
             const s = Number(value);
@@ -61,14 +84,15 @@ extension DashboardAssets {
             const body = rows.map(row => el("tr", {}, columns.map(c => {
               const value = row[c];
               if (value instanceof Node) return el("td", {}, [value]);
-              return el("td", { class: typeof value === "number" ? "num" : null, text: show(value) });
+              return el("td", { class: typeof value === "number" ? "num" : (/_at$/.test(c) ? "time" : null), text: cell(c, value) });
             })));
-            return el("table", {}, [el("thead", {}, [head]), el("tbody", {}, body)]);
+            // Wide tables scroll inside their card, never the page.
+            return el("div", { class: "table-wrap" }, [el("table", {}, [el("thead", {}, [head]), el("tbody", {}, body)])]);
           }
 
           function definitionList(object) {
             if (!object) return el("p", { class: "empty", text: "None." });
-            return el("dl", {}, Object.entries(object).flatMap(([key, value]) => [el("dt", { text: key }), el("dd", { text: show(value) })]));
+            return el("dl", {}, Object.entries(object).flatMap(([key, value]) => [el("dt", { text: key }), el("dd", { text: cell(key, value) })]));
           }
 
           function byCohort(rows) {
@@ -123,10 +147,75 @@ extension DashboardAssets {
             return chart;
           }
 
+          // Sign-ups and completions per day (summed over cohorts): two lines.
+          function trendChart(rows) {
+            const byDay = new Map();
+            for (const row of rows) {
+              const day = byDay.get(row.day) || { day: row.day, signed_up: 0, completions: 0 };
+              day.signed_up += Number(row.signed_up) || 0;
+              day.completions += Number(row.completions) || 0;
+              byDay.set(row.day, day);
+            }
+            const points = [...byDay.values()].sort((a, b) => (a.day < b.day ? -1 : 1));
+            const width = 760, height = 220, left = 36, right = 12, bottom = 28, top = 10;
+            const plotWidth = width - left - right, plotHeight = height - bottom - top;
+            const max = Math.max(1, ...points.flatMap(p => [p.signed_up, p.completions]));
+            const x = i => left + (points.length < 2 ? plotWidth / 2 : i * plotWidth / (points.length - 1));
+            const y = v => top + plotHeight * (1 - v / max);
+            const chart = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img", "aria-label": "sign-ups and completions per day" });
+            for (const value of [...new Set([0, Math.round(max / 2), max])]) {
+              chart.append(svg("line", { class: "axis", x1: left, x2: width - right, y1: y(value), y2: y(value) }));
+              chart.append(svg("text", { x: 0, y: y(value) + 4, class: "muted" }, String(value)));
+            }
+            [["signed_up", "line", "sign-ups"], ["completions", "line second", "completions"]].forEach(([key, cls, what]) => {
+              chart.append(svg("polyline", { class: cls, points: points.map((p, i) => x(i) + "," + y(p[key])).join(" ") }));
+              points.forEach((p, i) => {
+                const dot = svg("circle", { class: "dot " + cls, cx: x(i), cy: y(p[key]), r: 3 });
+                dot.append(svg("title", {}, p.day + ": " + p[key] + " " + what));
+                chart.append(dot);
+              });
+            });
+            const every = Math.ceil(points.length / 10);
+            points.forEach((p, i) => { if (i % every === 0) chart.append(svg("text", { x: x(i) - 14, y: height - 8, class: "muted" }, p.day.slice(5))); });
+            return chart;
+          }
+
+          // The numbers asked first, each against the period of the same length before.
+          function kpis(rows) {
+            const now = rows.find(r => r.period === "current"), before = rows.find(r => r.period === "previous");
+            if (!now || !before) return el("p", { class: "empty", text: "No data." });
+            const days = Math.round((new Date(now.period_to) - new Date(now.period_from)) / 86400000);
+            const items = [
+              ["Sign-ups", "sign_ups", v => String(v), "relative", true],
+              ["Completion rate", "completion_rate_pct", v => v + " %", "points", true],
+              ["Completions", "completions", v => String(v), "relative", true],
+              ["Median time to complete", "median_seconds_to_complete", seconds, "relative", false],
+            ];
+            return el("div", { class: "kpis" }, items.map(([label, key, format, kind, upIsGood]) => {
+              const a = now[key], b = before[key];
+              let change = "no earlier data", direction = "";
+              if (a !== null && b !== null) {
+                const delta = kind === "points" ? a - b : (b === 0 ? null : (a - b) / b * 100);
+                if (delta === null) change = a === 0 ? "no change" : "new";
+                else if (Math.abs(delta) < 0.05) change = "no change";
+                else {
+                  change = (delta > 0 ? "▲ +" : "▼ ") + delta.toFixed(1) + (kind === "points" ? " points" : " %");
+                  direction = (delta > 0) === upIsGood ? "better" : "worse";
+                }
+              }
+              return el("div", { class: "kpi", "data-kpi": key }, [
+                el("div", { class: "kpi-label", text: label }),
+                el("div", { class: "kpi-value", text: a === null ? "—" : format(a) }),
+                el("div", { class: "kpi-change " + direction, text: change + " vs the " + days + " days before" }),
+              ]);
+            }));
+          }
+
           const charts = {
-            funnel: rows => barChart(rows, r => r.step, ["users_reached"], r => r.users_reached + (r.users_reached === 1 ? " user" : " users") + (r.pct_of_first === null ? "" : " (" + r.pct_of_first + "%)")),
-            drop_off: rows => barChart(rows, r => r.step, ["users_at_step", "users_stuck"], (r, s) => s === "users_at_step" ? r.users_at_step + " here" : r.users_stuck + " stuck"),
-            step_durations: rows => barChart(rows, r => r.step, ["median_seconds"], r => "median " + seconds(r.median_seconds) + " · p90 " + seconds(r.p90_seconds) + " · " + r.visits + " visits"),
+            funnel: rows => barChart(rows, r => stepName(r.step), ["users_reached"], r => r.users_reached + (r.users_reached === 1 ? " user" : " users") + (r.pct_of_first === null ? "" : " (" + r.pct_of_first + "%)")),
+            // Only the steps someone is at.
+            drop_off: rows => barChart(rows.filter(r => Number(r.users_at_step) > 0 || Number(r.users_stuck) > 0), r => stepName(r.step), ["users_at_step", "users_stuck"], (r, s) => s === "users_at_step" ? r.users_at_step + " here" : r.users_stuck + " stuck"),
+            step_durations: rows => barChart(rows, r => stepName(r.step), ["median_seconds"], r => "median " + seconds(r.median_seconds) + " · p90 " + seconds(r.p90_seconds) + " · " + r.visits + " visits"),
             daily_completion: dayChart,
           };
           const legends = { drop_off: [["", "at the step now"], ["second", "stuck (longer than the threshold)"]] };
@@ -139,10 +228,18 @@ extension DashboardAssets {
             say("Loading…");
             try {
               const data = await api("/dashboard/api/onboarding?" + params.toString());
+              document.querySelector("#kpis .kpi-box").replaceChildren(kpis(data.tables.summary || []));
+              const daily = data.tables.daily_completion || [];
+              document.querySelector("#trend .chart").replaceChildren(
+                daily.length === 0 ? el("p", { class: "empty", text: "No data for this window." }) :
+                  el("div", {}, [el("div", { class: "legend" }, [el("span", { text: "sign-ups" }), el("span", { class: "second", text: "completions" })]), trendChart(daily)]));
               for (const section of document.querySelectorAll("section[data-table]")) {
                 const name = section.dataset.table;
                 const rows = data.tables[name] || [];
-                section.querySelector(".numbers").replaceChildren(table(rows));
+                section.querySelector(".numbers").replaceChildren(name === "stuck_users" ? table(rows.map(r => ({
+                  user: el("a", { href: "/dashboard/users#" + r.user_id, text: r.email || "(anonymous)" }),
+                  step: stepName(r.step), "stuck since": when(r.stuck_since), "stuck for": seconds(r.hours_stuck * 3600),
+                }))) : table(rows));
                 section.querySelector("a.csv").setAttribute("href", "/dashboard/api/onboarding/" + name + ".csv?" + params.toString());
                 const chartBox = section.querySelector(".chart");
                 if (!chartBox) continue;
@@ -201,7 +298,9 @@ extension DashboardAssets {
               document.getElementById("user-title").textContent = data.user.email || "Anonymous user " + data.user.id;
               document.getElementById("user-account").replaceChildren(definitionList(data.user));
               document.getElementById("user-profile").replaceChildren(definitionList(data.profile));
-              document.getElementById("user-children").replaceChildren(table(data.children));
+              // One card per child, every column in it (a table of them is too wide to read).
+              document.getElementById("user-children").replaceChildren(data.children.length === 0 ? el("p", { class: "empty", text: "No children." }) :
+                el("div", { class: "grid" }, data.children.map(child => el("div", { class: "child" }, [el("h4", { text: child.name }), definitionList(child)]))));
               document.getElementById("user-providers").replaceChildren(table(data.providers));
               document.getElementById("user-sessions").replaceChildren(table(data.sessions));
               document.getElementById("delete-confirm").hidden = true;
@@ -252,13 +351,15 @@ extension DashboardAssets {
           async function loadOperations() {
             try {
               const data = await api("/dashboard/api/operations");
+              // "per second now": the server's rate over its last few seconds on the first load,
+              // then over the time since the previous load.
               const now = Date.now();
-              const rates = new Map();
+              const rates = new Map(data.routes.map(r => [r.route, r.per_second_now]));
               if (previous) {
                 const elapsed = (now - previous.at) / 1000;
                 for (const route of data.routes) {
                   const before = previous.routes.get(route.route) || 0;
-                  rates.set(route.route, ((route.requests - before) / elapsed).toFixed(2));
+                  rates.set(route.route, Number(((route.requests - before) / elapsed).toFixed(2)));
                 }
               }
               previous = { at: now, routes: new Map(data.routes.map(r => [r.route, r.requests])) };
@@ -266,9 +367,9 @@ extension DashboardAssets {
               document.getElementById("ops-realtime").replaceChildren(definitionList(data.realtime));
               document.getElementById("ops-routes").replaceChildren(table(data.routes.map(r => ({
                 route: r.route, requests: r.requests,
-                "per second now": rates.has(r.route) ? Number(rates.get(r.route)) : "…",
+                "per second now": rates.get(r.route),
                 "per minute since start": Number((r.requests / Math.max(1, data.uptime_seconds) * 60).toFixed(2)),
-                "4xx": r.client_errors, "5xx": r.server_errors, "mean ms": r.mean_ms,
+                "4xx": r.client_errors, "5xx": r.server_errors, "p50 ms": r.p50_ms, "p99 ms": r.p99_ms, "mean ms": r.mean_ms,
               }))));
               const migrations = Array.isArray(data.migrations) ? data.migrations : [];
               document.getElementById("ops-migrations").replaceChildren(

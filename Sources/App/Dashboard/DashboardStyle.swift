@@ -4,7 +4,7 @@ extension DashboardAssets {
         :root { --fg: #1d2330; --muted: #5d6679; --line: #d9dde5; --bg: #f5f6f8; --card: #fff; --accent: #3b6fd8; --accent2: #e08a2c; --danger: #c0392b; }
         * { box-sizing: border-box; }
         body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
-        header { display: flex; align-items: center; gap: 24px; padding: 10px 24px; background: #1d2330; color: #fff; }
+        header { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 24px; padding: 10px 24px; background: #1d2330; color: #fff; }
         header nav { display: flex; gap: 4px; flex: 1; }
         header nav a { color: #cfd6e4; text-decoration: none; padding: 6px 12px; border-radius: 6px; }
         header nav a[aria-current="page"], header nav a:hover { background: #34405a; color: #fff; }
@@ -15,10 +15,10 @@ extension DashboardAssets {
         h3 { font-size: 14px; margin: 16px 0 6px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
         .about { color: var(--muted); margin: 0 0 12px; }
         .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; margin: 0 0 16px; }
-        .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 16px; }
+        .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(320px, 100%), 1fr)); gap: 16px; }
         .filters { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: end; margin: 0 0 16px; }
         .filters label { display: flex; flex-direction: column; gap: 4px; color: var(--muted); font-size: 12px; }
-        input, select, button { font: inherit; padding: 6px 10px; border: 1px solid var(--line); border-radius: 6px; background: #fff; color: var(--fg); }
+        input, select, button { max-width: 100%; font: inherit; padding: 6px 10px; border: 1px solid var(--line); border-radius: 6px; background: #fff; color: var(--fg); }
         button { cursor: pointer; background: var(--accent); color: #fff; border-color: var(--accent); }
         button:hover { filter: brightness(1.08); }
         header button { background: transparent; border-color: #56627c; }
@@ -45,7 +45,23 @@ extension DashboardAssets {
         .legend span::before { content: ""; display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 10px; background: var(--accent); vertical-align: -1px; }
         .legend span.second::before { background: var(--accent2); }
         .empty { color: var(--muted); font-style: italic; }
-        dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
+        .kpis { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 12px; }
+        .kpi { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; }
+        .kpi-label { color: var(--muted); font-size: 12px; }
+        .kpi-value { font-size: 26px; font-weight: 600; font-variant-numeric: tabular-nums; }
+        .kpi-change { font-size: 12px; color: var(--muted); }
+        .kpi-change.better { color: #1e7d3a; }
+        .kpi-change.worse { color: var(--danger); }
+        .chart .line { fill: none; stroke: var(--accent); stroke-width: 2; }
+        .chart .line.second { stroke: var(--accent2); }
+        .chart .dot { fill: var(--accent); stroke: none; }
+        .chart .dot.second { fill: var(--accent2); }
+        .table-wrap { overflow-x: auto; max-width: 100%; }
+        .child { border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
+        .child h4 { margin: 0 0 6px; }
+        td.time, .link { white-space: nowrap; }
+        th { white-space: nowrap; }
+        dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 16px; margin: 0; }
         dt { color: var(--muted); }
         dd { margin: 0; word-break: break-all; }
         .danger { margin-top: 24px; padding-top: 16px; border-top: 1px solid var(--line); }

@@ -129,9 +129,7 @@ extension AuthService {
             }
             // The attempt is counted first, atomically (a concurrent burst gets at most the limit
             // checked), and given back when the code is right.
-            guard try RateLimitCounters.hit(connection, keys: [failureKey], limit: config.mfa.verifyFailureLimit) else {
-                throw AuthError.rateLimited
-            }
+            try RateLimitCounters.check(connection, keys: [failureKey], limit: config.mfa.verifyFailureLimit)
             guard let sealed = factor.secret, let secret = Base32.decode(try factorSecrets.open(sealed, factorID: factor.id)) else {
                 throw AuthError.unexpected("factor without a secret")
             }

@@ -87,14 +87,17 @@ extension AuthService {
     func checkFrequency(secondsAgo: Double?) throws {
         guard let secondsAgo, config.mail.maxFrequency > 0, secondsAgo < config.mail.maxFrequency else { return }
         let left = max(1, Int(config.mail.maxFrequency - secondsAgo))
-        throw AuthError.overEmailSendRateLimit("For security purposes, you can only request this after \(left) seconds.")
+        throw AuthError.overEmailSendRateLimit("For security purposes, you can only request this after \(left) seconds.", retryAfter: left)
     }
 
     /// One hit on the mail budget (`RATE_LIMIT_EMAIL_SENT`), inside the caller's transaction.
     func countMailBudget(_ connection: Connection) throws {
         let limit = config.mail.emailSentLimit
         let within = try RateLimitCounters.hit(connection, keys: ["email_sent:all"], limit: limit)
-        if !within { throw AuthError.overEmailSendRateLimit("Email rate limit exceeded") }
+        if !within {
+            let left = try RateLimitCounters.secondsLeft(connection, keys: ["email_sent:all"], limit: limit)
+            throw AuthError.overEmailSendRateLimit("Email rate limit exceeded", retryAfter: left)
+        }
     }
 
     /// A new PKCE flow for `userID`; returns its id.
