@@ -414,13 +414,14 @@ struct MFATests {
             DROP POLICY IF EXISTS vault_aal2 ON public.mfa_vault;
             CREATE POLICY vault_aal2 ON public.mfa_vault FOR SELECT TO authenticated
                 USING (owner = auth.uid() AND (auth.jwt() ->> 'aal') = 'aal2');
-            NOTIFY pgrst, 'reload schema'
             """)
         let user = try server.signUp()
         _ = try admin.query("INSERT INTO public.mfa_vault (owner, note) VALUES (\(user.id)::uuid, 'secret note')")
+        // The server may not listen for reloads yet when a first NOTIFY goes out: ask until it has the table.
         #expect(
             eventually {
-                (try? server.client().request("GET", "/rest/v1/mfa_vault?select=note", headers: server.headers(user.token)))?.status == 200
+                try? admin.execute("NOTIFY pgrst, 'reload schema'")
+                return (try? server.client().request("GET", "/rest/v1/mfa_vault?select=note", headers: server.headers(user.token)))?.status == 200
             })
         let aal1 = try server.client().request("GET", "/rest/v1/mfa_vault?select=note", headers: server.headers(user.token))
         #expect(aal1.text == "[]")

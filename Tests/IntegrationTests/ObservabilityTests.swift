@@ -146,10 +146,11 @@ struct FailureReportingTests {
             CREATE FUNCTION public.fail_inside() RETURNS integer LANGUAGE plpgsql AS $$
             BEGIN RAISE EXCEPTION 'internal detail %', 'secret-value-42' USING ERRCODE = 'XX000'; END $$
             """)
-        _ = try admin.query("NOTIFY pgrst, 'reload schema'")
         var failed: TestResponse?
+        // The server may not listen for reloads yet when a first NOTIFY goes out: ask until it has the function.
         #expect(
             try eventually {
+                _ = try admin.query("NOTIFY pgrst, 'reload schema'")
                 failed = try http.request("POST", "/rest/v1/rpc/fail_inside", headers: server.headers(user.token), body: "{}")
                 return failed?.status == 500
             })
