@@ -72,8 +72,8 @@ public final class Application: Sendable {
         var authConfig = config.auth
         authConfig.issuer = "http://\(config.host):\(config.port)/auth/v1"
         let mailer = Mailer(
-            transport: config.auth.mail.smtp.map { .smtp($0, config.auth.mail.sender) } ?? .log, logger: logger,
-            retryDelays: config.auth.mail.retryDelays)
+            transport: config.auth.mail.smtp.map { .smtp($0, config.auth.mail.sender) } ?? .log, conninfo: database.url, logger: logger,
+            workers: config.auth.mail.senders, retryDelays: config.auth.mail.retryDelays)
         self.mailer = mailer
         let auth = AuthService(pool: pool, config: authConfig, logger: logger, mailer: mailer)
         var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)

@@ -236,17 +236,25 @@ public final class Metrics: Sendable {
         if let mailer {
             let stats = mailer.stats
             out +=
-                "# HELP onboard_mail_total Mails of the Auth flows by outcome: sent (accepted by the SMTP server), logged (no SMTP_HOST: written to the log), failed (given up after retries), dropped (queue full or server stopping).\n"
+                "# HELP onboard_mail_total Mails of the Auth flows this process delivered, by outcome: sent (accepted by the SMTP server), logged (no SMTP_HOST: written to the log), failed (given up after retries).\n"
             out += "# TYPE onboard_mail_total counter\n"
-            for (result, count) in [("dropped", stats.dropped), ("failed", stats.failed), ("logged", stats.logged), ("sent", stats.sent)] {
+            for (result, count) in [("failed", stats.failed), ("logged", stats.logged), ("sent", stats.sent)] {
                 out += "onboard_mail_total{result=\"\(result)\"} \(count)\n"
             }
-            out += "# HELP onboard_mail_retries_total Delivery attempts that failed transiently and were scheduled again.\n"
+            out += "# HELP onboard_mail_retries_total Delivery attempts of this process that failed transiently and were scheduled again.\n"
             out += "# TYPE onboard_mail_retries_total counter\n"
             out += "onboard_mail_retries_total \(stats.retried)\n"
-            out += "# HELP onboard_mail_queue Mails waiting for a sender thread.\n"
-            out += "# TYPE onboard_mail_queue gauge\n"
-            out += "onboard_mail_queue \(stats.queued)\n"
+            // The outbox is shared by every server: its depth is the database's.
+            if let depth = try? pool.withConnection({ try Mailer.depth($0) }) {
+                out += "# HELP onboard_mail_queue Mails of the outbox waiting for delivery (every server's), retries included.\n"
+                out += "# TYPE onboard_mail_queue gauge\n"
+                out += "onboard_mail_queue \(depth.pending)\n"
+                out += "# HELP onboard_mail_outbox Rows of the mail outbox by status (finished rows are kept for a while).\n"
+                out += "# TYPE onboard_mail_outbox gauge\n"
+                for (status, count) in [("failed", depth.failed), ("logged", depth.logged), ("pending", depth.pending), ("sent", depth.sent)] {
+                    out += "onboard_mail_outbox{status=\"\(status)\"} \(count)\n"
+                }
+            }
         }
         if let realtime, let feed {
             out += "# HELP onboard_realtime_sockets Open Realtime WebSockets.\n"

@@ -29,6 +29,8 @@ public final class TestServer: Sendable {
         config.pipelineConnections = 4
         config.limits.workerThreads = 8
         config.auth.bcryptCost = 4
+        // One mail sender (and its connection) per test server; the outbox is the same.
+        config.auth.mail.senders = 1
         config.auth.signInLimit.hits = 10_000
         config.auth.refreshLimit.hits = 10_000
         configure(&config)

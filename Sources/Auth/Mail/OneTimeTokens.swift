@@ -24,7 +24,7 @@ enum TokenType: String, Sendable {
 
 extension AuthService {
     /// Issues a new token of `type` for `user` (replacing the previous one, so only the latest
-    /// mail works) and renders its mail to `address`. A PKCE flow's link token starts with
+    /// mail works) and renders its mail to `address`, written to the outbox in the same transaction. A PKCE flow's link token starts with
     /// `pkce_` (clients and `GET /verify` tell the flows apart by it). `passwordless`: the mail
     /// answers a passwordless sign-in or a recovery (see `consumeToken`).
     func issueMail(
@@ -49,7 +49,10 @@ extension AuthService {
         values.sendingTo = address
         values.dataJSON = user.metadataJSON
         let (subject, html) = config.mail.template(kind).render(values)
-        return OutgoingMail(kind: kind, to: address, subject: subject, html: html, link: link, code: code)
+        let mail = OutgoingMail(kind: kind, to: address, subject: subject, html: html, link: link, code: code)
+        // Into the outbox in the token's own transaction: the mail exists exactly when its token does.
+        try Mailer.enqueue(connection, mail)
+        return mail
     }
 
     /// `<API_EXTERNAL_URL>/auth/v1/verify?token=…&type=…&redirect_to=…`.
@@ -102,9 +105,10 @@ extension AuthService {
         return id
     }
 
-    /// Hands mails to the mailer once their tokens are committed.
+    /// Wakes the senders once the transaction that wrote `mails` (and their tokens) to the outbox
+    /// has committed.
     func send(_ mails: [OutgoingMail]) {
-        for mail in mails { mailer.enqueue(mail) }
+        if !mails.isEmpty { mailer.wake() }
     }
 
     // MARK: redirects
