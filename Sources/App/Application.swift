@@ -23,6 +23,8 @@ public final class Application: Sendable {
     public let realtime: RealtimeService
     public let changeFeed: ChangeFeed
     public let mailer: Mailer
+    /// The hot standbys REST reads go to (nil without `DATABASE_READ_URLS`).
+    public let readReplicas: ReadReplicas?
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
     /// Signalled when the schema-reload listener has closed its connection.
@@ -51,6 +53,7 @@ public final class Application: Sendable {
             }
             application.listenForSchemaReloads()
             application.pipeline.start()
+            application.readReplicas?.start()
             return application
         } catch {
             try? database.stopCluster()
@@ -88,9 +91,16 @@ public final class Application: Sendable {
             conninfo: database.url, size: config.effectivePipelineConnections,
             allowsPreparedStatements: config.preparedStatements, loop: loop)
         self.pipeline = pipeline
+        let readReplicas =
+            config.readReplicas.urls.isEmpty
+            ? nil
+            : ReadReplicas(
+                config: config.readReplicas, primaryURL: database.url, poolSize: config.poolSize, pipelineSize: config.effectivePipelineConnections,
+                preparedStatements: config.preparedStatements, loop: loop, logger: logger)
+        self.readReplicas = readReplicas
         let metrics = Metrics(
             pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
-            mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil)
+            mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil, readReplicas: readReplicas)
         // A REST answer ≥ 500 from the database: one log line and one count, never the bound values.
         restConfig.onServerError = { [logger] report in
             logger.error(
@@ -101,18 +111,19 @@ public final class Application: Sendable {
                 ])
             metrics.recordDatabaseError(sqlState: report.sqlState ?? report.kind)
         }
-        let rest = RESTService(pool: pool, schema: schema, config: restConfig)
+        let rest = RESTService(pool: pool, schema: schema, config: restConfig, reads: readReplicas)
         let migrator = Migrator(directory: config.migrationsDirectory)
         let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, metrics: metrics) : nil
         let router = Routes.make(
             config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
-            migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed) }, logger: logger)
+            migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed, readReplicas: readReplicas) }, logger: logger)
         server = HTTPServer(
             host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
             loop: loop, inline: inline,
             responder: { request in
                 let started = DispatchTime.now().uptimeNanoseconds
                 let response = router.respond(to: request)
+                if let readReplicas { readReplicas.recordAuthWrite(request, config: config) }
                 metrics.record(request, response, since: started)
                 return response
             })
@@ -130,6 +141,7 @@ public final class Application: Sendable {
         changeFeed.stop()
         server.shutdown()
         pipeline.close()
+        readReplicas?.stop()
         mailer.shutdown()
         do {
             try realtime.releaseLeases()

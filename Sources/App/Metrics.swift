@@ -42,13 +42,15 @@ public final class Metrics: Sendable {
     private let realtime: RealtimeService?
     private let feed: ChangeFeed?
     private let mailer: Mailer?
+    private let readReplicas: ReadReplicas?
     /// Tables also served at bare paths (`/children`).
     private let bareTables: Set<String>
 
     init(
         pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
-        mailer: Mailer? = nil, pipeline: PipelineClient? = nil
+        mailer: Mailer? = nil, pipeline: PipelineClient? = nil, readReplicas: ReadReplicas? = nil
     ) {
+        self.readReplicas = readReplicas
         self.pool = pool
         self.pipeline = pipeline
         self.schema = schema
@@ -230,6 +232,7 @@ public final class Metrics: Sendable {
             out += "# TYPE onboard_db_pipeline_declined_total counter\n"
             out += "onboard_db_pipeline_declined_total \(stats.declined)\n"
         }
+        if let readReplicas { out += readReplicas.metricsText() }
         out += "# HELP onboard_process_start_time_seconds Start time of the process since the Unix epoch.\n"
         out += "# TYPE onboard_process_start_time_seconds gauge\n"
         out += "onboard_process_start_time_seconds \(Int(started.timeIntervalSince1970))\n"
@@ -302,11 +305,13 @@ struct Readiness: Sendable {
     /// The answer for anyone else: without that text (host names, ports, socket paths).
     var publicJSON: String
 
-    static func check(pool: Pool, migrator: Migrator, feed: ChangeFeed? = nil) -> Readiness {
+    static func check(pool: Pool, migrator: Migrator, feed: ChangeFeed? = nil, readReplicas: ReadReplicas? = nil) -> Readiness {
         var realtime = ""
         if let feed {
             realtime = #","realtime":{"feed":\#(feed.kind.map { jsonString($0.rawValue) } ?? "null"),"connected":\#(feed.isListening)}"#
         }
+        // The standbys never make the server unready: reads fall back to the primary.
+        if let readReplicas { realtime += "," + readReplicas.readinessJSON() }
         do {
             let states = try pool.withConnection { try migrator.status($0) }
             let pending = states.filter { $0.kind == .pending }.map { "\($0.version)_\($0.name)" }

@@ -67,11 +67,14 @@ public final class RESTService: Sendable {
     let pool: Pool
     let schema: SchemaCacheStore
     let config: RESTConfig
+    /// Where reads go when hot standbys are configured (`ReadRouting.swift`); nil: the primary.
+    let reads: (any ReadRouting)?
 
-    public init(pool: Pool, schema: SchemaCacheStore, config: RESTConfig) {
+    public init(pool: Pool, schema: SchemaCacheStore, config: RESTConfig, reads: (any ReadRouting)? = nil) {
         self.pool = pool
         self.schema = schema
         self.config = config
+        self.reads = reads
     }
 
     /// Serves `resource` (the path after `/rest/v1`, e.g. `/children`, `/rpc/fn`, `/`; or a bare
@@ -168,6 +171,11 @@ public final class RESTService: Sendable {
     /// the statement runs inside BEGIN and the COMMIT or ROLLBACK follows in a second round trip.
     func execute(_ plan: ActionPlan, caller: Caller, context: RequestContext? = nil) throws(RESTError) -> MainResult {
         guard let statement = plan.statement else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil) }
+        return try routedExecute(plan, statement: statement, caller: caller, context: context)
+    }
+
+    /// `execute` on the connections of `pool` (the primary's, or a standby's for a routed read).
+    func execute(_ plan: ActionPlan, statement: SQL, caller: Caller, context: RequestContext?, on pool: Pool) throws(RESTError) -> MainResult {
         do {
             return try pool.withConnection { connection throws -> MainResult in
                 guard plan.mustDecide else {
@@ -209,7 +217,7 @@ public final class RESTService: Sendable {
             return true
         }
         let exchange = Self.exchange(plan, statement: statement, caller: caller, context: RequestContext(request, resource: resource))
-        return pipeline.submit(exchange.statements) { [self] outcome in
+        return routedSubmit(plan, exchange, caller: caller, method: request.method.rawValue, primary: pipeline) { [self] outcome in
             do {
                 let results = try outcome.get()
                 reply(ResponseRenderer.render(plan, try Self.checked(plan, exchange.interpret(results), caller: caller)))
