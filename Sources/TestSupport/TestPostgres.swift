@@ -44,7 +44,7 @@ public enum TestPostgres {
     private static func removeAbandonedClusters(in folder: URL, prefix: String, options: EmbeddedPostgres.Options) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in names where name.hasPrefix(prefix) {
-            // `<prefix><pid>`, or `<prefix><pid>-standby-<n>` for a standby of that cluster.
+            // `<prefix><pid>`, or `<prefix><pid>-replication-…` for TestStandby's pair.
             guard let pid = pid_t(name.dropFirst(prefix.count).prefix { $0.isNumber }), kill(pid, 0) != 0, errno == ESRCH else { continue }
             let abandoned = folder.appendingPathComponent(name)
             try? EmbeddedPostgres(dataDirectory: abandoned, options: options).stop()

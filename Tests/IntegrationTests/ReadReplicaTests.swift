@@ -5,7 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// REST reads on a real streaming hot standby of the test cluster: reads go to it, a user's
+/// REST reads on a real streaming hot standby (`TestStandby`): reads go to it, a user's
 /// read right after their write sees the write while the standby's replay is paused, a standby
 /// that lags, stops or comes back changes where reads go without losing a request.
 @Suite("Read replicas", .serialized)
@@ -14,11 +14,11 @@ struct ReadReplicaTests {
     let server: TestServer
 
     init() throws {
-        let standby = try TestStandby()
+        let standby = try TestStandby.shared()
         self.standby = standby
-        server = try TestServer { config in
-            guard case .url(let url) = config.database else { return }
-            config.readReplicas.urls = [standby.url(for: url)]
+        let database = try standby.makeDatabase()
+        server = try TestServer(databaseURL: database) { config in
+            config.readReplicas.urls = [standby.url(for: database)]
             // Generous: a slow machine must not make the standby lag while replay is paused.
             config.readReplicas.maxLagSeconds = 120
             config.readReplicas.checkInterval = 0.05
@@ -127,12 +127,12 @@ struct ReadReplicaTests {
         }
         readers.forEach { $0.start() }
         _ = eventually { answered.load(ordering: .relaxed) > 50 }
-        try standby.stop()
+        try standby.stopStandby()
         #expect(try eventually(timeout: 30) { ["unreachable", "failing"].contains(try standbyState() ?? "") }, "\((try? ready()) ?? [:])")
         let atStop = answered.load(ordering: .relaxed)
         _ = eventually { answered.load(ordering: .relaxed) > atStop + 50 }
         #expect(try !ranOnStandby(), "reads fall back to the primary")
-        try standby.start()
+        try standby.startStandby()
         #expect(try eventually(timeout: 60) { try standbyState() == "healthy" && ranOnStandby() }, "taken back without promoting anything")
         let atStart = answered.load(ordering: .relaxed)
         _ = eventually { answered.load(ordering: .relaxed) > atStart + 50 }
@@ -143,9 +143,9 @@ struct ReadReplicaTests {
     }
 
     @Test func aStandbyLaggingMoreThanTheLimitIsSkipped() throws {
-        let lagging = try TestServer { config in
-            guard case .url(let url) = config.database else { return }
-            config.readReplicas.urls = [standby.url(for: url)]
+        let database = try standby.makeDatabase()
+        let lagging = try TestServer(databaseURL: database) { config in
+            config.readReplicas.urls = [standby.url(for: database)]
             config.readReplicas.maxLagSeconds = 0.5
             config.readReplicas.checkInterval = 0.05
         }
