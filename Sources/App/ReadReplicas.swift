@@ -108,10 +108,12 @@ public final class ReadReplicas: ReadRouting {
         self.config = config
         self.primaryURL = primaryURL
         self.logger = logger
-        standbys = config.urls.map { url in
+        standbys = config.urls.map { given in
+            // A standby that does not answer must fail a read fast (it is answered by the primary).
+            let url = Self.withConnectTimeout(given)
             let pipeline = pipelineSize > 0 ? PipelineClient(conninfo: url, size: pipelineSize, allowsPreparedStatements: preparedStatements, loop: loop) : nil
             let pool = Pool(conninfo: url, size: poolSize, acquireTimeout: 2, allowsPreparedStatements: preparedStatements)
-            return Standby(target: ReadTarget(name: Self.displayName(url), pool: pool, pipeline: pipeline), url: url)
+            return Standby(target: ReadTarget(name: Self.displayName(given), pool: pool, pipeline: pipeline), url: url)
         }
     }
 
@@ -234,7 +236,7 @@ public final class ReadReplicas: ReadRouting {
                 var health = Health()
                 do {
                     if connections[index] == nil {
-                        connections[index] = try Connection(conninfo: Self.withConnectTimeout(standby.url), allowsPreparedStatements: false)
+                        connections[index] = try Connection(conninfo: standby.url, allowsPreparedStatements: false)
                     }
                     let row = try connections[index]!.query("SELECT pg_is_in_recovery(), coalesce(pg_last_wal_replay_lsn(), '0/0')::text")
                     health.replay = Self.lsn(row[0, 1] ?? "") ?? 0
