@@ -20,8 +20,11 @@ public final class Application: Sendable {
     public let pipeline: PipelineClient
     public let database: PreparedDatabase
     let schema: SchemaCacheStore
+    public let rest: RESTService
     public let realtime: RealtimeService
     public let changeFeed: ChangeFeed
+    /// Broadcast and presence of every server (the LISTEN on `realtime_messages`).
+    public let messageFeed: MessageFeed
     public let mailer: Mailer
     /// The hot standbys REST reads go to (nil without `DATABASE_READ_URLS`).
     public let readReplicas: ReadReplicas?
@@ -43,12 +46,17 @@ public final class Application: Sendable {
             let schema = SchemaCacheStore(try SchemaCache.load(admin))
             let pool = Pool(conninfo: database.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
             let application = Application(config: config, database: database, pool: pool, schema: schema, logger: logger)
+            // PostgREST's in-database configuration over the environment's (a value the server
+            // cannot use stops the start, as a bad environment variable does).
+            application.rest.settings.replace(try config.postgrest.overlaid(from: admin))
             // The feed first: no socket can subscribe before changes can reach it.
             try application.changeFeed.start()
+            application.messageFeed.start()
             do {
                 try application.server.start()
             } catch {
                 application.changeFeed.stop()
+                application.messageFeed.stop()
                 throw error
             }
             application.listenForSchemaReloads()
@@ -82,10 +90,13 @@ public final class Application: Sendable {
         var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
         realtimeConfig.enforceOwnership = config.enforceOwnership
         realtimeConfig.feedWait = config.realtimeFeedWait
+        realtimeConfig.maxEventsPerSecond = config.realtimeMaxEventsPerSecond
+        realtimeConfig.maxPayloadBytes = config.realtimeMaxPayloadBytes
         let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url, choice: config.realtimeFeed)
         self.realtime = realtime
         self.changeFeed = changeFeed
+        messageFeed = MessageFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
         let loop = EventLoop()
         let pipeline = PipelineClient(
             conninfo: database.url, size: config.effectivePipelineConnections,
@@ -111,7 +122,8 @@ public final class Application: Sendable {
                 ])
             metrics.recordDatabaseError(sqlState: report.sqlState ?? report.kind)
         }
-        let rest = RESTService(pool: pool, schema: schema, config: restConfig, reads: readReplicas)
+        let rest = RESTService(pool: pool, schema: schema, config: restConfig, settings: SettingsStore(config.postgrest), reads: readReplicas)
+        self.rest = rest
         let migrator = Migrator(directory: config.migrationsDirectory)
         let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, metrics: metrics) : nil
         let router = Routes.make(
@@ -140,6 +152,8 @@ public final class Application: Sendable {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         changeFeed.stop()
         server.shutdown()
+        messageFeed.stop()
+        realtime.releasePresences()
         pipeline.close()
         readReplicas?.stop()
         mailer.shutdown()
@@ -159,8 +173,10 @@ public final class Application: Sendable {
         }
     }
 
-    /// PostgREST's `NOTIFY pgrst, 'reload schema'`: a dedicated connection (never one of the
-    /// pool's) listens and swaps the schema cache.
+    /// PostgREST's `NOTIFY pgrst, 'reload schema'` (or an empty payload) and `'reload config'`: a
+    /// dedicated connection (never one of the pool's) listens and swaps the schema cache, or
+    /// reads the in-database settings again (a value it cannot use is logged, and the settings in
+    /// force stay).
     private func listenForSchemaReloads() {
         let url = config.listenDatabaseURL ?? database.url
         Thread.detachNewThread { [self] in
@@ -172,10 +188,21 @@ public final class Application: Sendable {
                         connection = try Connection(conninfo: url)
                         try connection!.listen("pgrst")
                     }
-                    for notification in try connection!.waitForNotifications(timeout: 0.5)
-                    where notification.payload.isEmpty || notification.payload == "reload schema" {
-                        schema.replace(try SchemaCache.load(connection!))
-                        logger.info("schema cache reloaded")
+                    for notification in try connection!.waitForNotifications(timeout: 0.5) {
+                        switch notification.payload {
+                        case "", "reload schema":
+                            schema.replace(try SchemaCache.load(connection!))
+                            logger.info("schema cache reloaded")
+                        case "reload config":
+                            do {
+                                rest.settings.replace(try config.postgrest.overlaid(from: connection!))
+                                logger.info("configuration reloaded")
+                            } catch let error as SettingError {
+                                logger.error("configuration not reloaded", metadata: ["error": "\(error)"])
+                            }
+                        default:
+                            continue
+                        }
                     }
                 } catch {
                     connection = nil

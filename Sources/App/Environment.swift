@@ -117,7 +117,8 @@ extension ServerConfig {
         if let lag = value("DB_READ_MAX_LAG") { try readReplicas.setMaxLag(lag) }
         if let seconds = try integer("JWT_EXP", minimum: 1) { auth.jwtExpiry = seconds }
         if let size = try integer("DB_POOL_SIZE", minimum: 1) { poolSize = size }
-        if let prepared = try boolean("DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
+        // PostgREST's name for the same switch is read too.
+        if let prepared = try boolean("DB_PREPARED_STATEMENTS") ?? boolean("PGRST_DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
         if let count = try integer("DB_PIPELINE_CONNECTIONS", minimum: 0) { pipelineConnections = count }
         if let migrate = try boolean("DB_MIGRATE_ON_START") { migrateOnStart = migrate }
         if let bytes = try integer("MAX_BODY_BYTES", minimum: 1) { limits.maxBodyBytes = bytes }
@@ -143,7 +144,14 @@ extension ServerConfig {
         if let end = try choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
         if let access = try choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
         if let aggregates = try boolean("PGRST_DB_AGGREGATES_ENABLED") { aggregatesEnabled = aggregates }
+        do {
+            postgrest = try PostgRESTSettings.environment(environment.filter { !$0.value.isEmpty })
+        } catch {
+            throw ConfigurationError(error.description)
+        }
         if let feed = try choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
+        if let events = try integer("REALTIME_MAX_EVENTS_PER_SECOND", minimum: 1) { realtimeMaxEventsPerSecond = events }
+        if let bytes = try integer("REALTIME_MAX_PAYLOAD_BYTES", minimum: 1) { realtimeMaxPayloadBytes = bytes }
         // The dashboard: a password, and/or the service-role key as the sign-in secret (on by
         // default with --dev, so `make run` has a dashboard without further settings).
         if let password = value("DASHBOARD_PASSWORD") {
@@ -160,6 +168,9 @@ extension ServerConfig {
         // A provider is enabled by its key set; without client ids no audience can match.
         if let jwks = value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
         if let jwks = value("APPLE_JWKS") { auth.providers["apple"] = .apple(clientIDs: list("APPLE_CLIENT_IDS"), jwks: jwks) }
+        if let disabled = try boolean("DISABLE_SIGNUP") { auth.disableSignup = disabled }
+        if let enabled = try boolean("EXTERNAL_ANONYMOUS_USERS_ENABLED") { auth.anonymousUsersEnabled = enabled }
+        if let enabled = try boolean("EXTERNAL_EMAIL_ENABLED") { auth.emailEnabled = enabled }
         try auth.mail.apply(environment: environment)
         try auth.mfa.apply(environment: environment)
         limits.workerThreads = max(limits.workerThreads, poolSize + 4)
@@ -192,6 +203,13 @@ extension ServerConfig {
                 ("MAX_BODY_BYTES", "\(limits.maxBodyBytes)"), ("CORS_ALLOWED_ORIGINS", cors.allowedOrigins.joined(separator: ",")),
                 ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
                 ("PGRST_DB_AGGREGATES_ENABLED", "\(aggregatesEnabled)"),
+                ("PGRST_DB_MAX_ROWS", postgrest.maxRows.map(String.init) ?? "(unset: no cap)"),
+                ("PGRST_DB_PRE_REQUEST", postgrest.preRequest.map { "\($0.schema).\($0.name)" } ?? "(unset)"),
+                ("PGRST_DB_PRE_CONFIG", postgrest.preConfig.map { "\($0.schema).\($0.name)" } ?? "(unset)"),
+                ("PGRST_DB_EXTRA_SEARCH_PATH", postgrest.extraSearchPath?.joined(separator: ",") ?? "(unset)"),
+                ("PGRST_JWT_AUD", postgrest.jwtAudience ?? "(unset)"), ("PGRST_SERVER_TIMING_ENABLED", "\(postgrest.serverTimingEnabled)"),
+                ("PGRST_CLIENT_ERROR_VERBOSITY", postgrest.minimalErrors ? "minimal" : "verbose"),
+                ("PGRST_APP_SETTINGS_*", postgrest.appSettings.map(\.name).joined(separator: ",")),
                 ("REALTIME_FEED", realtimeFeed.rawValue),
                 ("BCRYPT_COST", "\(auth.bcryptCost)"),
                 ("DASHBOARD_PASSWORD", dashboard.password.map(mask) ?? "(unset)"),
@@ -208,7 +226,9 @@ extension ServerConfig {
                 ),
                 ("JWT_KEY_ID", keys.secretKeyID ?? "(unset)"), ("JWT_ADMIN_ROLES", auth.adminRoles.sorted().joined(separator: ",")),
                 ("PUBLISHABLE_KEYS", keys.publishableKeys.map(mask).joined(separator: ",")), ("SECRET_KEYS", keys.secretKeys.map(mask).joined(separator: ",")),
-                ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks)
+                ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks),
+                ("DISABLE_SIGNUP", "\(auth.disableSignup)"), ("EXTERNAL_ANONYMOUS_USERS_ENABLED", "\(auth.anonymousUsersEnabled)"),
+                ("EXTERNAL_EMAIL_ENABLED", "\(auth.emailEnabled)")
             ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)") + auth.mfa.summaryRows()
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")

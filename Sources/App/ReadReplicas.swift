@@ -386,7 +386,7 @@ extension ReadReplicas {
     /// their next reads see what it changed (Auth runs on the primary).
     func recordAuthWrite(_ request: HTTPRequest, config: ServerConfig) {
         guard request.method != .get, request.method != .head, request.path.hasPrefix("/auth/v1/") else { return }
-        guard let caller = try? Routes.restCaller(request, config: config), caller.userID != nil else { return }
+        guard let caller = try? Routes.restCaller(request, config: config, audience: nil), caller.userID != nil else { return }
         wrote(RESTService.writer(caller))
     }
 }

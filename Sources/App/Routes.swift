@@ -41,7 +41,7 @@ enum Routes {
         // also use.
         let restHandler: Handler = { request in
             let resource = restResource(request.path, config: config) ?? request.path
-            return rest.respond(to: request, resource: resource, caller: try restCaller(request, config: config))
+            return rest.respond(to: request, resource: resource, caller: try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience))
         }
         for method in restMethods {
             router.add(method, "/rest/v1", restHandler)
@@ -70,6 +70,9 @@ enum Routes {
 
         // Supabase Realtime (postgres_changes): Kong maps /realtime/v1/* to Realtime's /socket/*.
         router.add(.get, "/realtime/v1/websocket") { request in realtime.upgrade(request) }
+        // Realtime's BroadcastController: messages sent without a socket.
+        router.add(.post, "/realtime/v1/api/broadcast") { request in realtime.broadcastOverHTTP(request) }
+        router.add(.post, "/realtime/v1/api/broadcast/*") { request in realtime.broadcastOneOverHTTP(request) }
 
         // The operators' dashboard (404 unless configured); its own sessions, never API keys.
         Dashboard.register(&router, config: config, pool: pool, metrics: metrics, migrator: migrator, logger: logger)
@@ -86,12 +89,13 @@ enum Routes {
         return nil
     }
 
-    static func restCaller(_ request: HTTPRequest, config: ServerConfig) throws(RESTError) -> Caller {
+    /// The REST caller; `audience`: PostgREST's `jwt-aud` in force.
+    static func restCaller(_ request: HTTPRequest, config: ServerConfig, audience: String?) throws(RESTError) -> Caller {
         let authorization = request.headers["Authorization"]
         let bearer = Credentials.bearerToken(authorization)
         let caller: Caller
         do {
-            caller = try Credentials.resolve(apikey: apiKey(request), bearer: bearer, keys: config.keys)
+            caller = try Credentials.resolve(apikey: apiKey(request), bearer: bearer, keys: config.keys, audience: audience)
         } catch {
             throw restError(error)
         }
@@ -114,7 +118,7 @@ enum Routes {
             }
             let caller: Caller
             do throws(RESTError) {
-                caller = try restCaller(request, config: config)
+                caller = try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience)
             } catch {
                 recorded(error.response(for: request))
                 return true

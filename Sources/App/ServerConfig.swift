@@ -50,10 +50,18 @@ public struct ServerConfig: Sendable {
     public var transactionEnd = TransactionEnd.commit
     /// How long a Realtime join waits for the change feed to listen before it is refused.
     public var realtimeFeedWait: Double = 15
+    /// Broadcast and presence messages per second per Realtime socket
+    /// (`REALTIME_MAX_EVENTS_PER_SECOND`), and the largest broadcast payload in bytes
+    /// (`REALTIME_MAX_PAYLOAD_BYTES`).
+    public var realtimeMaxEventsPerSecond = 100
+    public var realtimeMaxPayloadBytes = 3_000_000
     /// Who may read `GET /rest/v1/` (`OPENAPI_ACCESS`).
     public var openAPIAccess = OpenAPIAccess.serviceRole
     /// PostgREST's `db-aggregates-enabled` (`PGRST_DB_AGGREGATES_ENABLED`): aggregates in `select`.
     public var aggregatesEnabled = false
+    /// PostgREST's settings from the environment (`PGRST_DB_MAX_ROWS`, …); the database's
+    /// `pgrst.*` settings are laid over them at start and on `NOTIFY pgrst, 'reload config'`.
+    public var postgrest = PostgRESTSettings()
     /// The operators' dashboard at `/dashboard/` (off unless a way to sign in is configured).
     public var dashboard = DashboardConfig()
 

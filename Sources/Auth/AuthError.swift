@@ -46,6 +46,39 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case reauthenticationNeeded
     case reauthenticationNotValid
     case phoneProviderDisabled
+    /// A phone sign-up or sign-in: `Phone signups are disabled` (400), `Phone logins are
+    /// disabled` (422).
+    case phoneDisabled(String, status: HTTPStatus)
+    /// `EXTERNAL_EMAIL_ENABLED=false`: `Email signups are disabled`, `Email logins are disabled`
+    /// (400 or 422, as GoTrue answers each endpoint).
+    case emailProviderDisabled(String, status: HTTPStatus)
+    /// `DISABLE_SIGNUP`: a new user by sign-up, anonymous sign-in or id_token (422).
+    case signupDisabled
+    /// `EXTERNAL_ANONYMOUS_USERS_ENABLED=false` (422).
+    case anonymousProviderDisabled
+    /// `/sso…`: SAML is not offered (404).
+    case samlProviderDisabled
+    /// The OAuth 2.1 server's endpoints: not offered (404).
+    case oauthServerDisabled
+    /// Linking an identity that is linked already (422): to this user or to another.
+    case identityAlreadyExists(String)
+    /// Unlinking the last identity (422).
+    case singleIdentityNotDeletable
+    /// Unlinking an identity the user does not have (422).
+    case identityNotFound
+    /// Unlinking an identity whose removal would give the user an e-mail another user holds (422).
+    case emailConflictIdentityNotDeletable
+    /// An `identity_id` in the path that is not a UUID (404).
+    case identityIDNotUUID
+    /// A linked identity's e-mail that another user holds (400, as GoTrue words linking's conflict).
+    case linkedEmailExists
+    /// Linking an identity whose e-mail its provider has not verified: the confirmation mail is
+    /// sent and this is the answer (422).
+    case linkedEmailNotConfirmed(provider: String)
+    /// A banned user (`ban_duration`): 400 at the token endpoint, 403 elsewhere.
+    case userBanned(String, status: HTTPStatus)
+    /// `/admin/generate_link` for a recovery or e-mail change of an address nobody has (404).
+    case userWithEmailNotFound
     /// `/factors` with an anonymous user's token (403).
     case anonymousNotAllowed
     /// A `factor_id` in the path that is not a UUID (404).
@@ -73,6 +106,12 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .reauthenticationNotValid:
             return .unprocessableContent
         case .emailNotConfirmed, .badCodeVerifier, .reauthenticationNeeded, .phoneProviderDisabled: return .badRequest
+        case .phoneDisabled(_, let status), .emailProviderDisabled(_, let status), .userBanned(_, let status): return status
+        case .signupDisabled, .anonymousProviderDisabled, .identityAlreadyExists, .singleIdentityNotDeletable, .identityNotFound,
+            .linkedEmailNotConfirmed, .emailConflictIdentityNotDeletable:
+            return .unprocessableContent
+        case .samlProviderDisabled, .oauthServerDisabled, .identityIDNotUUID, .userWithEmailNotFound: return .notFound
+        case .linkedEmailExists: return .badRequest
         case .otpExpired: return .forbidden
         case .overEmailSendRateLimit: return .tooManyRequests
         case .flowStateNotFound(_, let status): return status
@@ -117,7 +156,21 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .badCodeVerifier: return "bad_code_verifier"
         case .reauthenticationNeeded: return "reauthentication_needed"
         case .reauthenticationNotValid: return "reauthentication_not_valid"
-        case .phoneProviderDisabled: return "phone_provider_disabled"
+        case .phoneProviderDisabled, .phoneDisabled: return "phone_provider_disabled"
+        case .emailProviderDisabled: return "email_provider_disabled"
+        case .signupDisabled: return "signup_disabled"
+        case .anonymousProviderDisabled: return "anonymous_provider_disabled"
+        case .samlProviderDisabled: return "saml_provider_disabled"
+        case .oauthServerDisabled: return "feature_disabled"
+        case .identityAlreadyExists: return "identity_already_exists"
+        case .singleIdentityNotDeletable: return "single_identity_not_deletable"
+        case .identityNotFound: return "identity_not_found"
+        case .emailConflictIdentityNotDeletable: return "email_conflict_identity_not_deletable"
+        case .identityIDNotUUID: return "validation_failed"
+        case .linkedEmailExists: return "email_exists"
+        case .linkedEmailNotConfirmed: return "email_not_confirmed"
+        case .userBanned: return "user_banned"
+        case .userWithEmailNotFound: return "user_not_found"
         case .anonymousNotAllowed: return "no_authorization"
         case .factorIDNotUUID: return "validation_failed"
         case .mfaFactorNotFound: return "mfa_factor_not_found"
@@ -165,6 +218,20 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .reauthenticationNeeded: return "Password update requires reauthentication"
         case .reauthenticationNotValid: return "Nonce has expired or is invalid"
         case .phoneProviderDisabled: return "Unsupported phone provider"
+        case .phoneDisabled(let message, _), .emailProviderDisabled(let message, _), .userBanned(let message, _): return message
+        case .signupDisabled: return "Signups not allowed for this instance"
+        case .anonymousProviderDisabled: return "Anonymous sign-ins are disabled"
+        case .samlProviderDisabled: return "SAML 2.0 is disabled"
+        case .oauthServerDisabled: return "OAuth server is disabled"
+        case .identityAlreadyExists(let message): return message
+        case .singleIdentityNotDeletable: return "User must have at least 1 identity after unlinking"
+        case .identityNotFound: return "Identity doesn't exist"
+        case .emailConflictIdentityNotDeletable: return "Unable to unlink identity due to email conflict"
+        case .identityIDNotUUID: return "identity_id must be an UUID"
+        case .linkedEmailExists: return "A user with this email address has already been registered"
+        case .linkedEmailNotConfirmed(let provider):
+            return "Unverified email with \(provider). A confirmation email has been sent to your \(provider) email"
+        case .userWithEmailNotFound: return "User with this email not found"
         case .anonymousNotAllowed: return "Anonymous user not allowed to perform these actions"
         case .factorIDNotUUID: return "factor_id must be an UUID"
         case .mfaFactorNotFound(let message, _): return message

@@ -28,6 +28,12 @@ public enum AuthRequest: Sendable, Equatable {
     case reauthenticate
     /// `/factors…`: multi-factor authentication.
     case mfa(MFA)
+    /// `DELETE /user/identities/{identity_id}`: nil when the id is not a UUID.
+    case deleteIdentity(String?)
+    /// An endpoint for signed-in users that this server does not offer (`GET
+    /// /user/identities/authorize`, the OAuth server's grants): the bearer is checked, then the
+    /// error is GoTrue's answer for the feature being off.
+    case notOfferedToUser(AuthError)
 
     public struct SignUp: Sendable, Equatable {
         /// Trimmed and lower-cased; nil when absent or empty (then it is an anonymous sign-up).
@@ -75,7 +81,7 @@ public enum AuthRequest: Sendable, Equatable {
 
     /// The verification types of e-mail tokens.
     public enum VerifyType: String, Sendable, Equatable {
-        case signup, recovery, magiclink, emailChange = "email_change", email
+        case signup, invite, recovery, magiclink, emailChange = "email_change", email
     }
 
     /// `POST /verify`: a code with the address it was mailed to, or a link's token (`token_hash`).
@@ -108,6 +114,8 @@ public enum AuthRequest: Sendable, Equatable {
         public var idToken: String?
         public var provider: String?
         public var nonce: String?
+        /// `link_identity`: link the identity to the bearer's user instead of signing in.
+        public var linkIdentity = false
     }
 
     /// `PUT /user` and `PUT /admin/users/{id}`.
@@ -121,6 +129,43 @@ public enum AuthRequest: Sendable, Equatable {
         /// With an e-mail change (`PUT /user` only).
         public var pkce: PKCEChallenge? = nil
         public var redirectTo: String? = nil
+        /// `app_metadata` to merge (admin API only).
+        public var appMetadataJSON: String? = nil
+        /// `email_confirm: true` confirms the address (admin API only).
+        public var emailConfirm = false
+        /// `ban_duration` (admin API only).
+        public var ban: BanDuration? = nil
+    }
+
+    /// `ban_duration`: a Go duration from now, or `none` (and any zero duration) to lift a ban.
+    public enum BanDuration: Sendable, Equatable {
+        case lifted
+        case seconds(Double)
+    }
+
+    /// `POST /admin/users`.
+    public struct AdminNewUser: Sendable, Equatable {
+        public var email: String?
+        public var password: String?
+        public var metadataJSON = "{}"
+        public var appMetadataJSON: String?
+        public var emailConfirmed = false
+        public var ban: BanDuration?
+    }
+
+    /// `POST /admin/generate_link`.
+    public struct GenerateLink: Sendable, Equatable {
+        public enum Kind: String, Sendable, Equatable, CaseIterable {
+            case signup, invite, magiclink, recovery
+            case emailChangeCurrent = "email_change_current"
+            case emailChangeNew = "email_change_new"
+        }
+        public var kind: Kind
+        public var email: String
+        public var newEmail: String?
+        public var password: String?
+        public var metadataJSON: String?
+        public var redirectTo: String?
     }
 
     /// The factor endpoints. A factor id is nil when the path's is not a UUID (GoTrue answers 404
@@ -145,7 +190,14 @@ public enum AuthRequest: Sendable, Equatable {
 
     public enum Admin: Sendable, Equatable {
         case listUsers(page: Int, perPage: Int)
-        case createUser(email: String?, password: String?, metadataJSON: String, emailConfirmed: Bool)
+        case createUser(AdminNewUser)
+        /// `POST /admin/generate_link`.
+        case generateLink(GenerateLink)
+        /// `POST /invite` (an admin endpoint outside `/admin`): the address and the metadata.
+        case invite(email: String, metadataJSON: String, redirectTo: String?)
+        /// An admin endpoint of a feature this server does not offer (SAML providers, OAuth
+        /// clients): the credentials are checked, then this error answers.
+        case notOffered(AuthError)
         /// The id as given; nil when it is not a UUID (GoTrue answers 404).
         case getUser(String?)
         case updateUser(String?, UserChanges)
@@ -214,12 +266,16 @@ public enum AuthRequest: Sendable, Equatable {
             return .resend(Resend(kind: kind, email: email, pkce: try body.pkce(), redirectTo: queryValue("redirect_to")))
         case (.post, ["verify"]):
             let body = try RequestBody.decode(RequestBody.Verify.self, body)
-            let type = try verifyType(try body.type.read())
+            let typeText = try body.type.read()
             let token = try body.token.read() ?? ""
             let tokenHash = try body.tokenHash.read() ?? ""
             let email = try body.email.email()
             let phone = try body.phone.nonEmpty()
             let redirectTo = try body.redirectTo.nonEmpty() ?? queryValue("redirect_to")
+            if typeText == "sms" || typeText == "phone_change" {
+                try refusePhoneVerification(token: token, tokenHash: tokenHash, email: email, phone: phone, redirectTo: try body.redirectTo.read())
+            }
+            let type = try verifyType(typeText)
             guard token.isEmpty != tokenHash.isEmpty else { throw .validationFailed("Verify requires either a token or a token hash") }
             if !tokenHash.isEmpty {
                 guard email == nil, phone == nil, (try body.redirectTo.read() ?? "").isEmpty else {
@@ -230,6 +286,10 @@ public enum AuthRequest: Sendable, Equatable {
             guard let email, phone == nil else { throw .validationFailed("Only an email address or phone number should be provided on verify") }
             return .verify(Verify(type: type, credential: .otp(email: email, token: token.trimmingCharacters(in: .whitespaces)), redirectTo: redirectTo))
         case (.get, ["verify"]):
+            if queryValue("type") == "sms" || queryValue("type") == "phone_change" {
+                guard !(queryValue("token") ?? "").isEmpty else { throw .validationFailed("Verify requires a token or a token hash") }
+                throw .validationFailed("Invalid email verification type")
+            }
             let type = try verifyType(queryValue("type"))
             guard let token = queryValue("token"), !token.isEmpty else { throw .validationFailed("Verify requires a token or a token hash") }
             guard !token.utf8.contains(0) else { throw .validationFailed("Verify requires a token or a token hash") }
@@ -246,7 +306,11 @@ public enum AuthRequest: Sendable, Equatable {
                 return .token(.refreshToken(try grant.refreshToken.read()))
             case "id_token":
                 let grant = try RequestBody.decode(RequestBody.IDTokenGrant.self, body)
-                return .token(.idToken(IDTokenGrant(idToken: try grant.idToken.read(), provider: try grant.provider.read(), nonce: try grant.nonce.read())))
+                return .token(
+                    .idToken(
+                        IDTokenGrant(
+                            idToken: try grant.idToken.read(), provider: try grant.provider.read(), nonce: try grant.nonce.read(),
+                            linkIdentity: try grant.linkIdentity.read() ?? false)))
             case "pkce":
                 let grant = try RequestBody.decode(RequestBody.PKCEGrant.self, body)
                 let code = try grant.authCode.read() ?? ""
@@ -297,11 +361,36 @@ public enum AuthRequest: Sendable, Equatable {
             return .mfa(.verify(factorID: uuid(path[1]), challengeID: challengeID, code: code))
         case (.delete, let path) where path.count == 2 && path[0] == "factors":
             return .mfa(.unenroll(factorID: uuid(path[1])))
+        case (.delete, let path) where path.count == 3 && path[0] == "user" && path[1] == "identities":
+            return .deleteIdentity(uuid(path[2]))
+        case (.get, ["user", "identities", "authorize"]):
+            return .notOfferedToUser(unsupportedProvider(queryValue("provider")))
+        case (_, let path) where path.count >= 2 && path[0] == "user" && path[1] == "oauth":
+            return .notOfferedToUser(.oauthServerDisabled)
+        case (.get, ["authorize"]):
+            throw unsupportedProvider(queryValue("provider"))
+        case (_, let path) where path.first == "sso":
+            throw .samlProviderDisabled
+        case (_, let path) where path.first == "oauth":
+            throw .oauthServerDisabled
+        case (.get, [".well-known", "oauth-authorization-server"]):
+            throw .oauthServerDisabled
+        case (.post, ["invite"]):
+            let invite = try RequestBody.decode(RequestBody.Invite.self, body)
+            return .admin(
+                .invite(email: try invite.email.email() ?? "", metadataJSON: try invite.data.read()?.text ?? "{}", redirectTo: queryValue("redirect_to")))
         case (_, let path) where path.first == "admin":
             return .admin(try admin(method: method, path: Array(path.dropFirst()), queryValue: queryValue, body: body))
         default:
             throw .notFound
         }
+    }
+
+    /// GoTrue's answer to the OAuth redirect flows (`/authorize`), which this server does not
+    /// offer: its id_token providers are not OAuth providers.
+    static func unsupportedProvider(_ name: String?) -> AuthError {
+        guard let name, !name.isEmpty else { return .validationFailed("Unsupported provider: Provider  could not be found") }
+        return .validationFailed("Unsupported provider: provider is not enabled")
     }
 
     /// The UUID in lower case; nil when `text` is not one.
@@ -311,22 +400,51 @@ public enum AuthRequest: Sendable, Equatable {
         func userID(_ text: String) -> String? { uuid(text) }
         switch (method, path) {
         case (.get, ["users"]):
-            // Client numbers: clamped, so the offset `(page - 1) * perPage` cannot overflow.
-            let page = min(max(1, queryValue("page").flatMap { Int($0) } ?? 1), 1_000_000_000)
-            let perPage = min(1000, max(1, queryValue("per_page").flatMap { Int($0) } ?? 50))
+            // As GoTrue: unsigned decimal numbers; then clamped, so the offset
+            // `(page - 1) * perPage` cannot overflow.
+            func number(_ name: String, default value: Int) throws(AuthError) -> Int {
+                guard let text = queryValue(name), !text.isEmpty else { return value }
+                guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                    throw .validationFailed("Bad Pagination Parameters: strconv.ParseUint: parsing \(jsonString(text)): invalid syntax")
+                }
+                return Int(text.prefix(12)) ?? value
+            }
+            let page = min(max(1, try number("page", default: 1)), 1_000_000_000)
+            let perPage = min(1000, max(1, try number("per_page", default: 50)))
             return .listUsers(page: page, perPage: perPage)
         case (.post, ["users"]):
             let user = try RequestBody.decode(RequestBody.AdminCreateUser.self, body)
             return .createUser(
-                email: try user.email.email(), password: try user.password.read(),
-                metadataJSON: try user.userMetadata.read()?.text ?? "{}", emailConfirmed: try user.emailConfirm.read() ?? false)
+                AdminNewUser(
+                    email: try user.email.email(), password: try user.password.read(),
+                    metadataJSON: try user.userMetadata.read()?.text ?? "{}", appMetadataJSON: try user.appMetadata.read()?.text,
+                    emailConfirmed: try user.emailConfirm.read() ?? false, ban: try banDuration(try user.banDuration.read())))
+        case (.post, ["generate_link"]):
+            let link = try RequestBody.decode(RequestBody.GenerateLink.self, body)
+            let type = try link.type.read() ?? ""
+            guard let email = try link.email.email() else { throw .validationFailed("An email address is required") }
+            guard let kind = GenerateLink.Kind(rawValue: type) else {
+                throw .validationFailed("Invalid email action link type requested: \(type)")
+            }
+            return .generateLink(
+                GenerateLink(
+                    kind: kind, email: email, newEmail: try link.newEmail.email(), password: try link.password.nonEmpty(),
+                    metadataJSON: try link.data.read()?.text, redirectTo: try link.redirectTo.nonEmpty() ?? queryValue("redirect_to")))
+        case (_, let path) where path.first == "sso":
+            return .notOffered(.samlProviderDisabled)
+        case (_, let path) where path.first == "oauth":
+            return .notOffered(.oauthServerDisabled)
         case (.get, let parts) where parts.count == 2 && parts[0] == "users":
             return .getUser(userID(parts[1]))
         case (.put, let parts) where parts.count == 2 && parts[0] == "users":
             let user = try RequestBody.decode(RequestBody.AdminUpdateUser.self, body)
             var metadata = try user.data.read()?.text
             if metadata == nil { metadata = try user.userMetadata.read()?.text }
-            return .updateUser(userID(parts[1]), UserChanges(email: try user.email.email(), password: try user.password.read(), metadataJSON: metadata))
+            var changes = UserChanges(email: try user.email.email(), password: try user.password.read(), metadataJSON: metadata)
+            changes.appMetadataJSON = try user.appMetadata.read()?.text
+            changes.emailConfirm = try user.emailConfirm.read() ?? false
+            changes.ban = try banDuration(try user.banDuration.read())
+            return .updateUser(userID(parts[1]), changes)
         case (.delete, let parts) where parts.count == 2 && parts[0] == "users":
             return .deleteUser(userID(parts[1]))
         case (.get, let parts) where parts.count == 3 && parts[0] == "users" && parts[2] == "factors":
@@ -340,6 +458,72 @@ public enum AuthRequest: Sendable, Equatable {
         default:
             throw .notFound
         }
+    }
+
+    /// `POST /verify` with `type` `sms` or `phone_change`, answered as GoTrue answers it where
+    /// no user has a phone: its checks of the body, then the code is wrong.
+    static func refusePhoneVerification(token: String, tokenHash: String, email: String?, phone: String?, redirectTo: String?) throws(AuthError) {
+        guard token.isEmpty != tokenHash.isEmpty else { throw .validationFailed("Verify requires either a token or a token hash") }
+        guard !token.isEmpty else {
+            guard email == nil, phone == nil, (redirectTo ?? "").isEmpty else { throw .validationFailed("Only the token_hash and type should be provided") }
+            throw .validationFailed("Invalid email verification type")
+        }
+        if let phone, email == nil {
+            let digits = phone.hasPrefix("+") ? phone.dropFirst().replacingOccurrences(of: " ", with: "") : phone.replacingOccurrences(of: " ", with: "")
+            let bytes = Array(digits.utf8)
+            guard (2...15).contains(bytes.count), bytes[0] >= 0x31, bytes[0] <= 0x39, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw .validationFailed("Invalid phone number format (E.164 required)")
+            }
+        } else if email == nil || phone != nil {
+            throw .validationFailed("Only an email address or phone number should be provided on verify")
+        }
+        throw .otpExpired(link: false)
+    }
+
+    /// `ban_duration` as Go's `time.ParseDuration` reads it (`none`: lift the ban); empty or
+    /// absent: no change.
+    static func banDuration(_ text: String?) throws(AuthError) -> BanDuration? {
+        guard let text, !text.isEmpty else { return nil }
+        if text == "none" { return .lifted }
+        let seconds: Double
+        switch goDuration(text) {
+        case .success(let value): seconds = value
+        case .failure(let error): throw .validationFailed("invalid format for ban duration: time: \(error.reason) \(jsonString(text))")
+        }
+        return seconds == 0 ? .lifted : .seconds(seconds)
+    }
+
+    /// Why a Go duration does not parse, worded as Go's error.
+    struct DurationError: Error { var reason: String }
+
+    /// Go's `time.ParseDuration`: `[-+]` then number-unit pairs (`ns`, `us`, `µs`, `ms`, `s`, `m`,
+    /// `h`), or a bare `0`; seconds, or the start of Go's error message.
+    static func goDuration(_ text: String) -> Result<Double, DurationError> {
+        var rest = Substring(text)
+        var sign = 1.0
+        if rest.first == "-" || rest.first == "+" {
+            sign = rest.first == "-" ? -1 : 1
+            rest = rest.dropFirst()
+        }
+        if rest == "0" { return .success(0) }
+        guard !rest.isEmpty else { return .failure(DurationError(reason: "invalid duration")) }
+        let units: [(String, Double)] = [("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("μs", 1e-6), ("ms", 1e-3), ("s", 1), ("m", 60), ("h", 3600)]
+        var total = 0.0
+        while !rest.isEmpty {
+            let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+            guard !number.isEmpty, number != ".", let value = Double(number.hasPrefix(".") ? "0" + number : number) else {
+                return .failure(DurationError(reason: "invalid duration"))
+            }
+            rest = rest.dropFirst(number.count)
+            let unitText = rest.prefix { !($0.isASCII && ($0.isNumber || $0 == ".")) }
+            guard !unitText.isEmpty else { return .failure(DurationError(reason: "missing unit in duration")) }
+            guard let unit = units.first(where: { $0.0 == unitText }) else {
+                return .failure(DurationError(reason: "unknown unit \(jsonString(String(unitText))) in duration"))
+            }
+            total += value * unit.1
+            rest = rest.dropFirst(unitText.count)
+        }
+        return .success(sign * total)
     }
 
     /// The verification `type`: e-mail types only (this server sends no SMS and no invites).

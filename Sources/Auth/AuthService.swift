@@ -28,6 +28,13 @@ public struct AuthConfig: Sendable {
     /// `JWT_ADMIN_ROLES`: the token roles the admin API accepts (GoTrue's default).
     public var adminRoles: Set<String> = ["service_role", "supabase_admin"]
     public var providers: [String: IDTokenProvider] = [:]
+    /// `DISABLE_SIGNUP`: no new users by sign-up, anonymous sign-in, `/otp` or id_token (the
+    /// admin API and invitations still create them).
+    public var disableSignup = false
+    /// `EXTERNAL_ANONYMOUS_USERS_ENABLED` (on here; GoTrue's default is off).
+    public var anonymousUsersEnabled = true
+    /// `EXTERNAL_EMAIL_ENABLED`: e-mail sign-up, password sign-in, `/otp`, `/recover`, `/resend`.
+    public var emailEnabled = true
     /// The e-mail flows (confirmation, recovery, magic link, e-mail change, PKCE).
     public var mail = MailConfig()
     /// Multi-factor authentication (TOTP).
@@ -82,13 +89,15 @@ public final class AuthService: Sendable {
             return response
         case .openIDConfiguration:
             return .json(.ok, openIDConfigurationJSON())
-        case .signUp(let signUp) where !config.mail.autoconfirm && signUp.email != nil:
-            try checkRate(config.signInLimit, "signin", keys: ["ip:\(clientAddress(request))", "email:\(signUp.email!)"])
-            return try signUpAwaitingConfirmation(signUp, email: signUp.email!, request: request)
         case .signUp(let signUp):
+            try checkSignUpAllowed(signUp)
+            if let email = signUp.email, !config.mail.autoconfirm {
+                try checkRate(config.signInLimit, "signin", keys: ["ip:\(clientAddress(request))", "email:\(email)"])
+                return try signUpAwaitingConfirmation(signUp, email: email, request: request)
+            }
             return try self.signUp(signUp, client: clientAddress(request))
         case .token(let grant):
-            return try token(grant, client: clientAddress(request))
+            return try token(grant, request: request)
         case .getUser:
             let (user, _) = try authenticatedUser(request)
             return .json(.ok, try userJSON(user, missing: .userFromTokenNotFound))
@@ -99,10 +108,13 @@ public final class AuthService: Sendable {
         case .admin(let operation):
             return try admin(request, operation)
         case .recover(let body):
+            try checkEmailProvider(status: .badRequest)
             return try recover(body, request: request)
         case .otp(let body):
+            try checkEmailProvider(status: .unprocessableContent)
             return try sendOTP(body, request: request)
         case .resend(let body):
+            try checkEmailProvider(status: .badRequest)
             return try resend(body, request: request)
         case .verify(let body):
             return try verify(body, request: request)
@@ -112,15 +124,42 @@ public final class AuthService: Sendable {
             return try reauthenticate(request)
         case .mfa(let operation):
             return try mfa(request, operation)
+        case .deleteIdentity(let identityID):
+            return try unlinkIdentity(request, identityID: identityID)
+        case .notOfferedToUser(let error):
+            _ = try authenticatedUser(request)
+            throw error
         }
+    }
+
+    /// GoTrue's order: an anonymous sign-up needs the anonymous provider, then sign-ups; an
+    /// e-mail or phone sign-up needs sign-ups, then its provider.
+    func checkSignUpAllowed(_ signUp: AuthRequest.SignUp) throws {
+        guard signUp.email != nil || signUp.phone != nil else {
+            guard config.anonymousUsersEnabled else { throw AuthError.anonymousProviderDisabled }
+            guard !config.disableSignup else { throw AuthError.signupDisabled }
+            return
+        }
+        guard !config.disableSignup else { throw AuthError.signupDisabled }
+        guard signUp.email == nil || signUp.phone == nil else {
+            throw AuthError.validationFailed("Only an email address or phone number should be provided on signup.")
+        }
+        guard signUp.email != nil else { throw AuthError.phoneDisabled("Phone signups are disabled", status: .badRequest) }
+        guard config.emailEnabled else { throw AuthError.emailProviderDisabled("Email signups are disabled", status: .badRequest) }
+    }
+
+    /// `EXTERNAL_EMAIL_ENABLED=false`: GoTrue's `Email logins are disabled`, with the status
+    /// each endpoint answers it with.
+    func checkEmailProvider(status: HTTPStatus) throws {
+        guard config.emailEnabled else { throw AuthError.emailProviderDisabled("Email logins are disabled", status: status) }
     }
 
     /// GoTrue's `/settings`: every id_token provider this server knows, enabled when configured.
     func settingsJSON() -> String {
-        var external = ["anonymous_users": true, "email": true, "phone": false]
+        var external = ["anonymous_users": config.anonymousUsersEnabled, "email": config.emailEnabled, "phone": false]
         for name in IDTokenProvider.builtIn { external[name] = config.providers[name] != nil }
         let providers = external.keys.sorted().map { "\(jsonString($0)):\(external[$0]!)" }.joined(separator: ",")
         return
-            #"{"external":{\#(providers)},"disable_signup":false,"mailer_autoconfirm":\#(config.mail.autoconfirm),"phone_autoconfirm":false,"sms_provider":"","saml_enabled":false}"#
+            #"{"external":{\#(providers)},"disable_signup":\#(config.disableSignup),"mailer_autoconfirm":\#(config.mail.autoconfirm),"phone_autoconfirm":false,"sms_provider":"","saml_enabled":false}"#
     }
 }

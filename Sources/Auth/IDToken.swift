@@ -92,11 +92,19 @@ public final class JWKSSource: Sendable {
 extension AuthService {
     /// `grant_type=id_token` (GoTrue's native Google/Apple sign-in): the token's signature against
     /// the provider's JWKS, its issuer, audience, expiry and nonce; then the user found by the
-    /// identity, linked by a verified e-mail, or created.
-    func signInWithIDToken(_ grant: AuthRequest.IDTokenGrant) throws -> HTTPResponse {
+    /// identity, linked by a verified e-mail, or created. With `link_identity`, the identity is
+    /// linked to the bearer's user instead (GoTrue's `linkIdentityToUser`).
+    func signInWithIDToken(_ grant: AuthRequest.IDTokenGrant, request: HTTPRequest) throws -> HTTPResponse {
         guard let idToken = grant.idToken, !idToken.isEmpty else { throw AuthError.validationFailed("id_token required") }
         guard let name = grant.provider, !name.isEmpty else {
             throw AuthError.validationFailed("provider or client_id and issuer required")
+        }
+        var linkTo: String?
+        if grant.linkIdentity {
+            guard request.headers["Authorization"] != nil else {
+                throw AuthError.idToken("Linking requires a valid user access token in Authorization")
+            }
+            linkTo = try authenticatedUser(request).userID
         }
         guard IDTokenProvider.builtIn.contains(name) else { throw AuthError.validationFailed("Custom OIDC provider \"\(name)\" not allowed") }
         guard let provider = config.providers[name] else { throw AuthError.providerDisabled(name) }
@@ -113,6 +121,7 @@ extension AuthService {
         if !tokenNonce.isEmpty && Crypto.hex(Crypto.sha256(Array(givenNonce.utf8))) != tokenNonce {
             throw AuthError.idTokenNonce
         }
+        if let linkTo { return try linkExternal(provider: name, subject: subject, claims: claims, to: linkTo, request: request) }
         return .json(.ok, try signInExternal(provider: name, subject: subject, claims: claims))
     }
 
@@ -141,6 +150,33 @@ extension AuthService {
     /// Signs in the user of (provider, subject); links a verified e-mail's existing account, or
     /// creates the user. One transaction.
     func signInExternal(provider: String, subject: String, claims: [String: Any]) throws -> String {
+        let (identityJSON, email, verified) = Self.identityData(subject: subject, claims: claims)
+        return try pool.withTransaction { connection in
+            var userID = try Identities.touch(connection, provider: provider, subject: subject, identityJSON: identityJSON)
+            if userID == nil, let email, verified {
+                // GoTrue links a verified e-mail to the account that already has it.
+                userID = try Users.lockLinkable(connection, email: email)
+                if let userID { try Users.linkProvider(connection, id: userID, provider: provider) }
+            }
+            if userID == nil {
+                guard !config.disableSignup else { throw AuthError.signupDisabled }
+                // A new user; an unverified e-mail that another account holds is not taken over.
+                let newID = UUID().uuidString.lowercased()
+                let appMetadata = JWT.serialize(["provider": provider, "providers": [provider]])
+                try Users.createExternal(connection, id: newID, email: email, verified: verified, appMetadataJSON: appMetadata, metadataJSON: identityJSON)
+                userID = newID
+            }
+            guard let userID else { throw AuthError.unexpected("no user") }
+            if try Users.isBanned(connection, id: userID) { throw AuthError.userBanned("User is banned", status: .forbidden) }
+            try Identities.insertIfAbsent(connection, provider: provider, subject: subject, userID: userID, identityJSON: identityJSON)
+            let session = try startSession(connection, userID: userID, method: "oauth")
+            return session
+        }
+    }
+
+    /// The identity data GoTrue keeps from an id_token's claims, and its e-mail (lower-cased) and
+    /// whether the provider verified it.
+    static func identityData(subject: String, claims: [String: Any]) -> (json: String, email: String?, verified: Bool) {
         let email = (claims["email"] as? String)?.lowercased()
         let verified = (claims["email_verified"] as? Bool) ?? ((claims["email_verified"] as? String) == "true")
         var identity: [String: Any] = [
@@ -151,25 +187,95 @@ extension AuthService {
         for key in ["name", "picture", "given_name", "family_name"] { if let value = claims[key] { identity[key] = value } }
         if let name = claims["name"] { identity["full_name"] = name }
         if let picture = claims["picture"] { identity["avatar_url"] = picture }
-        let identityJSON = JWT.serialize(identity)
-        return try pool.withTransaction { connection in
-            var userID = try Identities.touch(connection, provider: provider, subject: subject, identityJSON: identityJSON)
-            if userID == nil, let email, verified {
-                // GoTrue links a verified e-mail to the account that already has it.
-                userID = try Users.lockLinkable(connection, email: email)
-                if let userID { try Users.linkProvider(connection, id: userID, provider: provider) }
-            }
-            if userID == nil {
-                // A new user; an unverified e-mail that another account holds is not taken over.
-                let newID = UUID().uuidString.lowercased()
-                let appMetadata = JWT.serialize(["provider": provider, "providers": [provider]])
-                try Users.createExternal(connection, id: newID, email: email, verified: verified, appMetadataJSON: appMetadata, metadataJSON: identityJSON)
-                userID = newID
-            }
-            guard let userID else { throw AuthError.unexpected("no user") }
-            try Identities.insertIfAbsent(connection, provider: provider, subject: subject, userID: userID, identityJSON: identityJSON)
-            let session = try startSession(connection, userID: userID, method: "oauth")
-            return session
+        return (JWT.serialize(identity), email, verified)
+    }
+
+    /// Links (provider, subject) to `userID` and answers a new session of that user: same id,
+    /// same data. A user without an e-mail takes the identity's (unless another user holds it:
+    /// 400 `email_exists`); a verified one confirms the user and ends its anonymity, an
+    /// unverified one is mailed a confirmation and answered 422 `email_not_confirmed` (the link
+    /// stays, as in GoTrue). An identity linked already: 422 `identity_already_exists`.
+    func linkExternal(provider: String, subject: String, claims: [String: Any], to userID: String, request: HTTPRequest) throws -> HTTPResponse {
+        let (identityJSON, email, verified) = Self.identityData(subject: subject, claims: claims)
+        enum Outcome {
+            case session(String)
+            case unconfirmed(OutgoingMail)
         }
+        let outcome: Outcome
+        do {
+            outcome = try pool.withTransaction { connection -> Outcome in
+                guard let user = try Users.lockForUpdate(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
+                if let owner = try Identities.owner(connection, provider: provider, subject: subject) {
+                    throw AuthError.identityAlreadyExists(owner == userID ? "Identity is already linked" : "Identity is already linked to another user")
+                }
+                try Identities.insert(connection, provider: provider, subject: subject, userID: userID, identityJSON: identityJSON)
+                var mail: OutgoingMail?
+                if (user.email ?? "").isEmpty {
+                    if let email, !email.isEmpty {
+                        guard try !Users.emailTaken(connection, email: email, byOtherThan: userID) else { throw AuthError.linkedEmailExists }
+                        try Users.takeLinkedEmail(connection, id: userID, email: email, verified: verified)
+                        if !verified, let row = try Users.lockForMail(connection, id: userID) {
+                            mail = try confirmationMail(connection, row, pkce: nil, redirectTo: config.siteURL)
+                        }
+                    } else {
+                        // No e-mail to take (GoTrue would fail to mail a confirmation): the
+                        // identity is the user's way to sign in, so the user is no longer anonymous.
+                        try Users.endAnonymity(connection, id: userID)
+                    }
+                }
+                try Users.updateProviders(connection, id: userID)
+                if let mail { return .unconfirmed(mail) }
+                return .session(try startSession(connection, userID: userID, method: "oauth"))
+            }
+        } catch let error as PostgresError where error.sqlState == "23505" {
+            // A concurrent link of the same identity committed first.
+            throw AuthError.identityAlreadyExists("Identity is already linked to another user")
+        }
+        switch outcome {
+        case .session(let json):
+            return .json(.ok, json)
+        case .unconfirmed(let mail):
+            send([mail])
+            throw AuthError.linkedEmailNotConfirmed(provider: provider)
+        }
+    }
+
+    /// `DELETE /user/identities/{identity_id}`: never the last identity; the user's e-mail
+    /// follows its remaining identities as GoTrue's `UpdateUserEmailFromIdentities` does, and
+    /// `app_metadata.providers` is recomputed.
+    func unlinkIdentity(_ request: HTTPRequest, identityID: String?) throws -> HTTPResponse {
+        let (userID, _) = try authenticatedUser(request)
+        guard let identityID else { throw AuthError.identityIDNotUUID }
+        do {
+            try pool.withTransaction { connection in
+                guard let user = try Users.lockForUpdate(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
+                let identities = try Identities.list(connection, userID: userID)
+                guard identities.count > 1 else { throw AuthError.singleIdentityNotDeletable }
+                guard identities.contains(where: { $0.id == identityID }) else { throw AuthError.identityNotFound }
+                try Identities.delete(connection, id: identityID)
+                let remaining = identities.filter { $0.id != identityID }
+                let current = (user.email ?? "").lowercased()
+                if !remaining.contains(where: { $0.email == current }) {
+                    // Verified e-mails first, then unverified ones, then none; oldest first.
+                    let ranked = remaining.sorted { a, b in
+                        let rank = { (i: Identities.Summary) in i.email.isEmpty ? 2 : (i.verified ? 0 : 1) }
+                        return rank(a) != rank(b) ? rank(a) < rank(b) : a.order < b.order
+                    }
+                    var chosen: Identities.Summary?
+                    for candidate in ranked where try candidate.email.isEmpty || !Users.emailTaken(connection, email: candidate.email, byOtherThan: userID) {
+                        chosen = candidate
+                        break
+                    }
+                    guard let chosen else { throw AuthError.emailConflictIdentityNotDeletable }
+                    try Users.replaceEmail(
+                        connection, id: userID, email: chosen.email.isEmpty ? nil : chosen.email,
+                        confirmed: !chosen.email.isEmpty && (chosen.verified || config.mail.autoconfirm))
+                }
+                try Users.updateProviders(connection, id: userID)
+            }
+        } catch let error as PostgresError where error.sqlState == "23505" {
+            throw AuthError.emailConflictIdentityNotDeletable
+        }
+        return .json(.ok, "{}")
     }
 }

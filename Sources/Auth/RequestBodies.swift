@@ -109,8 +109,9 @@ enum RequestBody {
     /// `POST /token?grant_type=id_token`.
     struct IDTokenGrant: Decodable {
         var idToken, provider, nonce: BodyField<String>?
+        var linkIdentity: BodyField<Bool>?
 
-        enum CodingKeys: String, CodingKey { case idToken = "id_token", provider, nonce }
+        enum CodingKeys: String, CodingKey { case idToken = "id_token", provider, nonce, linkIdentity = "link_identity" }
     }
 
     /// `POST /token?grant_type=pkce`.
@@ -160,20 +161,41 @@ enum RequestBody {
 
     /// `POST /admin/users`.
     struct AdminCreateUser: Decodable {
-        var email, password: BodyField<String>?
-        var userMetadata: BodyField<JSONObjectText>?
+        var email, password, banDuration: BodyField<String>?
+        var userMetadata, appMetadata: BodyField<JSONObjectText>?
         var emailConfirm: BodyField<Bool>?
 
-        enum CodingKeys: String, CodingKey { case email, password, userMetadata = "user_metadata", emailConfirm = "email_confirm" }
+        enum CodingKeys: String, CodingKey {
+            case email, password, banDuration = "ban_duration", userMetadata = "user_metadata", appMetadata = "app_metadata"
+            case emailConfirm = "email_confirm"
+        }
+    }
+
+    /// `POST /admin/generate_link`.
+    struct GenerateLink: Decodable {
+        var type, email, newEmail, password, redirectTo: BodyField<String>?
+        var data: BodyField<JSONObjectText>?
+
+        enum CodingKeys: String, CodingKey { case type, email, newEmail = "new_email", password, redirectTo = "redirect_to", data }
+    }
+
+    /// `POST /invite`.
+    struct Invite: Decodable {
+        var email: BodyField<String>?
+        var data: BodyField<JSONObjectText>?
     }
 
     /// `PUT /admin/users/{id}`: the metadata as `data` or, when that is absent or null, as
     /// `user_metadata`.
     struct AdminUpdateUser: Decodable {
-        var email, password: BodyField<String>?
-        var data, userMetadata: BodyField<JSONObjectText>?
+        var email, password, banDuration: BodyField<String>?
+        var data, userMetadata, appMetadata: BodyField<JSONObjectText>?
+        var emailConfirm: BodyField<Bool>?
 
-        enum CodingKeys: String, CodingKey { case email, password, data, userMetadata = "user_metadata" }
+        enum CodingKeys: String, CodingKey {
+            case email, password, banDuration = "ban_duration", data, userMetadata = "user_metadata", appMetadata = "app_metadata"
+            case emailConfirm = "email_confirm"
+        }
     }
 }
 

@@ -126,6 +126,7 @@ extension AuthService {
         guard let token = match, let userID = token.userID, let tokenType = token.tokenType.flatMap(TokenType.init(rawValue:)) else {
             throw AuthError.otpExpired(link: isLink)
         }
+        if try Users.isBanned(connection, id: userID) { throw AuthError.userBanned("User is banned", status: .forbidden) }
         guard let age = token.age, age <= config.mail.otpExpiry else { throw AuthError.otpExpired(link: isLink) }
         switch tokenType {
         case .confirmation, .recovery, .reauthentication:

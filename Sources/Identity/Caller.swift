@@ -119,21 +119,24 @@ public enum Credentials {
     /// may be such a key itself (the clients send the anon key as bearer until sign-in) or a JWT
     /// signed with the secret or a `JWT_KEYS` key, whose `role` claim names the database role.
     /// Without a bearer the apikey decides.
-    public static func resolve(apikey: String?, bearer: String?, keys: KeyConfig, now: Date = Date()) throws(CredentialError) -> Caller {
+    /// `audience` (PostgREST's `jwt-aud`): a token with an `aud` must name it.
+    public static func resolve(
+        apikey: String?, bearer: String?, keys: KeyConfig, now: Date = Date(), audience: String? = nil
+    ) throws(CredentialError) -> Caller {
         guard let apikey, !apikey.isEmpty else { throw .noAPIKey }
         guard let keyCaller = keys.role(ofKey: apikey) else { throw .invalidAPIKey }
         guard let bearer, !bearer.isEmpty else { return keyCaller }
         if let bearerKey = keys.role(ofKey: bearer) { return bearerKey }
-        return try verifiedCaller(bearer, keys: keys, now: now)
+        return try verifiedCaller(bearer, keys: keys, now: now, audience: audience)
     }
 
     /// The caller of a token signed with the secret or a `JWT_KEYS` key (remembered until it
-    /// expires: see `VerifiedTokens`).
-    public static func verifiedCaller(_ token: String, keys: KeyConfig, now: Date = Date()) throws(CredentialError) -> Caller {
+    /// expires: see `VerifiedTokens`; with an `audience` to check, verified every time).
+    public static func verifiedCaller(_ token: String, keys: KeyConfig, now: Date = Date(), audience: String? = nil) throws(CredentialError) -> Caller {
         let seconds = now.timeIntervalSince1970
-        if let cached = VerifiedTokens.shared.caller(for: token, keys: keys, now: seconds) { return cached }
+        if audience == nil, let cached = VerifiedTokens.shared.caller(for: token, keys: keys, now: seconds) { return cached }
         do {
-            let verified = try JWT.verify(token, secret: keys.jwtSecret, publicKeys: keys.verificationKeys, now: now)
+            let verified = try JWT.verify(token, secret: keys.jwtSecret, publicKeys: keys.verificationKeys, now: now, audience: audience)
             let caller = Caller(claimsJSON: verified.json, claims: verified.claims)
             VerifiedTokens.shared.remember(token, verifier: verified.key?.spki ?? keys.jwtSecret, caller: caller, claims: verified.claims, now: seconds)
             return caller

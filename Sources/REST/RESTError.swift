@@ -365,6 +365,14 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         HTTPResponse(status: status, headers: headers, body: request.method == .head ? [] : Array(body.utf8))
     }
 
+    /// The response under `client-error-verbosity = minimal`: `code` and `message` only
+    /// (`details` and `hint` null), the status and headers unchanged.
+    public func minimalResponse(for request: HTTPRequest) -> HTTPResponse {
+        let (code, message, _, _) = fields
+        let body = #"{"code":\#(code.map(jsonString) ?? "null"),"details":null,"hint":null,"message":\#(jsonString(message))}"#
+        return HTTPResponse(status: status, headers: headers, body: request.method == .head ? [] : Array(body.utf8))
+    }
+
     public static func == (lhs: RESTError, rhs: RESTError) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body
     }

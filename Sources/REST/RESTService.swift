@@ -67,21 +67,30 @@ public final class RESTService: Sendable {
     let pool: Pool
     let schema: SchemaCacheStore
     let config: RESTConfig
+    /// PostgREST's settings in force (replaced when the configuration is reloaded).
+    public let settings: SettingsStore
     /// Where reads go when hot standbys are configured (`ReadRouting.swift`); nil: the primary.
     let reads: (any ReadRouting)?
 
-    public init(pool: Pool, schema: SchemaCacheStore, config: RESTConfig, reads: (any ReadRouting)? = nil) {
+    public init(
+        pool: Pool, schema: SchemaCacheStore, config: RESTConfig, settings: SettingsStore = SettingsStore(PostgRESTSettings()),
+        reads: (any ReadRouting)? = nil
+    ) {
         self.pool = pool
         self.schema = schema
         self.config = config
+        self.settings = settings
         self.reads = reads
     }
 
     /// Serves `resource` (the path after `/rest/v1`, e.g. `/children`, `/rpc/fn`, `/`; or a bare
     /// table path such as `/children`) for `caller`. Never throws: errors render as PostgREST's.
     public func respond(to request: HTTPRequest, resource: String, caller: Caller) -> HTTPResponse {
+        let settings = self.settings.settings
+        var timing = ServerTiming(enabled: settings.serverTimingEnabled)
         do {
-            let plan = try plan(request, resource: resource, caller: caller)
+            let plan = try Self.plan(request, resource: resource, caller: caller, cache: schema.cache, config: config, settings: settings)
+            timing.mark("plan")
             if case .describe = plan.action {
                 guard caller.isServiceRole || config.openAPIAccess == .all else {
                     return .json(.forbidden, #"{"message":"You cannot consume this service"}"#)
@@ -91,16 +100,20 @@ public final class RESTService: Sendable {
                 headers.add("Content-Type", ResponseRenderer.contentType(.openAPI))
                 return HTTPResponse(status: .ok, headers: headers, body: plan.request.isHeadOnly ? [] : Array(document.utf8))
             }
-            let result = try execute(plan, caller: caller, context: RequestContext(request, resource: resource))
-            return ResponseRenderer.render(plan, result)
+            let result = try execute(plan, caller: caller, context: RequestContext(request, resource: resource), settings: settings)
+            timing.mark("transaction")
+            var response = ResponseRenderer.render(plan, result)
+            timing.mark("response")
+            timing.write(into: &response)
+            return response
         } catch {
-            return failure(error, request, resource: resource)
+            return failure(error, request, resource: resource, settings: settings)
         }
     }
 
     /// The pure stages: parse and plan (with the ownership check).
     func plan(_ request: HTTPRequest, resource: String, caller: Caller) throws(RESTError) -> ActionPlan {
-        try Self.plan(request, resource: resource, caller: caller, cache: schema.cache, config: config)
+        try Self.plan(request, resource: resource, caller: caller, cache: schema.cache, config: config, settings: settings.settings)
     }
 
     /// The whole request path short of I/O: parse, ownership, plan and SQL, then the response
@@ -119,7 +132,9 @@ public final class RESTService: Sendable {
         }
     }
 
-    static func plan(_ request: HTTPRequest, resource: String, caller: Caller, cache: SchemaCache, config: RESTConfig) throws(RESTError) -> ActionPlan {
+    static func plan(
+        _ request: HTTPRequest, resource: String, caller: Caller, cache: SchemaCache, config: RESTConfig, settings: PostgRESTSettings = PostgRESTSettings()
+    ) throws(RESTError) -> ActionPlan {
         guard config.allowedRoles.contains(caller.role) else {
             throw .database(
                 PostgresError(kind: .server, message: "permission denied to set role \"\(caller.role)\"", sqlState: "42501"),
@@ -129,10 +144,21 @@ public final class RESTService: Sendable {
             method: request.method, resource: resource, query: request.query,
             headers: request.headers, body: request.body)
         if !config.transactionEnd.allowsOverride { api.preferences.transaction = nil }
+        // The plan media type only with `db-plan-enabled`, as PostgREST (406 otherwise).
+        if api.explain != nil, !settings.planEnabled { throw .notAcceptable(api.accept ?? "") }
+        // `db-max-rows`: reads and function calls answer at most that many rows.
+        if let maxRows = settings.maxRows, api.isRead || api.action.isCall { api.limit = min(api.limit ?? maxRows, maxRows) }
         var planner = Planner(cache: cache, policy: config.policy, ownershipEnabled: config.enforceOwnership)
         planner.rollbackByDefault = config.transactionEnd.rollsBack
         planner.aggregatesEnabled = config.aggregatesEnabled
-        return try planner.plan(api, caller: caller)
+        var plan = try planner.plan(api, caller: caller)
+        if let explain = api.explain {
+            // The plan is the answer: nothing to decide; a write that EXPLAIN ANALYZE runs is
+            // rolled back.
+            plan.mustDecide = false
+            if explain.options.contains("analyze") && !plan.readOnly { plan.rollback = true }
+        }
+        return plan
     }
 
     // MARK: execution (the only I/O)
@@ -169,23 +195,28 @@ public final class RESTService: Sendable {
     /// Runs a plan on a pooled connection (a blocking round trip). See `exchange` for what is
     /// sent. When the result decides the outcome (object Accept on a write, max-affected strict)
     /// the statement runs inside BEGIN and the COMMIT or ROLLBACK follows in a second round trip.
-    func execute(_ plan: ActionPlan, caller: Caller, context: RequestContext? = nil) throws(RESTError) -> MainResult {
+    func execute(
+        _ plan: ActionPlan, caller: Caller, context: RequestContext? = nil, settings: PostgRESTSettings = PostgRESTSettings()
+    ) throws(RESTError) -> MainResult {
         guard let statement = plan.statement else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil) }
-        return try routedExecute(plan, statement: statement, caller: caller, context: context)
+        return try routedExecute(plan, statement: statement, caller: caller, context: context, settings: settings)
     }
 
     /// `execute` on the connections of `pool` (the primary's, or a standby's for a routed read).
-    func execute(_ plan: ActionPlan, statement: SQL, caller: Caller, context: RequestContext?, on pool: Pool) throws(RESTError) -> MainResult {
+    func execute(
+        _ plan: ActionPlan, statement: SQL, caller: Caller, context: RequestContext?, settings: PostgRESTSettings, on pool: Pool
+    ) throws(RESTError) -> MainResult {
         do {
             return try pool.withConnection { connection throws -> MainResult in
                 guard plan.mustDecide else {
-                    let exchange = Self.exchange(plan, statement: statement, caller: caller, context: context)
+                    let exchange = Self.exchange(plan, statement: statement, caller: caller, context: context, settings: settings)
                     return try Self.checked(plan, exchange.interpret(try connection.pipeline(exchange.statements)), caller: caller)
                 }
-                let setup = Self.setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone, context: context)
+                let preamble = Self.preamble(plan, caller: caller, context: context, settings: settings)
                 let statusQuery = Self.statusQuery(plan)
-                let results = try connection.pipeline(["BEGIN", setup, statement] + statusQuery)
-                let result = Self.mainResult(results[2], status: statusQuery.isEmpty ? nil : results[3])
+                let results = try connection.pipeline(["BEGIN"] + preamble + [statement] + statusQuery)
+                let main = 1 + preamble.count
+                let result = Self.mainResult(results[main], status: statusQuery.isEmpty ? nil : results[main + 1])
                 let failure = Self.decide(plan, result)
                 _ = try connection.pipeline([failure == nil && !plan.rollback ? "COMMIT" : "ROLLBACK"])
                 if let failure { throw failure }
@@ -204,11 +235,14 @@ public final class RESTService: Sendable {
         to request: HTTPRequest, resource: String, caller: Caller, pipeline: PipelineClient,
         reply: @escaping (HTTPResponse) -> Void
     ) -> Bool {
+        let settings = self.settings.settings
+        var timing = ServerTiming(enabled: settings.serverTimingEnabled)
         let plan: ActionPlan
         do {
-            plan = try self.plan(request, resource: resource, caller: caller)
+            plan = try Self.plan(request, resource: resource, caller: caller, cache: schema.cache, config: config, settings: settings)
+            timing.mark("plan")
         } catch {
-            reply(failure(error, request, resource: resource))
+            reply(failure(error, request, resource: resource, settings: settings))
             return true
         }
         guard !plan.action.isDescribe, !plan.mustDecide, !plan.rollback else { return false }
@@ -216,26 +250,30 @@ public final class RESTService: Sendable {
             reply(ResponseRenderer.render(plan, MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil)))
             return true
         }
-        let exchange = Self.exchange(plan, statement: statement, caller: caller, context: RequestContext(request, resource: resource))
+        let exchange = Self.exchange(plan, statement: statement, caller: caller, context: RequestContext(request, resource: resource), settings: settings)
         return routedSubmit(plan, exchange, caller: caller, method: request.method.rawValue, primary: pipeline) { [self] outcome in
             do {
                 let results = try outcome.get()
-                reply(ResponseRenderer.render(plan, try Self.checked(plan, exchange.interpret(results), caller: caller)))
+                timing.mark("transaction")
+                var response = ResponseRenderer.render(plan, try Self.checked(plan, exchange.interpret(results), caller: caller))
+                timing.mark("response")
+                timing.write(into: &response)
+                reply(response)
             } catch {
-                reply(failure(Self.restError(error, caller: caller), request, resource: resource))
+                reply(failure(Self.restError(error, caller: caller), request, resource: resource, settings: settings))
             }
         }
     }
 
     /// An error's response; a database failure (≥ 500) is reported once, here.
-    private func failure(_ error: RESTError, _ request: HTTPRequest, resource: String) -> HTTPResponse {
+    private func failure(_ error: RESTError, _ request: HTTPRequest, resource: String, settings: PostgRESTSettings) -> HTTPResponse {
         if case .database(let cause, _) = error, error.status.code >= 500 {
             config.onServerError?(
                 ServerErrorReport(
                     requestID: request.id, statement: "\(request.method.rawValue) \(resource)", sqlState: cause.sqlState, kind: "\(cause.kind)",
                     error: cause))
         }
-        return error.response(for: request)
+        return settings.minimalErrors ? error.minimalResponse(for: request) : error.response(for: request)
     }
 
     static func restError(_ error: any Error, caller: Caller) -> RESTError {
@@ -256,20 +294,46 @@ public final class RESTService: Sendable {
     /// the statement, then what a function chose as status and headers, then the planner's
     /// estimate when `count=planned`; all before one Sync, so one implicit transaction. A plan
     /// that rolls back wraps them in BEGIN … ROLLBACK.
-    static func exchange(_ plan: ActionPlan, statement: SQL, caller: Caller, context: RequestContext?) -> Exchange {
-        let setup = setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone, context: context)
+    static func exchange(
+        _ plan: ActionPlan, statement: SQL, caller: Caller, context: RequestContext?, settings: PostgRESTSettings = PostgRESTSettings()
+    ) -> Exchange {
+        let preamble = preamble(plan, caller: caller, context: context, settings: settings)
+        let first = (plan.rollback ? 1 : 0) + preamble.count
+        // `Accept: application/vnd.pgrst.plan…`: EXPLAIN's output (one JSON document, or the
+        // text's lines) is the body.
+        if let media = plan.request.explain {
+            var explained = media.prefix
+            explained.append(statement)
+            let statements = plan.rollback ? ["BEGIN"] + preamble + [explained, "ROLLBACK"] : preamble + [explained]
+            return Exchange(statements: statements) { results in
+                let output = results[first]
+                let body = media.json ? output[0, 0] ?? "[]" : (0..<output.count).compactMap { output[$0, 0] }.joined(separator: "\n")
+                return MainResult(total: nil, pageTotal: 1, body: body, inserted: nil)
+            }
+        }
         let statusQuery = statusQuery(plan)
         let explain: [SQL] = plan.plannedCount.map { [$0] } ?? []
-        let first = plan.rollback ? 2 : 1
         let statements: [SQL] =
             plan.rollback
-            ? ["BEGIN", setup, statement] + statusQuery + explain + ["ROLLBACK"]
-            : [setup, statement] + statusQuery + explain
+            ? ["BEGIN"] + preamble + [statement] + statusQuery + explain + ["ROLLBACK"]
+            : preamble + [statement] + statusQuery + explain
         return Exchange(statements: statements) { results in
             var result = mainResult(results[first], status: statusQuery.isEmpty ? nil : results[first + 1])
             if !explain.isEmpty { result.total = plannedRows(results[first + 1 + statusQuery.count]) }
             return result
         }
+    }
+
+    /// What precedes a plan's statement: the setup (with `app.settings.*` and the search path when
+    /// configured), then `db-pre-request`'s function when there is one, in the same transaction.
+    static func preamble(_ plan: ActionPlan, caller: Caller, context: RequestContext?, settings: PostgRESTSettings) -> [SQL] {
+        var setup = setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone, context: context)
+        for (name, value) in settings.appSettings { setup.append(SQL(", set_config(\(name), \(value), true)")) }
+        if let extra = settings.extraSearchPath {
+            let path = (["public"] + extra).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ", ")
+            setup.append(SQL(", set_config('search_path', \(path), true)"))
+        }
+        return [setup] + (settings.preRequest.map { [$0.call] } ?? [])
     }
 
     /// A function may choose the status (`set_config('response.status', '404', true)`) and

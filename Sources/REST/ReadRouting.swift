@@ -66,16 +66,18 @@ extension RESTService {
 
     /// `execute` with the read on a standby when one is chosen; a standby's failure is retried
     /// on the primary. A plan that may write records its writer once it has ended.
-    func routedExecute(_ plan: ActionPlan, statement: SQL, caller: Caller, context: RequestContext?) throws(RESTError) -> MainResult {
+    func routedExecute(
+        _ plan: ActionPlan, statement: SQL, caller: Caller, context: RequestContext?, settings: PostgRESTSettings
+    ) throws(RESTError) -> MainResult {
         if let target = standby(for: plan, caller: caller, method: context?.method) {
             do {
-                return try execute(plan, statement: statement, caller: caller, context: context, on: target.pool)
+                return try execute(plan, statement: statement, caller: caller, context: context, settings: settings, on: target.pool)
             } catch .database(let cause, _) where Self.isStandbyFailure(cause) {
                 reads?.failed(target, cause)
             }
         }
         defer { if !plan.readOnly { reads?.wrote(Self.writer(caller)) } }
-        return try execute(plan, statement: statement, caller: caller, context: context, on: pool)
+        return try execute(plan, statement: statement, caller: caller, context: context, settings: settings, on: pool)
     }
 
     /// Sends a plan's exchange on the I/O thread: to a standby's pipelined connections for a

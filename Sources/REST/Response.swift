@@ -21,6 +21,11 @@ struct MainResult: Sendable, Equatable {
 enum ResponseRenderer {
     static func render(_ plan: ActionPlan, _ result: MainResult) -> HTTPResponse {
         let request = plan.request
+        if let explain = request.explain {
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", explain.contentType)
+            return HTTPResponse(status: .ok, headers: headers, body: request.isHeadOnly ? [] : Array((result.body ?? "").utf8))
+        }
         let preferences = request.preferences
         var headers = HTTPHeaders()
         var status: HTTPStatus = .ok
@@ -160,9 +165,9 @@ enum ResponseRenderer {
     static func contentType(_ media: ApiRequest.Media) -> String {
         switch media {
         case .json: return "application/json; charset=utf-8"
-        case .strippedArray: return "application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8"
+        case .strippedArray: return "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"
         case .singleObject(let strip):
-            return strip ? "application/vnd.pgrst.object+json; nulls=stripped; charset=utf-8" : "application/vnd.pgrst.object+json; charset=utf-8"
+            return strip ? "application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8" : "application/vnd.pgrst.object+json; charset=utf-8"
         case .csv: return "text/csv; charset=utf-8"
         case .openAPI: return "application/openapi+json; charset=utf-8"
         case .custom(let custom): return custom.contentType

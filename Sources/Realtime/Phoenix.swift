@@ -13,26 +13,65 @@ struct PhoenixMessage {
 }
 
 /// The payload members the server reads, whatever the event: `access_token` (`phx_join`,
-/// `access_token`), `user_token` (`phx_join`, older clients), `config.postgres_changes`
-/// (`phx_join`). Heartbeat and leave payloads carry nothing it reads. A member of another JSON
-/// type reads as absent (as Realtime ignores what it does not understand).
+/// `access_token`), `user_token` (`phx_join`, older clients), the join's `config`
+/// (`postgres_changes`, `broadcast`, `presence`, `private`), and a push's `type`, `event` and
+/// `payload` (`broadcast`, `presence`). Heartbeat and leave payloads carry nothing it reads. A
+/// member of another JSON type reads as absent (as Realtime ignores what it does not understand).
 struct PhoenixPayload: Decodable {
     var accessToken: String?
     var userToken: String?
     /// Each entry as the client sent it: it is echoed back verbatim, and one that is not an
     /// object with a known event fails the join with its JSON in the reason.
     var postgresChanges: [JSONValue] = []
+    /// `config.broadcast.self`, `config.broadcast.ack`.
+    var broadcastSelf = false
+    var broadcastAck = false
+    /// `config.presence.enabled` and `config.presence.key` ("" or absent: a generated key).
+    var presenceEnabled = false
+    var presenceKey: String?
+    /// `config.private`.
+    var isPrivate = false
+    /// A broadcast or presence push: `type`, `event` and the inner `payload` (any JSON).
+    var type: String?
+    var event: String?
+    var payload: JSONValue?
 
-    enum CodingKeys: String, CodingKey { case accessToken = "access_token", userToken = "user_token", config }
+    enum CodingKeys: String, CodingKey { case accessToken = "access_token", userToken = "user_token", config, type, event, payload }
+
+    struct Flags: Decodable {
+        var flags: [String: Bool] = [:]
+        var key: String?
+
+        struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: AnyKey.self)
+            for name in ["self", "ack", "enabled"] {
+                if let value = container.lenient(Bool.self, forKey: AnyKey(stringValue: name)) { flags[name] = value }
+            }
+            key = container.lenient(String.self, forKey: AnyKey(stringValue: "key"))
+        }
+    }
 
     struct Config: Decodable {
         var postgresChanges: [JSONValue]
+        var broadcast: Flags?
+        var presence: Flags?
+        var isPrivate: Bool
 
-        enum CodingKeys: String, CodingKey { case postgresChanges = "postgres_changes" }
+        enum CodingKeys: String, CodingKey { case postgresChanges = "postgres_changes", broadcast, presence, isPrivate = "private" }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             postgresChanges = container.lenient([JSONValue].self, forKey: .postgresChanges) ?? []
+            broadcast = container.lenient(Flags.self, forKey: .broadcast)
+            presence = container.lenient(Flags.self, forKey: .presence)
+            isPrivate = container.lenient(Bool.self, forKey: .isPrivate) ?? false
         }
     }
 
@@ -42,7 +81,17 @@ struct PhoenixPayload: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         accessToken = container.lenient(String.self, forKey: .accessToken)
         userToken = container.lenient(String.self, forKey: .userToken)
-        postgresChanges = container.lenient(Config.self, forKey: .config)?.postgresChanges ?? []
+        if let config = container.lenient(Config.self, forKey: .config) {
+            postgresChanges = config.postgresChanges
+            broadcastSelf = config.broadcast?.flags["self"] ?? false
+            broadcastAck = config.broadcast?.flags["ack"] ?? false
+            presenceEnabled = config.presence?.flags["enabled"] ?? false
+            presenceKey = config.presence?.key
+            isPrivate = config.isPrivate
+        }
+        type = container.lenient(String.self, forKey: .type)
+        event = container.lenient(String.self, forKey: .event)
+        payload = container.lenient(JSONValue.self, forKey: .payload)
     }
 }
 

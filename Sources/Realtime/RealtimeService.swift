@@ -15,6 +15,12 @@ public struct RealtimeConfig: Sendable {
     /// How long a join waits for the change feed to listen (just after start, or while it
     /// reconnects) before it is refused.
     public var feedWait: Double = 15
+    /// Broadcast and presence messages one socket may send per second; past it the channel is
+    /// closed ("Too many messages per second"), as Realtime does past its tenant limit.
+    public var maxEventsPerSecond = 100
+    /// The largest broadcast payload, in bytes of JSON (Realtime: 3,000 kB; the socket's frame
+    /// limit comes first).
+    public var maxPayloadBytes = 3_000_000
 
     public init(keys: KeyConfig, policy: OwnershipPolicy) {
         self.keys = keys
@@ -22,13 +28,16 @@ public struct RealtimeConfig: Sendable {
     }
 }
 
-/// Supabase Realtime's `postgres_changes` at `/realtime/v1/websocket`: the upgrade, the sockets,
-/// the subscriptions (`hub`) and the change feed that fills them.
+/// Supabase Realtime at `/realtime/v1/websocket`: the upgrade, the sockets, the
+/// `postgres_changes` subscriptions (`hub`) and the change feed that fills them, and the
+/// channels' Broadcast and Presence (`topics`, delivered between servers by `MessageFeed`).
 public final class RealtimeService: Sendable {
     let config: RealtimeConfig
     let pool: Pool
     let schema: SchemaCacheStore
     let hub = Hub()
+    /// Joined channels for broadcast and presence.
+    let topics = Topics()
     let logger: Logger
     private let sockets = Mutex<[ObjectIdentifier: RealtimeSocket]>([:])
     /// This process's name in `realtime.listeners`.
@@ -116,6 +125,8 @@ public final class RealtimeService: Sendable {
     public func closeAll(reason: String) {
         for socket in sockets.withLock({ Array($0.values) }) { socket.close(.goingAway, reason: reason) }
     }
+
+    func allSockets() -> [RealtimeSocket] { sockets.withLock { Array($0.values) } }
 
     func register(_ socket: RealtimeSocket) { sockets.withLock { $0[ObjectIdentifier(socket)] = socket } }
 

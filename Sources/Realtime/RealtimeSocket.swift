@@ -4,7 +4,8 @@ import HTTP
 import Identity
 import REST
 
-/// One Realtime WebSocket: the Phoenix channels protocol for `postgres_changes`. Every message,
+/// One Realtime WebSocket: the Phoenix channels protocol for `postgres_changes`, Broadcast and
+/// Presence. Every message,
 /// delivery and timer runs on the socket's serial queue, which owns `channels`; the epoll thread
 /// only hands frames over, and the change feed only enqueues deliveries.
 final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state confined to `queue`
@@ -15,6 +16,17 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         var caller: Caller
         var token: String
         var expiry: DispatchWorkItem?
+        /// Broadcast and presence: the topic's key, the join's config and, for a private
+        /// channel, what the caller's policies allow.
+        var key: TopicKey
+        var selfBroadcast = false
+        var ack = false
+        var presenceEnabled = false
+        var presenceKey = ""
+        var policies: TopicPolicies? = nil
+        /// This channel's tracked presence.
+        var presence: PresenceEntry? = nil
+        var presenceJSON: String? = nil
     }
 
     let service: RealtimeService
@@ -24,6 +36,8 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
     let queue = DispatchQueue(label: "onboard.realtime.socket")
     private var webSocket: WebSocket?
     private var channels: [String: Channel] = [:]
+    /// Broadcast and presence messages in the current one-second window.
+    private var eventWindow = (start: 0.0, count: 0)
 
     init(service: RealtimeService, serializer: PhoenixSerializer, socketToken: String) {
         self.service = service
@@ -50,9 +64,27 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
     func webSocketClosed(_ socket: WebSocket, code: WebSocketCloseCode) {
         service.unregister(self)
         queue.async {
-            for (_, channel) in self.channels { channel.expiry?.cancel() }
-            self.channels.removeAll()
+            for topic in Array(self.channels.keys) { self.drop(topic) }
             self.webSocket = nil
+        }
+    }
+
+    /// At shutdown: every channel's presence leaves (on this socket's queue, waited for).
+    func untrackAll() {
+        queue.sync {
+            for (topic, channel) in channels {
+                guard let presence = channel.presence else { continue }
+                channels[topic]?.presence = nil
+                service.untrack(channel.key, [presence])
+            }
+        }
+    }
+
+    /// A broadcast or presence message for `topic`, sent while the join it was meant for is current.
+    func deliver(topic: String, joinRef: String?, event: String, payloadJSON: String) {
+        queue.async {
+            guard let channel = self.channels[topic], channel.joinRef == joinRef else { return }
+            self.push(nil, nil, topic, event, payloadJSON)
         }
     }
 
@@ -86,12 +118,15 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
             refreshToken(message)
         case "phx_leave" where channels[message.topic] != nil:
             leave(message)
+        case "broadcast" where channels[message.topic] != nil:
+            if countEvent(message.topic) { broadcast(message) }
+        case "presence" where channels[message.topic] != nil:
+            if countEvent(message.topic) { presence(message) }
         default:
             if channels[message.topic] == nil {
                 reply(message, status: "error", response: #"{"reason":"unmatched topic"}"#)
             }
-        // Broadcast and presence on a joined channel are not offered: ignored as Realtime
-        // ignores them when disabled in the join config.
+        // Anything else on a joined channel is ignored, as Realtime does.
         }
     }
 
@@ -123,6 +158,19 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         case .success(let granted):
             authorization = granted
         }
+        // A private channel: the caller's read policies on realtime.messages decide the join.
+        let key = TopicKey(name: name, isPrivate: message.payload.isPrivate)
+        var policies: TopicPolicies? = nil
+        if key.isPrivate {
+            var granted = (try? service.readPolicies(topic: name, caller: authorization.caller)) ?? TopicPolicies()
+            if !message.payload.presenceEnabled { granted.readsPresence = false }
+            guard granted.readsBroadcast || granted.readsPresence else {
+                let reason = "Unauthorized: You do not have permissions to read from this Channel topic: \(name)"
+                reply(message, status: "error", response: #"{"reason":\#(jsonString(reason))}"#)
+                return
+            }
+            policies = granted
+        }
         var bindings: [Binding] = []
         for entry in message.payload.postgresChanges {
             guard let binding = Binding(entry) else {
@@ -145,7 +193,12 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         // supabase-swift counts as subscribed from the reply on, and a change committed after
         // it is never missed; none is sent before it (deliveries run on this queue, after this
         // function).
-        var channel = Channel(joinRef: message.joinRef ?? message.ref, caller: authorization.caller, token: token)
+        var channel = Channel(joinRef: message.joinRef ?? message.ref, caller: authorization.caller, token: token, key: key)
+        channel.selfBroadcast = message.payload.broadcastSelf
+        channel.ack = message.payload.broadcastAck
+        channel.presenceEnabled = message.payload.presenceEnabled
+        channel.presenceKey = message.payload.presenceKey.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString.lowercased()
+        channel.policies = policies
         let since = bindings.isEmpty ? nil : service.subscriptionSnapshot()
         let resolved = service.resolve(bindings, socket: self, topic: message.topic, joinRef: channel.joinRef, caller: authorization.caller, since: since)
         service.hub.add(resolved.subscriptions)
@@ -155,7 +208,15 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         let echoed = bindings.map { binding in
             String(binding.echoJSON.dropLast()) + (binding.echoJSON.count > 2 ? "," : "") + #""id":\#(binding.id)}"#
         }
+        service.topics.add(key, member(channel))
         reply(message, status: "ok", response: #"{"postgres_changes":[\#(echoed.joined(separator: ","))]}"#)
+        if channel.presenceEnabled && (policies?.readsPresence ?? true) {
+            do {
+                push(channel.joinRef, nil, message.topic, "presence_state", try service.presenceState(key))
+            } catch {
+                service.logger.error("realtime: could not read the presence state", metadata: ["topic": "\(name)", "error": "\(error)"])
+            }
+        }
         guard !bindings.isEmpty else { return }
 
         // Then confirm each binding with the database, as the subscriber.
@@ -181,12 +242,26 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         case .failure(let refusal):
             kick(message.topic, reason: refusal.message)
         case .success(let granted):
+            // A private channel: the new token's policies again (Realtime: reading revoked
+            // ends the channel; writing is asked again at the next send).
+            if let previous = channel.policies {
+                var policies = (try? service.readPolicies(topic: channel.key.name, caller: granted.caller)) ?? TopicPolicies()
+                if !channel.presenceEnabled { policies.readsPresence = false }
+                if (previous.readsBroadcast && !policies.readsBroadcast) || (previous.readsPresence && !policies.readsPresence)
+                    || !(policies.readsBroadcast || policies.readsPresence)
+                {
+                    kick(message.topic, reason: "You no longer have permission to read from this Channel topic: \(channel.key.name)")
+                    return
+                }
+                channel.policies = policies
+            }
             channel.expiry?.cancel()
             channel.token = token
             channel.caller = granted.caller
             channel.expiry = scheduleExpiry(topic: message.topic, joinRef: channel.joinRef, at: granted.expiresAt)
             channels[message.topic] = channel
             service.hub.replaceCaller(socket: self, topic: message.topic, caller: granted.caller)
+            service.topics.add(channel.key, member(channel))
         }
     }
 
@@ -218,9 +293,112 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
     }
 
     private func drop(_ topic: String) {
-        channels[topic]?.expiry?.cancel()
+        guard let channel = channels[topic] else { return }
+        channel.expiry?.cancel()
         channels[topic] = nil
         service.hub.remove(socket: self, topic: topic)
+        service.topics.remove(channel.key, socket: self)
+        if let presence = channel.presence { service.untrack(channel.key, [presence]) }
+    }
+
+    private func member(_ channel: Channel) -> Member {
+        Member(
+            socket: self, joinRef: channel.joinRef, selfBroadcast: channel.selfBroadcast,
+            readsBroadcast: channel.policies?.readsBroadcast ?? true, readsPresence: channel.policies?.readsPresence ?? true)
+    }
+
+    // MARK: broadcast and presence (on `queue`)
+
+    /// Counts one broadcast or presence message of the socket; past the limit the channel is
+    /// closed as Realtime closes it, and false is returned.
+    private func countEvent(_ topic: String) -> Bool {
+        let now = Date().timeIntervalSince1970
+        if now - eventWindow.start >= 1 { eventWindow = (now, 0) }
+        eventWindow.count += 1
+        guard eventWindow.count <= service.config.maxEventsPerSecond else {
+            kick(topic, reason: "Too many messages per second")
+            return false
+        }
+        return true
+    }
+
+    /// Whether the caller may write `name` (`broadcast`, `presence`) on a private channel,
+    /// asked once per token.
+    private func mayWrite(_ topic: String, _ name: String) -> Bool {
+        guard var channel = channels[topic], var policies = channel.policies else { return true }
+        let known = name == "broadcast" ? policies.writesBroadcast : policies.writesPresence
+        if let known { return known }
+        let allowed: Bool
+        do {
+            allowed = try service.mayWrite(topic: channel.key.name, extension: name, caller: channel.caller)
+        } catch {
+            service.logger.error("realtime: could not check a write policy", metadata: ["topic": "\(channel.key.name)", "error": "\(error)"])
+            return false
+        }
+        if name == "broadcast" { policies.writesBroadcast = allowed } else { policies.writesPresence = allowed }
+        channel.policies = policies
+        channels[topic] = channel
+        return allowed
+    }
+
+    /// `broadcast`: to every subscriber of the topic on every server; `ack` answers ok (or
+    /// `payload_size_exceeded`). A private channel without the insert policy drops it silently,
+    /// as Realtime does.
+    private func broadcast(_ message: PhoenixMessage) {
+        guard let channel = channels[message.topic], mayWrite(message.topic, "broadcast") else { return }
+        let event = message.payload.event ?? ""
+        let payloadJSON = message.payload.payload.map { JWT.serialize($0.value) } ?? "null"
+        if payloadJSON.utf8.count > service.config.maxPayloadBytes {
+            if channel.ack { reply(message, status: "error", response: #""payload_size_exceeded""#) }
+            return
+        }
+        service.broadcast(channel.key, event: event, payloadJSON: payloadJSON, sender: self)
+        if channel.ack { reply(message, status: "ok", response: "{}") }
+    }
+
+    /// `presence`: `track` (again: an update) or `untrack`; answered ok, or an error reply.
+    private func presence(_ message: PhoenixMessage) {
+        guard var channel = channels[message.topic] else { return }
+        switch message.payload.event {
+        case "track":
+            guard let meta = message.payload.payload?.value as? [String: Any] else {
+                reply(message, status: "error", response: #"{"reason":"Presence track payload must be a map"}"#)
+                return
+            }
+            guard mayWrite(message.topic, "presence") else {
+                reply(message, status: "error", response: "{}")
+                return
+            }
+            channel = channels[message.topic] ?? channel
+            let metaJSON = JWT.serialize(meta)
+            // Each server's notification carries the meta: a larger one does not fit.
+            if metaJSON.utf8.count > min(service.config.maxPayloadBytes, RealtimeService.notificationLimit - 500) {
+                kick(message.topic, reason: "Track message size exceeded")
+                return
+            }
+            if metaJSON != channel.presenceJSON {
+                do {
+                    channel.presence = try service.track(channel.key, presenceKey: channel.presenceKey, meta: meta, previous: channel.presence)
+                    channel.presenceJSON = metaJSON
+                    channels[message.topic] = channel
+                } catch {
+                    service.logger.error("realtime: could not track a presence", metadata: ["topic": "\(channel.key.name)", "error": "\(error)"])
+                    reply(message, status: "error", response: "{}")
+                    return
+                }
+            }
+            reply(message, status: "ok", response: "{}")
+        case "untrack":
+            if let presence = channel.presence {
+                channel.presence = nil
+                channel.presenceJSON = nil
+                channels[message.topic] = channel
+                service.untrack(channel.key, [presence])
+            }
+            reply(message, status: "ok", response: "{}")
+        default:
+            reply(message, status: "error", response: "{}")
+        }
     }
 
     // MARK: output

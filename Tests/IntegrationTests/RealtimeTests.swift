@@ -16,6 +16,12 @@ final class PhoenixClient {
         socket = try TestWebSocket(port: server.port, target: "/realtime/v1/websocket?apikey=\(apikey ?? server.anonKey)&vsn=\(vsn)")
     }
 
+    /// A client on a socket already open (e.g. to another server).
+    init(socket: TestWebSocket, vsn: String) {
+        self.socket = socket
+        self.vsn = vsn
+    }
+
     /// Sends a message; returns its ref.
     @discardableResult
     func push(_ topic: String, _ event: String, _ payload: [String: Any], joinRef: String? = nil) throws -> String {

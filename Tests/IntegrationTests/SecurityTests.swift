@@ -37,7 +37,8 @@ struct SecurityTests {
         #expect(overLong.status == 400 && overLong.jsonObject?["code"] as? String == "PGRST100")
         for query in ["page=\(max)", "page=\(max)&per_page=\(max)", "page=-\(max)&per_page=-1"] {
             let page = try http.request("GET", "/auth/v1/admin/users?\(query)", headers: server.headers(server.serviceKey))
-            #expect(page.status == 200, "\(query): \(page.status) \(page.text)")
+            // A negative number is not an unsigned one: GoTrue's 400 "Bad Pagination Parameters".
+            #expect(page.status == (query.contains("-") ? 400 : 200), "\(query): \(page.status) \(page.text)")
             try expectAlive("admin users \(query)")
         }
     }

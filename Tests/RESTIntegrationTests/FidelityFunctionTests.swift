@@ -41,6 +41,10 @@ struct FidelityFunctionTests {
             CREATE FUNCTION public.fx_full_name(public.fx_people) RETURNS text LANGUAGE sql STABLE AS $$ SELECT $1.first || ' ' || $1.last $$;
             CREATE FUNCTION public.fx_initials(p public.fx_people) RETURNS text LANGUAGE sql STABLE AS $$ SELECT left(p.first, 1) || left(p.last, 1) $$;
             CREATE FUNCTION public.fx_doe() RETURNS SETOF public.fx_people LANGUAGE sql STABLE AS $$ SELECT * FROM public.fx_people WHERE last = 'Doe' $$;
+            CREATE FUNCTION public.fx_numbers() RETURNS SETOF integer LANGUAGE sql STABLE AS $$ SELECT generate_series(1, 5) $$;
+            CREATE TABLE public.fx_calls (n serial PRIMARY KEY);
+            GRANT ALL ON public.fx_calls, public.fx_calls_n_seq TO service_role;
+            CREATE FUNCTION public.fx_tick() RETURNS SETOF integer LANGUAGE sql VOLATILE AS $$ INSERT INTO public.fx_calls DEFAULT VALUES RETURNING n $$;
             CREATE FUNCTION public.fx_greet(name text, VARIADIC v text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'Hello, ' || name || ' (' || cardinality(v) || ')' $$;
             """)
         // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
@@ -242,5 +246,41 @@ struct FidelityFunctionTests {
         #expect(try get("/rest/v1/fx_people?select=fx_nope").status == 400)
         // A function of one unnamed row parameter is a computed field, not an RPC (PostgREST's rule).
         #expect(try post("/rest/v1/rpc/fx_full_name", "{}").status == 404)
+    }
+
+    // MARK: counts and PUT bodies
+
+    /// `Prefer: count=exact` on a function's rows: the total of every row, the page as limited,
+    /// for GET, HEAD and POST; a volatile function still runs once.
+    @Test func callsCountTheirRows() throws {
+        let counted = [("Prefer", "count=exact")]
+        let rows = try get("/rest/v1/rpc/fx_doe?select=id&order=id", counted)
+        #expect(rows.header("Content-Range") == "0-1/2" && compact(rows) == #"[{"id":2},{"id":3}]"#, "\(rows.text)")
+        let page = try get("/rest/v1/rpc/fx_numbers?limit=2&offset=1", counted)
+        #expect(page.header("Content-Range") == "1-2/5" && compact(page) == "[2,3]", "\(page.header("Content-Range") ?? "") \(page.text)")
+        let head = try server.client().request("HEAD", "/rest/v1/rpc/fx_numbers?limit=1", headers: server.headers(server.serviceKey, counted))
+        #expect(head.header("Content-Range") == "0-0/5" && head.text.isEmpty)
+        #expect(try get("/rest/v1/rpc/fx_numbers").header("Content-Range") == "0-4/*")
+        let ticked = try post("/rest/v1/rpc/fx_tick", "{}", counted)
+        #expect(ticked.header("Content-Range") == "0-0/1", "\(ticked.header("Content-Range") ?? "")")
+        let admin = try Connection(conninfo: server.databaseURL)
+        #expect(try admin.query("SELECT count(*) FROM public.fx_calls").scalar == "1")
+    }
+
+    /// PUT takes a one-element array as its row; other arrays match no URL (PGRST115), after the
+    /// filters (PGRST105) and limit (PGRST114) checks, as PostgREST orders them.
+    @Test func putTakesAOneElementArray() throws {
+        func put(_ target: String, _ body: String) throws -> TestResponse {
+            try server.client().request("PUT", target, headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: body)
+        }
+        let one = try put("/rest/v1/fx_people?id=eq.7", #"[{"id":7,"first":"Grace","last":"Hopper"}]"#)
+        #expect(one.status == 201 && compact(one) == #"[{"first":"Grace","id":7,"last":"Hopper"}]"#, "\(one.status) \(one.text)")
+        for body in [#"[{"id":8,"first":"A","last":"B"},{"id":9,"first":"C","last":"D"}]"#, "[]"] {
+            let many = try put("/rest/v1/fx_people?id=eq.8", body)
+            #expect(many.status == 400 && many.jsonObject?["code"] as? String == "PGRST115", "\(many.text)")
+        }
+        #expect(try put("/rest/v1/fx_people?first=eq.A", #"[{"id":8},{"id":9}]"#).jsonObject?["code"] as? String == "PGRST105")
+        #expect(try put("/rest/v1/fx_people?id=eq.8&limit=1", #"[{"id":8}]"#).jsonObject?["code"] as? String == "PGRST114")
+        #expect(try get("/rest/v1/fx_people?id=in.(8,9)").text == "[]")
     }
 }

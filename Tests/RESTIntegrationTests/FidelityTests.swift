@@ -248,7 +248,7 @@ struct FidelityTests {
     @Test func arrayWithNullsStripped() throws {
         let stripped = try get("/rest/v1/fx_items?select=id,note&id=lte.2&order=id", [("Accept", "application/vnd.pgrst.array+json;nulls=stripped")])
         #expect(compact(stripped) == #"[{"id":1},{"id":2,"note":"two"}]"#, "\(stripped.text)")
-        #expect(stripped.header("Content-Type") == "application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8")
+        #expect(stripped.header("Content-Type") == "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8")
     }
 
     @Test func headersOnlyInsertsAnswerTheRowsLocation() throws {

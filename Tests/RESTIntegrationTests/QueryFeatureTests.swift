@@ -234,8 +234,26 @@ struct QueryFeatureTests {
         try expect(
             "/rest/v1/fx_projects?select=id,...fx_clients!inner(client:name)&fx_clients.name=eq.Apple&order=id",
             #"[{"id":3,"client":"Apple"},{"id":4,"client":"Apple"}]"#)
-        // Only to-one: PostgREST 12's PGRST119 otherwise.
-        let many = try get("/rest/v1/fx_clients?select=*,...fx_projects(*)")
+        // To-many (PostgREST 13): each column an array of the related rows' values, in the embed's
+        // order and within its limit; [] for none; filters and !inner as for a to-one spread.
+        try expect(
+            "/rest/v1/fx_clients?select=name,...fx_projects(project:name,project_id:id)&fx_projects.order=id.desc&order=id",
+            #"[{"name":"Microsoft","project":["Windows 10","Windows 7"],"project_id":[2,1]},{"name":"Apple","project":["OSX","IOS"],"project_id":[4,3]}]"#)
+        try expect(
+            "/rest/v1/fx_clients?select=id,...fx_projects(name)&fx_projects.order=name&fx_projects.limit=1&order=id",
+            #"[{"id":1,"name":["Windows 10"]},{"id":2,"name":["IOS"]}]"#)
+        try expect(
+            "/rest/v1/fx_clients?select=id,...fx_projects(name)&fx_projects.name=like.Win*&fx_projects.order=id&order=id",
+            #"[{"id":1,"name":["Windows 7","Windows 10"]},{"id":2,"name":[]}]"#)
+        try expect(
+            "/rest/v1/fx_clients?select=id,...fx_projects!inner(name)&fx_projects.name=eq.OSX",
+            #"[{"id":2,"name":["OSX"]}]"#)
+        // Embeds and to-one spreads inside a to-many spread: arrays of their values.
+        try expect(
+            "/rest/v1/fx_clients?select=id,...fx_projects(fx_invoices(id))&fx_projects.order=id&fx_projects.fx_invoices.order=id&id=eq.2",
+            #"[{"id":2,"fx_invoices":[[{"id":5},{"id":6}],[{"id":7},{"id":8}]]}]"#)
+        // Aggregates in a to-many spread: still PGRST119.
+        let many = try get("/rest/v1/fx_clients?select=*,...fx_projects(count())")
         #expect(many.status == 400, "\(many.text)")
         #expect(
             EmbeddingTests.compact(many)

@@ -8,7 +8,7 @@ extension AuthService {
     func signUp(_ body: AuthRequest.SignUp, client: String) throws -> HTTPResponse {
         try checkRate(config.signInLimit, "signin", keys: ["ip:\(client)"] + (body.email.map { ["email:\($0)"] } ?? []))
         guard let email = body.email else {
-            guard body.phone == nil else { throw AuthError.validationFailed("Phone signups are disabled") }
+            guard body.phone == nil else { throw AuthError.phoneDisabled("Phone signups are disabled", status: .badRequest) }
             return try signInAnonymously(metadataJSON: body.metadataJSON)
         }
         guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }

@@ -5,11 +5,17 @@ import Postgres
 
 /// `POST /token`: the password, refresh-token, id_token and PKCE grants.
 extension AuthService {
-    func token(_ grant: AuthRequest.TokenGrant, client: String) throws -> HTTPResponse {
+    func token(_ grant: AuthRequest.TokenGrant, request: HTTPRequest) throws -> HTTPResponse {
+        let client = clientAddress(request)
         switch grant {
         case .password(let email, let phone, let password):
             try checkRate(config.signInLimit, "signin", keys: ["ip:\(client)", "email:\(email)"])
-            guard let password, !email.isEmpty || phone != nil else {
+            if !email.isEmpty {
+                try checkEmailProvider(status: .unprocessableContent)
+            } else if let phone, !phone.isEmpty {
+                throw AuthError.phoneDisabled("Phone logins are disabled", status: .unprocessableContent)
+            }
+            guard let password, !email.isEmpty else {
                 throw AuthError.validationFailed("missing email or phone")
             }
             return try signInWithPassword(email: email, password: password)
@@ -19,7 +25,7 @@ extension AuthService {
             return try refresh(token)
         case .idToken(let grant):
             try checkRate(config.signInLimit, "signin", keys: ["ip:\(client)"])
-            return try signInWithIDToken(grant)
+            return try signInWithIDToken(grant, request: request)
         case .pkce(let code, let verifier):
             return try exchangePKCE(authCode: code, codeVerifier: verifier, client: client)
         case .unsupported:
@@ -35,6 +41,9 @@ extension AuthService {
             guard Password.verify(password, hash: hash), password.utf8.count <= Password.maxBytes, let found else {
                 throw AuthError.invalidCredentials
             }
+            // GoTrue tells a banned user so before checking the password; here only the
+            // password's holder learns it.
+            guard !found.banned else { throw AuthError.userBanned("User is banned", status: .badRequest) }
             // As GoTrue: only once the password is right, so the answer tells nothing to others.
             guard found.confirmed else { throw AuthError.emailNotConfirmed }
             return .json(.ok, try startSession(connection, userID: found.id, method: "password"))
@@ -59,6 +68,7 @@ extension AuthService {
         enum Outcome { case session(String), reused }
         let outcome = try pool.withTransaction { connection -> Outcome in
             guard let found = try RefreshTokens.lock(connection, digest: Self.digest(token)) else { throw AuthError.refreshTokenNotFound }
+            guard !found.userBanned else { throw AuthError.userBanned("Invalid Refresh Token: User Banned", status: .badRequest) }
             if found.revoked {
                 guard found.revokedFor ?? .infinity <= config.refreshReuseInterval else {
                     try Sessions.delete(connection, id: found.sessionID)

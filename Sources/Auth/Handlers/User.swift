@@ -27,6 +27,7 @@ extension AuthService {
         let exists = try pool.withConnection { try Sessions.holderExists($0, userID: userID, sessionID: sessionID) }
         guard exists.user else { throw AuthError.userFromTokenNotFound }
         guard exists.session else { throw AuthError.sessionNotFound }
+        guard !exists.banned else { throw AuthError.userBanned("User is banned", status: .forbidden) }
         return (userID, sessionID, claims["is_anonymous"] as? Bool ?? false)
     }
 
@@ -53,6 +54,11 @@ extension AuthService {
                 if let metadata = changes.metadataJSON {
                     try Users.mergeMetadata(connection, id: userID, metadataJSON: metadata)
                 }
+                if let appMetadata = changes.appMetadataJSON {
+                    try Users.mergeMetadata(connection, id: userID, metadataJSON: appMetadata, column: .app)
+                }
+                if changes.emailConfirm { try Users.confirmByAdmin(connection, id: userID) }
+                if let ban = changes.ban { try Users.ban(connection, id: userID, ban) }
                 if let email, email != current.email {
                     guard try !Users.emailTaken(connection, email: email, byOtherThan: userID) else { throw AuthError.emailExists }
                     // Auto-confirm mode: the address is confirmed at once, as for sign-ups.

@@ -110,7 +110,7 @@ extension AuthService {
         let mail = try pool.withTransaction { connection -> OutgoingMail in
             var row = try Users.lockForMail(connection, email: body.email)
             if row == nil {
-                guard body.createUser else { throw AuthError.otpDisabled }
+                guard body.createUser, !config.disableSignup else { throw AuthError.otpDisabled }
                 let userID = UUID().uuidString.lowercased()
                 try Users.createPasswordless(
                     connection, id: userID, email: body.email, confirmed: config.mail.autoconfirm,

@@ -7,6 +7,7 @@ public enum MailKind: String, Sendable, CaseIterable {
     case magicLink = "magic_link"
     case emailChange = "email_change"
     case reauthentication
+    case invite
 
     /// The `type` in the mailed link (`GET /verify?type=…`); none for reauthentication (code only).
     public var linkType: String? {
@@ -16,6 +17,7 @@ public enum MailKind: String, Sendable, CaseIterable {
         case .magicLink: return "magiclink"
         case .emailChange: return "email_change"
         case .reauthentication: return nil
+        case .invite: return "invite"
         }
     }
 
@@ -27,6 +29,7 @@ public enum MailKind: String, Sendable, CaseIterable {
         case .magicLink: return "MAGIC_LINK"
         case .emailChange: return "EMAIL_CHANGE"
         case .reauthentication: return "REAUTHENTICATION"
+        case .invite: return "INVITE"
         }
     }
 }
@@ -73,6 +76,10 @@ public struct MailTemplate: Sendable, Equatable {
                     "Confirm the change of your email address",
                     "Follow this link to confirm the change of your email address from {{ .Email }} to {{ .NewEmail }}:",
                     "Confirm new email address"))
+        case .invite:
+            return MailTemplate(
+                subject: "You have been invited",
+                body: page("You have been invited", "You have been invited to create an account. Follow this link to accept the invite:", "Accept the invite"))
         case .reauthentication:
             return MailTemplate(
                 subject: "{{ .Token }} is your verification code",

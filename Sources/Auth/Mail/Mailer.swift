@@ -13,6 +13,8 @@ public struct OutgoingMail: Sendable {
     public var html: String
     public var link: String?
     public var code: String
+    /// The token in the link (`token_hash` for `POST /verify`); empty when the mail has no link.
+    public var tokenHash = ""
 
     public init(kind: MailKind, to: String, subject: String, html: String, link: String?, code: String) {
         self.kind = kind

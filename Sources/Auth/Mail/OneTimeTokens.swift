@@ -14,7 +14,7 @@ enum TokenType: String, Sendable {
     /// The tokens a verification `type` may consume.
     static func consumable(by type: AuthRequest.VerifyType) -> [TokenType] {
         switch type {
-        case .signup: return [.confirmation]
+        case .signup, .invite: return [.confirmation]
         case .recovery, .magiclink: return [.recovery]
         case .emailChange: return [.emailChangeNew, .emailChangeCurrent]
         case .email: return [.confirmation, .recovery]
@@ -27,9 +27,11 @@ extension AuthService {
     /// mail works) and renders its mail to `address`, written to the outbox in the same transaction. A PKCE flow's link token starts with
     /// `pkce_` (clients and `GET /verify` tell the flows apart by it). `passwordless`: the mail
     /// answers a passwordless sign-in or a recovery (see `consumeToken`).
+    /// `deliver` false: the token alone, nothing mailed (the admin's `generate_link` answers the
+    /// link instead).
     func issueMail(
         _ connection: Connection, kind: MailKind, type: TokenType, user: MailUser, to address: String,
-        flowStateID: String?, redirectTo: String, newEmail: String = "", passwordless: Bool = false
+        flowStateID: String?, redirectTo: String, newEmail: String = "", passwordless: Bool = false, deliver: Bool = true
     ) throws -> OutgoingMail {
         let code = Self.newOTP(length: config.mail.otpLength)
         let linkToken = kind.linkType.map { _ in (flowStateID != nil ? "pkce_" : "") + Crypto.hex(Crypto.randomBytes(28)) }
@@ -49,9 +51,10 @@ extension AuthService {
         values.sendingTo = address
         values.dataJSON = user.metadataJSON
         let (subject, html) = config.mail.template(kind).render(values)
-        let mail = OutgoingMail(kind: kind, to: address, subject: subject, html: html, link: link, code: code)
+        var mail = OutgoingMail(kind: kind, to: address, subject: subject, html: html, link: link, code: code)
+        mail.tokenHash = linkToken ?? ""
         // Into the outbox in the token's own transaction: the mail exists exactly when its token does.
-        try Mailer.enqueue(connection, mail)
+        if deliver { try Mailer.enqueue(connection, mail) }
         return mail
     }
 

@@ -14,6 +14,45 @@ enum Identities {
         ).scalar
     }
 
+    /// The user the identity is linked to; nil when it is linked to nobody.
+    static func owner(_ connection: Connection, provider: String, subject: String) throws -> String? {
+        try connection.query("SELECT user_id::text FROM auth.identities WHERE provider = \(provider) AND provider_id = \(subject)").scalar
+    }
+
+    /// A new identity (a concurrent insert of the same one fails with 23505).
+    static func insert(_ connection: Connection, provider: String, subject: String, userID: String, identityJSON: String) throws {
+        _ = try connection.query(
+            """
+            INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at)
+            VALUES (\(subject), \(userID)::uuid, \(identityJSON)::jsonb, \(provider), now())
+            """)
+    }
+
+    /// What unlinking reads of each identity of a user.
+    struct Summary {
+        var id: String
+        /// Lower-cased; empty when the identity has none.
+        var email: String
+        var verified: Bool
+        /// Its position by creation (then id), as GoTrue orders identities.
+        var order: Int
+    }
+
+    static func list(_ connection: Connection, userID: String) throws -> [Summary] {
+        let found = try connection.query(
+            """
+            SELECT id::text, coalesce(email, ''), identity_data ->> 'email_verified' = 'true' FROM auth.identities
+            WHERE user_id = \(userID)::uuid ORDER BY created_at, id::text
+            """)
+        return (0..<found.count).compactMap { index in
+            found[index, 0].map { Summary(id: $0, email: found[index, 1] ?? "", verified: found[index, 2] == "t", order: index) }
+        }
+    }
+
+    static func delete(_ connection: Connection, id: String) throws {
+        _ = try connection.query("DELETE FROM auth.identities WHERE id = \(id)::uuid")
+    }
+
     /// The identity, unless it exists.
     static func insertIfAbsent(_ connection: Connection, provider: String, subject: String, userID: String, identityJSON: String) throws {
         _ = try connection.query(

@@ -15,14 +15,15 @@ enum Sessions {
         return results[4].scalar
     }
 
-    /// Whether a token's user exists, and its session (none named: true).
-    static func holderExists(_ connection: Connection, userID: String, sessionID: String?) throws -> (user: Bool, session: Bool) {
+    /// Whether a token's user exists, and its session (none named: true), and whether the user is banned.
+    static func holderExists(_ connection: Connection, userID: String, sessionID: String?) throws -> (user: Bool, session: Bool, banned: Bool) {
         let state = try connection.query(
             """
             SELECT EXISTS (SELECT 1 FROM auth.users WHERE id = \(userID)::uuid) AS user_exists,
-                   \(sessionID)::uuid IS NULL OR EXISTS (SELECT 1 FROM auth.sessions WHERE id = \(sessionID)::uuid AND user_id = \(userID)::uuid) AS session_exists
+                   \(sessionID)::uuid IS NULL OR EXISTS (SELECT 1 FROM auth.sessions WHERE id = \(sessionID)::uuid AND user_id = \(userID)::uuid) AS session_exists,
+                   EXISTS (SELECT 1 FROM auth.users WHERE id = \(userID)::uuid AND banned_until > now()) AS banned
             """)
-        return (state[0, "user_exists"] == "t", state[0, "session_exists"] == "t")
+        return (state[0, "user_exists"] == "t", state[0, "session_exists"] == "t", state[0, "banned"] == "t")
     }
 
     /// Seconds since the session began; nil when there is no such session.
@@ -55,6 +56,8 @@ enum RefreshTokens {
         var revoked: Bool
         /// Seconds since it was revoked (its last update); nil when not a number.
         var revokedFor: Double?
+        /// The token's user is banned.
+        var userBanned = false
     }
 
     /// The token with this digest in a live session, locked for the transaction.
@@ -62,13 +65,15 @@ enum RefreshTokens {
         let found = try connection.query(
             """
             SELECT r.id, r.user_id::text, r.session_id::text, r.revoked,
-                   extract(epoch FROM now() - r.updated_at) AS revoked_for
-            FROM auth.refresh_tokens r JOIN auth.sessions s ON s.id = r.session_id
+                   extract(epoch FROM now() - r.updated_at) AS revoked_for, coalesce(u.banned_until > now(), false)
+            FROM auth.refresh_tokens r JOIN auth.sessions s ON s.id = r.session_id JOIN auth.users u ON u.id = r.user_id
             WHERE r.token = \(digest)
             FOR UPDATE OF r
             """)
         guard found.count == 1, let id = found[0, 0], let userID = found[0, 1], let sessionID = found[0, 2] else { return nil }
-        return Row(id: id, userID: userID, sessionID: sessionID, revoked: found[0, 3] == "t", revokedFor: Double(found[0, 4] ?? ""))
+        return Row(
+            id: id, userID: userID, sessionID: sessionID, revoked: found[0, 3] == "t", revokedFor: Double(found[0, 4] ?? ""),
+            userBanned: found[0, 5] == "t")
     }
 
     /// `row` revoked (its first revocation time kept), its child issued in the same session, the

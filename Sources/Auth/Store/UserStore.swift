@@ -16,14 +16,17 @@ enum Users {
         "SELECT auth.user_json(u)::text FROM auth.users u WHERE u.id = \(id)::uuid"
     }
 
-    /// One page of users, oldest first, as a JSON array.
-    static func page(_ connection: Connection, page: Int, perPage: Int) throws -> String {
-        try connection.query(
+    /// One page of users, newest first (as GoTrue lists them), as a JSON array, and the number
+    /// of users (pipelined).
+    static func page(_ connection: Connection, page: Int, perPage: Int) throws -> (json: String, total: Int) {
+        let results = try connection.pipeline([
             """
-            SELECT coalesce(jsonb_agg(auth.user_json(u) ORDER BY u.created_at), '[]'::jsonb)::text
-            FROM (SELECT * FROM auth.users ORDER BY created_at LIMIT \(perPage) OFFSET \((page - 1) * perPage)) u
-            """
-        ).scalar ?? "[]"
+            SELECT coalesce(jsonb_agg(auth.user_json(u) ORDER BY u.created_at DESC, u.id DESC), '[]'::jsonb)::text
+            FROM (SELECT * FROM auth.users ORDER BY created_at DESC, id DESC LIMIT \(perPage) OFFSET \((page - 1) * perPage)) u
+            """,
+            "SELECT count(*) FROM auth.users"
+        ])
+        return (results[0].scalar ?? "[]", Int(results[1].scalar ?? "0") ?? 0)
     }
 
     static func delete(_ connection: Connection, id: String) throws {
@@ -159,18 +162,24 @@ enum Users {
         var id: String
         var passwordHash: String?
         var confirmed: Bool
+        /// `banned_until` is in the future.
+        var banned: Bool
     }
 
-    /// The user with this (lower-cased) address that may sign in (not deleted, not banned); nil
-    /// when none.
+    /// The user with this (lower-cased) address that is not deleted; nil when none.
     static func passwordSignIn(_ connection: Connection, email: String) throws -> PasswordSignIn? {
         let found = try connection.query(
             """
-            SELECT id::text, encrypted_password, email_confirmed_at IS NOT NULL FROM auth.users
-            WHERE lower(email) = \(email) AND deleted_at IS NULL AND (banned_until IS NULL OR banned_until < now())
+            SELECT id::text, encrypted_password, email_confirmed_at IS NOT NULL, coalesce(banned_until > now(), false) FROM auth.users
+            WHERE lower(email) = \(email) AND deleted_at IS NULL
             """)
         guard found.count == 1, let id = found[0, 0] else { return nil }
-        return PasswordSignIn(id: id, passwordHash: found[0, 1], confirmed: found[0, 2] == "t")
+        return PasswordSignIn(id: id, passwordHash: found[0, 1], confirmed: found[0, 2] == "t", banned: found[0, 3] == "t")
+    }
+
+    /// Whether the user's `banned_until` is in the future.
+    static func isBanned(_ connection: Connection, id: String) throws -> Bool {
+        try connection.query("SELECT coalesce(banned_until > now(), false) FROM auth.users WHERE id = \(id)::uuid").scalar == "t"
     }
 
     /// Whether another user than `id` has this (lower-cased) address.
@@ -223,15 +232,51 @@ enum Users {
 
     // MARK: updates
 
-    /// `raw_user_meta_data` merged key by key with `metadataJSON` (a null value deletes the key).
-    static func mergeMetadata(_ connection: Connection, id: String, metadataJSON: String) throws {
+    /// The metadata columns: the user's own, and the app's (set by the admin API only).
+    enum MetadataColumn: String {
+        case user = "raw_user_meta_data"
+        case app = "raw_app_meta_data"
+    }
+
+    /// The metadata merged key by key with `metadataJSON` (a null value deletes the key).
+    static func mergeMetadata(_ connection: Connection, id: String, metadataJSON: String, column: MetadataColumn = .user) throws {
         _ = try connection.query(
             """
-            UPDATE auth.users SET raw_user_meta_data = coalesce((
-                SELECT jsonb_object_agg(key, value) FROM jsonb_each(raw_user_meta_data || \(metadataJSON)::jsonb)
+            UPDATE auth.users SET \(ident: column.rawValue) = coalesce((
+                SELECT jsonb_object_agg(key, value) FROM jsonb_each(\(ident: column.rawValue) || \(metadataJSON)::jsonb)
                 WHERE value <> 'null'::jsonb), '{}'::jsonb), updated_at = now()
             WHERE id = \(id)::uuid
             """)
+    }
+
+    /// `ban_duration`: `banned_until` that far from now, or cleared.
+    static func ban(_ connection: Connection, id: String, _ ban: AuthRequest.BanDuration) throws {
+        let seconds: Double? = if case .seconds(let value) = ban { value } else { nil }
+        _ = try connection.query(
+            """
+            UPDATE auth.users SET banned_until = now() + make_interval(secs => \(seconds)::double precision), updated_at = now()
+            WHERE id = \(id)::uuid
+            """)
+    }
+
+    /// The admin API's `email_confirm`: the address confirmed, `user_metadata.email_verified`
+    /// and the e-mail identity verified (GoTrue's `Confirm`).
+    static func confirmByAdmin(_ connection: Connection, id: String) throws {
+        _ = try connection.pipeline([
+            """
+            UPDATE auth.users SET email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now(),
+                raw_user_meta_data = raw_user_meta_data || '{"email_verified":true}'::jsonb
+            WHERE id = \(id)::uuid
+            """,
+            """
+            UPDATE auth.identities SET identity_data = identity_data || '{"email_verified":true}'::jsonb, updated_at = now()
+            WHERE user_id = \(id)::uuid AND provider = 'email'
+            """
+        ])
+    }
+
+    static func stampInvited(_ connection: Connection, id: String) throws {
+        _ = try connection.query("UPDATE auth.users SET invited_at = now() WHERE id = \(id)::uuid")
     }
 
     /// A new address confirmed at once (an anonymous user becomes an e-mail user) and its
@@ -322,6 +367,54 @@ enum Users {
             WHERE id = \(id)::uuid
             """,
             upsertEmailIdentity(userID: id, email: newEmail),
+            OneTimeTokens.deleteAllStatement(userID: id)
+        ])
+    }
+
+    /// A linked identity's e-mail becomes the user's: confirmed (and the user no longer
+    /// anonymous) when its provider verified it.
+    static func takeLinkedEmail(_ connection: Connection, id: String, email: String, verified: Bool) throws {
+        _ = try connection.query(
+            """
+            UPDATE auth.users SET email = \(email), updated_at = now(),
+                email_confirmed_at = CASE WHEN \(verified)::boolean THEN coalesce(email_confirmed_at, now()) ELSE email_confirmed_at END,
+                is_anonymous = is_anonymous AND NOT \(verified)::boolean
+            WHERE id = \(id)::uuid
+            """)
+    }
+
+    static func endAnonymity(_ connection: Connection, id: String) throws {
+        _ = try connection.query("UPDATE auth.users SET is_anonymous = false, updated_at = now() WHERE id = \(id)::uuid")
+    }
+
+    /// `app_metadata.providers` recomputed from the user's identities (oldest first, each once)
+    /// and `provider` set to the first, other keys kept (GoTrue's `UpdateAppMetaDataProviders`).
+    static func updateProviders(_ connection: Connection, id: String) throws {
+        _ = try connection.query(
+            """
+            WITH p AS (
+                SELECT coalesce(jsonb_agg(provider ORDER BY first_seen), '[]'::jsonb) AS providers
+                FROM (SELECT provider, min(created_at) AS first_seen FROM auth.identities WHERE user_id = \(id)::uuid GROUP BY provider) i
+            )
+            UPDATE auth.users SET raw_app_meta_data = raw_app_meta_data || jsonb_build_object('providers', p.providers)
+                || CASE WHEN jsonb_array_length(p.providers) > 0 THEN jsonb_build_object('provider', p.providers -> 0) ELSE '{}'::jsonb END,
+                updated_at = now()
+            FROM p WHERE id = \(id)::uuid
+            """)
+    }
+
+    /// The user's e-mail replaced after an unlink (nil: none), every outstanding mailed token
+    /// deleted; unless `confirmed`, the address is unconfirmed and `user_metadata.email_verified`
+    /// false (pipelined).
+    static func replaceEmail(_ connection: Connection, id: String, email: String?, confirmed: Bool) throws {
+        _ = try connection.pipeline([
+            """
+            UPDATE auth.users SET email = \(email), updated_at = now(),
+                email_confirmed_at = CASE WHEN \(confirmed)::boolean THEN email_confirmed_at END,
+                raw_user_meta_data = CASE WHEN \(confirmed)::boolean THEN raw_user_meta_data
+                                          ELSE raw_user_meta_data || '{"email_verified":false}'::jsonb END
+            WHERE id = \(id)::uuid
+            """,
             OneTimeTokens.deleteAllStatement(userID: id)
         ])
     }

@@ -28,6 +28,11 @@ public struct ApiRequest: Sendable, Equatable {
             if case .describe = self { return true }
             return false
         }
+
+        public var isCall: Bool {
+            if case .call = self { return true }
+            return false
+        }
     }
 
     public enum Media: Sendable, Equatable {
@@ -127,6 +132,8 @@ public struct ApiRequest: Sendable, Equatable {
     public var media: Media = .json
     /// `Accept`, as sent (the planner looks it up among the schema cache's media handlers).
     public var accept: String?
+    /// `Accept: application/vnd.pgrst.plan…`: answer the statement's plan instead of its rows.
+    public var explain: Explain?
     /// Whether none of `Accept`'s media types is one this server produces by itself: the planner
     /// answers 406 unless a media handler takes it.
     public var acceptUnmatched = false
@@ -154,7 +161,7 @@ public struct ApiRequest: Sendable, Equatable {
             && lhs.columns == rhs.columns && lhs.preferences == rhs.preferences && lhs.media == rhs.media
             && lhs.payload == rhs.payload && lhs.functionArguments == rhs.functionArguments && lhs.embedded == rhs.embedded
             && lhs.contentMedia == rhs.contentMedia && lhs.rawBody == rhs.rawBody && lhs.accept == rhs.accept
-            && lhs.acceptUnmatched == rhs.acceptUnmatched
+            && lhs.acceptUnmatched == rhs.acceptUnmatched && lhs.explain == rhs.explain
     }
 
     public var isRead: Bool {
@@ -231,7 +238,13 @@ extension ApiRequest {
         // planner decides, with the schema cache, as PostgREST negotiates in its plan).
         request.accept = header("accept")
         do {
-            request.media = try negotiate(accept: request.accept, action: action)
+            if let explain = Explain(accept: request.accept), !action.isDescribe {
+                // The plan of what the `for` media type would run.
+                request.explain = explain
+                request.media = try negotiate(accept: explain.target, action: action)
+            } else {
+                request.media = try negotiate(accept: request.accept, action: action)
+            }
         } catch {
             if action.isDescribe { throw error }
             request.acceptUnmatched = true
@@ -325,7 +338,13 @@ extension ApiRequest {
             if request.contentMedia.isRaw || request.contentMedia.isOther {
                 throw .invalidBody("Content-Type not acceptable: " + request.contentMedia.mime)
             }
-            request.payload = try parsePayload(body, allowArray: action == .insert, sameKeys: request.columns == nil)
+            var payload = try parsePayload(body, allowArray: action != .update, sameKeys: request.columns == nil)
+            // PUT takes an array too, as PostgREST does: one element is that row; any other count
+            // writes no row but the URL's, which the plan refuses (PGRST115) once filters pass.
+            if action == .singleUpsert, payload.isArray, payload.rows.count == 1 {
+                payload = Payload(json: payload.rows[0], raw: payload.rows[0].serialized, rows: payload.rows, keys: payload.keys, isArray: false)
+            }
+            request.payload = payload
         case .call(readOnly: false, _):
             if request.contentMedia.isOther { throw .invalidBody("Content-Type not acceptable: " + request.contentMedia.mime) }
             if request.contentMedia.isRaw {

@@ -1,3 +1,6 @@
+import Foundation
+import Postgres
+
 extension ApiRequest {
     /// `Accept` negotiation (PostgREST's Negotiate.hs, restricted to what this server produces).
     static func negotiate(accept: String?, action: Action) throws(RESTError) -> Media {
@@ -50,5 +53,56 @@ extension ApiRequest {
         }
         entries.sort { ($0.q, $0.specificity, -$0.index) > ($1.q, $1.specificity, -$1.index) }
         return entries.map(\.type)
+    }
+}
+
+/// PostgREST's plan media type (`db-plan-enabled`): `application/vnd.pgrst.plan` (text),
+/// `…plan+text` or `…plan+json`, with `for="<media type>"` (what the statement would answer;
+/// `application/json` by default) and `options=analyze|verbose|settings|buffers|wal`.
+public struct Explain: Sendable, Equatable {
+    public var json: Bool
+    /// The media type the planned statement answers.
+    public var target: String
+    /// EXPLAIN's options, in PostgREST's order, unknown ones left out.
+    public var options: [String]
+
+    static let knownOptions = ["analyze", "verbose", "settings", "buffers", "wal"]
+
+    /// The first plan media type of `accept`, if any.
+    init?(accept: String?) {
+        guard let accept, accept.contains("vnd.pgrst.plan") else { return nil }
+        for part in accept.split(separator: ",") {
+            let pieces = part.split(separator: ";").map { $0.trimmedOWS }
+            let type = (pieces.first ?? "").lowercased()
+            guard ["application/vnd.pgrst.plan", "application/vnd.pgrst.plan+text", "application/vnd.pgrst.plan+json"].contains(type) else {
+                continue
+            }
+            json = type.hasSuffix("+json")
+            target = "application/json"
+            var options: Set<String> = []
+            for parameter in pieces.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmedOWS }
+                guard pair.count == 2 else { continue }
+                switch pair[0].lowercased() {
+                case "for": target = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                case "options": options = Set(pair[1].lowercased().split(separator: "|").map(String.init))
+                default: continue
+                }
+            }
+            self.options = Self.knownOptions.filter(options.contains)
+            return
+        }
+        return nil
+    }
+
+    /// `EXPLAIN (FORMAT …, ANALYZE, …) `: the options are this type's constants.
+    var prefix: SQL {
+        SQL(unsafeSQL: "EXPLAIN (FORMAT \(json ? "JSON" : "TEXT")" + options.map { ", " + $0.uppercased() }.joined() + ") ", binds: [])
+    }
+
+    /// `Content-Type` as PostgREST writes it.
+    var contentType: String {
+        "application/vnd.pgrst.plan+\(json ? "json" : "text"); for=\"\(target)\""
+            + (options.isEmpty ? "" : "; options=" + options.joined(separator: "|")) + "; charset=utf-8"
     }
 }

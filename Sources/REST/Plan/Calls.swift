@@ -162,17 +162,16 @@ extension Planner {
             builder.writeWhere(conditions, denyAll: noCall, into: &query)
             QueryBuilder.writeGroupBy(grouping, into: &query)
             builder.writeOrder(request.order, into: &query)
-            query.append(limits)
-            let source = query.sql
             var media = request.media
             // A function returning one row answers an object, as PostgREST does.
             if !function.returnsSet, media == .json { media = .singleObject(stripNulls: false) }
-            var statement: SQL = "WITH pgrst_source AS (\(source)) "
+            var statement = Self.countedSource(query.sql, limits: limits, counted: request.preferences.wantsCount)
             statement.append(
-                Self.aggregate(media: media, total: "NULL::bigint", inserted: "NULL::bigint", from: "pgrst_source", nullForEmptyObject: !function.returnsSet))
+                Self.aggregate(
+                    media: media, total: request.preferences.wantsCount ? "(SELECT pg_catalog.count(*) FROM pgrst_all)" : "NULL::bigint",
+                    inserted: "NULL::bigint", from: "pgrst_source", nullForEmptyObject: !function.returnsSet))
             plan.statement = statement
         } else {
-            let source: SQL = "SELECT \(invocation) AS pgrst_scalar\(never)\(limits)"
             let body: SQL
             if case .custom(let custom) = request.media {
                 body = SQL(unsafeSQL: Self.customBody(custom), binds: [])  // names from the catalog
@@ -184,10 +183,24 @@ extension Planner {
             } else {
                 body = "coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, 'null')"
             }
-            plan.statement =
-                "WITH pgrst_source AS (\(source)) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, \(body) AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"
+            let counted = request.preferences.wantsCount
+            var statement = Self.countedSource("SELECT \(invocation) AS pgrst_scalar\(never)", limits: limits, counted: counted)
+            let total: SQL = counted ? "(SELECT pg_catalog.count(*) FROM pgrst_all)" : "NULL::bigint"
+            statement.append(
+                "SELECT \(total) AS total, pg_catalog.count(_postgrest_t) AS page_total, \(body) AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"
+            )
+            plan.statement = statement
         }
         return plan
+    }
+
+    /// `WITH pgrst_source AS (rows LIMIT …) `, or with `Prefer: count` (`exact`, `planned` and
+    /// `estimated` alike: a function's rows cannot be estimated without running it) the rows once
+    /// as `pgrst_all`, which the total counts, and the page taken from them: the function runs
+    /// once either way.
+    static func countedSource(_ rows: SQL, limits: SQL, counted: Bool) -> SQL {
+        guard counted else { return "WITH pgrst_source AS (\(rows)\(limits)) " }
+        return "WITH pgrst_all AS (\(rows)), pgrst_source AS (SELECT * FROM pgrst_all\(limits)) "
     }
 
     /// `public.f(a := $1::integer, VARIADIC v := $2::text[])`: the arguments by name, in the

@@ -257,20 +257,25 @@ extension Planner {
         var isJSON = false
     }
 
-    /// `...rel(cols)`: each selected column of the one related row (to-one only, as in
-    /// PostgREST 12: PGRST119 otherwise) as `(SELECT col FROM rel WHERE <join, scope, filters>)`;
-    /// nested spreads flatten into the same level. The `EXISTS (…)` when `!inner`.
+    /// `...rel(cols)`: each selected column of the one related row as `(SELECT col FROM rel WHERE
+    /// <join, scope, filters>)`; of a to-many relationship (PostgREST 13), the column's values of
+    /// every related row as a JSON array, in the embed's `order`, within its `limit`/`offset`
+    /// (`[]` for none; aggregates there are still PGRST119). Nested spreads flatten into the same
+    /// level. The `EXISTS (…)` when `!inner`.
     private func spreadColumns(
         _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, parentQualifier: String? = nil,
         path: String, state: inout EmbedState
     ) throws(RESTError) -> (columns: [SpreadColumn], exists: SQL?) {
         let relationship = try resolve(parentName, targetName, hint: embed.hint)
         guard let target = cache.tables[relationship.targetTable] else { throw .noRelationship(parent: parentName, target: targetName) }
-        guard !relationship.isToMany else { throw .spreadNotToOne(origin: parentName, target: targetName) }
         var embed = embed
         embed.select = Self.legacyCounts(embed.select, of: target)
+        if relationship.isToMany, Self.aggregates(embed.select) { throw .spreadNotToOne(origin: parentName, target: targetName) }
         let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
         try Self.checkColumns(embed.select, of: target)
+        for term in embedded.order where term.relation == nil && !target.hasField(term.column) {
+            throw .unknownColumn(column: term.column, table: target.name)
+        }
         state.nextAlias += 1
         let alias = "pgrst_\(state.nextAlias)"
         let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed)
@@ -324,13 +329,38 @@ extension Planner {
         tail.raw(rows.from)
         builder.writeWhere(rows.conditions + conditions, denyAll: rows.denyAll, into: &tail)
         let rest = tail.sql
+        var page = SQLBuilder()
+        if relationship.isToMany {
+            let relatedOrder = try relatedOrders(
+                embedded.order, items: embed.select, table: aliased, realName: target.name, origin: target.name, path: path, state: &state)
+            builder.writeOrder(embedded.order, related: relatedOrder, into: &page)
+            // A write's answer takes no range, as for a to-many embed.
+            if let limit = embedded.limit, !state.isWrite {
+                page.raw(" LIMIT ")
+                page.bind(String(limit))
+            }
+            if embedded.offset > 0, !state.isWrite {
+                page.raw(" OFFSET ")
+                page.bind(String(embedded.offset))
+            }
+        }
         let columns = values.map { column -> SpreadColumn in
             var wrapped = column
             var sql = SQLBuilder()
-            sql.raw("(SELECT ")
-            sql.append(column.value)
-            sql.append(rest)
-            sql.raw(")")
+            if relationship.isToMany {
+                sql.raw("coalesce((SELECT json_agg(pgrst_spread.value) FROM (SELECT ")
+                sql.append(column.value)
+                sql.raw(" AS value")
+                sql.append(rest)
+                sql.append(page.sql)
+                sql.raw(") pgrst_spread), '[]'::json)")
+                wrapped.isJSON = true
+            } else {
+                sql.raw("(SELECT ")
+                sql.append(column.value)
+                sql.append(rest)
+                sql.raw(")")
+            }
             wrapped.value = sql.sql
             return wrapped
         }

@@ -415,7 +415,7 @@ struct Planner {
 
     /// PUT (PostgREST's PGRST105/PGRST115): filters are exactly `pk=eq.v`, and the body agrees.
     private func checkPut(_ table: SchemaCache.Table, _ request: ApiRequest, payload: Payload) throws(RESTError) {
-        guard !table.primaryKey.isEmpty, !payload.isArray else { throw .invalidFilters }
+        guard !table.primaryKey.isEmpty else { throw .invalidFilters }
         if request.limit != nil || request.offset != 0 { throw .putLimitNotAllowed }
         var values: [String: String] = [:]
         for condition in request.conditions {
@@ -425,6 +425,8 @@ struct Planner {
             values[filter.column] = value
         }
         guard Set(values.keys) == Set(table.primaryKey) else { throw .invalidFilters }
+        // An array of other than one row (one was made the object by the parse) matches no URL.
+        guard !payload.isArray else { throw .putMatchingPK }
         for (column, value) in values {
             guard let bodyValue = payload.rows.first?[column] else { throw .putMatchingPK }
             let text: String
