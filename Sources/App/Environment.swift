@@ -93,7 +93,7 @@ extension ServerConfig {
         var keys = KeyConfig(jwtSecret: secret, anonKey: anonKey, serviceRoleKey: serviceKey)
         if let json = value("JWT_KEYS") {
             do {
-                (keys.signingKey, keys.verificationKeys) = try KeyConfig.jwtKeys(json)
+                keys.use(try KeyConfig.jwtKeys(json))
             } catch {
                 throw ConfigurationError(error.description)
             }

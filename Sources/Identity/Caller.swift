@@ -12,6 +12,10 @@ public struct KeyConfig: Sendable {
     /// Every public key of `JWT_KEYS`: tokens signed by any of them are accepted, so a rotation
     /// keeps tokens of the previous key valid until they expire. Published at `/.well-known/jwks.json`.
     public var verificationKeys = JWKSet(keys: [])
+    /// `JWT_KEYS`' `oct` keys: HS256 secrets accepted beside `jwtSecret` (never published).
+    public var hmacKeys: [HMACKey] = []
+    /// The `JWT_KEYS` `oct` key that signs (HS256, its `kid` in the header), when the signing key is one.
+    public var signingSecret: HMACKey?
     /// `JWT_KEY_ID`: the `kid` of HS256 tokens' header (none when nil).
     public var secretKeyID: String?
     /// `PUBLISHABLE_KEYS`: opaque `sb_publishable_…` keys, accepted like the anon key.
@@ -36,31 +40,79 @@ public struct KeyConfig: Sendable {
     }
 
     /// Reads `JWT_KEYS` (GoTrue's `GOTRUE_JWT_KEYS`): a JSON array of JWKs (or a JWKS object), EC
-    /// P-256 or RSA, each with a `kid`. The first with `sign` in its `key_ops` (and its private
-    /// part) signs; every one verifies. Throws a message naming what is wrong.
-    public static func jwtKeys(_ json: String) throws(KeyError) -> (signing: SigningKey?, verification: JWKSet) {
+    /// P-256, RSA or `oct` (an HS256 secret), each with a `kid`. The first with `sign` in its
+    /// `key_ops` (and its private part) signs; every one verifies. Throws a message naming what
+    /// is wrong.
+    public static func jwtKeys(_ json: String) throws(KeyError) -> JWTKeys {
         let parsed = try? JSONSerialization.jsonObject(with: Data(json.utf8))
         guard let list = (parsed as? [[String: Any]]) ?? ((parsed as? [String: Any])?["keys"] as? [[String: Any]]) else {
             throw KeyError("JWT_KEYS must be a JSON array of JWKs")
         }
-        var signing: SigningKey?
-        var keys: [JWK] = []
+        var keys = JWTKeys()
+        var signs = false
+        var published: [JWK] = []
         for (index, jwk) in list.enumerated() {
             guard let kid = jwk["kid"] as? String, !kid.isEmpty else { throw KeyError("JWT_KEYS[\(index)] has no kid") }
-            guard let publicKey = PublicKey.from(jwk: jwk) else {
-                throw KeyError("JWT_KEYS[\(index)] (\(kid)) is not an EC P-256 or RSA (2048 bits or more) key")
-            }
-            keys.append(JWK(keyID: kid, algorithm: publicKey.kind == .rsa ? "RS256" : "ES256", key: publicKey))
             let operations = jwk["key_ops"] as? [String] ?? []
-            if signing == nil, operations.contains("sign") {
+            let signer = !signs && operations.contains("sign")
+            if jwk["kty"] as? String == "oct" {
+                guard let secret = (jwk["k"] as? String).flatMap({ Base64URL.decode(Substring($0)) }), secret.count >= 16 else {
+                    throw KeyError("JWT_KEYS[\(index)] (\(kid)) is an oct key without a k of 16 bytes or more")
+                }
+                let key = HMACKey(keyID: kid, secret: secret)
+                keys.hmac.append(key)
+                if signer { keys.signingSecret = key }
+                signs = signs || signer
+                continue
+            }
+            guard let publicKey = PublicKey.from(jwk: jwk) else {
+                throw KeyError("JWT_KEYS[\(index)] (\(kid)) is not an EC P-256, RSA (2048 bits or more) or oct key")
+            }
+            published.append(JWK(keyID: kid, algorithm: publicKey.kind == .rsa ? "RS256" : "ES256", key: publicKey))
+            if signer {
                 guard let key = SigningKey(privateJWK: jwk) else {
                     throw KeyError("JWT_KEYS[\(index)] (\(kid)) signs but its private part is missing or wrong")
                 }
-                signing = key
+                keys.signing = key
+                signs = true
             }
         }
-        return (signing, JWKSet(keys: keys))
+        keys.verification = JWKSet(keys: published)
+        return keys
     }
+
+    /// Takes `JWT_KEYS`' keys.
+    public mutating func use(_ keys: JWTKeys) {
+        signingKey = keys.signing
+        signingSecret = keys.signingSecret
+        verificationKeys = keys.verification
+        hmacKeys = keys.hmac
+    }
+}
+
+/// An HS256 secret with its `kid` (a `JWT_KEYS` `oct` key).
+public struct HMACKey: Sendable, Equatable {
+    public var keyID: String
+    public var secret: [UInt8]
+
+    public init(keyID: String, secret: [UInt8]) {
+        self.keyID = keyID
+        self.secret = secret
+    }
+}
+
+/// What `JWT_KEYS` holds, sorted for use.
+public struct JWTKeys: Sendable {
+    /// The asymmetric key that signs, if the signing key is one.
+    public var signing: SigningKey?
+    /// The HS256 key that signs, if the signing key is one.
+    public var signingSecret: HMACKey?
+    /// The public keys, published and accepted.
+    public var verification = JWKSet(keys: [])
+    /// The HS256 keys, accepted (never published).
+    public var hmac: [HMACKey] = []
+
+    public init() {}
 }
 
 /// A configured key that cannot be used.
@@ -136,9 +188,9 @@ public enum Credentials {
         let seconds = now.timeIntervalSince1970
         if audience == nil, let cached = VerifiedTokens.shared.caller(for: token, keys: keys, now: seconds) { return cached }
         do {
-            let verified = try JWT.verify(token, secret: keys.jwtSecret, publicKeys: keys.verificationKeys, now: now, audience: audience)
+            let verified = try JWT.verify(token, keys: keys, now: now, audience: audience)
             let caller = Caller(claimsJSON: verified.json, claims: verified.claims)
-            VerifiedTokens.shared.remember(token, verifier: verified.key?.spki ?? keys.jwtSecret, caller: caller, claims: verified.claims, now: seconds)
+            VerifiedTokens.shared.remember(token, verifier: verified.verifier, caller: caller, claims: verified.claims, now: seconds)
             return caller
         } catch {
             throw .token(error)

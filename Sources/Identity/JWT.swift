@@ -69,17 +69,18 @@ public enum JWT {
     public static func verifyHS256(
         _ token: String, secret: [UInt8], now: Date = Date(), audience: String? = nil
     ) throws(JWTError) -> (json: String, claims: [String: Any]) {
-        let verified = try verify(token, secret: secret, publicKeys: JWKSet(keys: []), now: now, audience: audience)
+        let verified = try verify(token, secret: secret, publicKeys: JWKSet(keys: []), otherSecrets: [], now: now, audience: audience)
         return (verified.json, verified.claims)
     }
 
-    /// Verifies an access token signed with the secret (HS256) or with one of `publicKeys`
-    /// (RS256/ES256, by `kid` when the header names one), then its time claims as PostgREST
-    /// does. `none` and every other algorithm are refused. Returns the claims' JSON text and
-    /// object, and the public key that verified them (nil for HS256).
+    /// Verifies an access token signed with the secret or one of `otherSecrets` (HS256; the one
+    /// the header's `kid` names first) or with one of `publicKeys` (RS256/ES256, by `kid` when the
+    /// header names one), then its time claims as PostgREST does. `none` and every other algorithm
+    /// are refused. Returns the claims' JSON text and object, and what verified them: the secret's
+    /// bytes, or the public key's DER.
     public static func verify(
-        _ token: String, secret: [UInt8], publicKeys: JWKSet, now: Date = Date(), audience: String? = nil
-    ) throws(JWTError) -> (json: String, claims: [String: Any], key: PublicKey?) {
+        _ token: String, secret: [UInt8], publicKeys: JWKSet, otherSecrets: [HMACKey] = [], now: Date = Date(), audience: String? = nil
+    ) throws(JWTError) -> (json: String, claims: [String: Any], verifier: [UInt8]) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("Expected 3 parts in JWT; got \(parts.count)") }
         guard let headerBytes = Base64URL.decode(parts[0]), let header = JSONTree.decode(JOSEHeader.self, json: headerBytes) else {
@@ -88,15 +89,20 @@ public enum JWT {
         guard let alg = header.alg else { throw .malformed("JWT header has no alg") }
         guard let signature = Base64URL.decode(parts[2]) else { throw .badSignature }
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        var verifiedBy: PublicKey?
+        var verifier: [UInt8]
         switch alg {
         case "HS256":
-            guard Crypto.constantTimeEquals(signature, Crypto.hmacSHA256(key: secret, data: signingInput)) else { throw .badSignature }
+            let named = otherSecrets.filter { $0.keyID == header.kid }.map(\.secret)
+            let candidates = named + [secret] + otherSecrets.filter { $0.keyID != header.kid }.map(\.secret)
+            guard let match = candidates.first(where: { Crypto.constantTimeEquals(signature, Crypto.hmacSHA256(key: $0, data: signingInput)) }) else {
+                throw .badSignature
+            }
+            verifier = match
         case "RS256", "ES256":
             guard !publicKeys.keys.isEmpty else { throw .unsupportedAlgorithm(alg) }
             let candidates = publicKeys.keys.filter { $0.algorithm == alg && (header.kid == nil || $0.keyID == header.kid) }
             guard let key = candidates.first(where: { $0.key.verify(signature: signature, data: signingInput) }) else { throw .badSignature }
-            verifiedBy = key.key
+            verifier = key.key.spki
         default:
             throw .unsupportedAlgorithm(alg)
         }
@@ -124,14 +130,24 @@ public enum JWT {
             let ok = (aud as? String) == audience || ((aud as? [Any])?.contains { ($0 as? String) == audience } ?? false) || aud == nil
             guard ok else { throw .wrongAudience }
         }
-        return (String(decoding: payloadBytes, as: UTF8.self), claims, verifiedBy)
+        return (String(decoding: payloadBytes, as: UTF8.self), claims, verifier)
     }
 
-    /// Signs claims as an access token: with the configured asymmetric key (its `kid` in the
-    /// header) when there is one, else HS256 with the secret.
+    /// Signs claims as an access token: with the configured signing key of `JWT_KEYS` (its `kid`
+    /// in the header; HS256 for an `oct` key), else HS256 with the secret.
     public static func sign(claims: [String: Any], keys: KeyConfig) -> String {
-        guard let key = keys.signingKey else { return signHS256(claimsJSON: serialize(claims), secret: keys.jwtSecret, keyID: keys.secretKeyID) }
-        return key.sign(claims: claims)
+        if let key = keys.signingKey { return key.sign(claims: claims) }
+        if let key = keys.signingSecret { return signHS256(claimsJSON: serialize(claims), secret: key.secret, keyID: key.keyID) }
+        return signHS256(claimsJSON: serialize(claims), secret: keys.jwtSecret, keyID: keys.secretKeyID)
+    }
+
+    /// Verifies an access token with every key `keys` holds (see `verify(_:secret:publicKeys:…)`).
+    public static func verify(
+        _ token: String, keys: KeyConfig, now: Date = Date(), audience: String? = nil
+    ) throws(JWTError) -> (
+        json: String, claims: [String: Any], verifier: [UInt8]
+    ) {
+        try verify(token, secret: keys.jwtSecret, publicKeys: keys.verificationKeys, otherSecrets: keys.hmacKeys, now: now, audience: audience)
     }
 
     static func number(_ value: Any?) -> Double? {

@@ -34,7 +34,9 @@ final class VerifiedTokens: Sendable {
             return entry
         }
         guard let entry else { return nil }
-        let stillTrusted = entry.verifier == keys.jwtSecret || keys.verificationKeys.keys.contains { $0.key.spki == entry.verifier }
+        let stillTrusted =
+            entry.verifier == keys.jwtSecret || keys.hmacKeys.contains { $0.secret == entry.verifier }
+            || keys.verificationKeys.keys.contains { $0.key.spki == entry.verifier }
         return stillTrusted ? entry.caller : nil
     }
 

@@ -158,7 +158,7 @@ public final class RealtimeService: Sendable {
         if let keyCaller = keys.role(ofKey: token) { return .success(Authorization(caller: keyCaller, expiresAt: nil)) }
         do {
             // No leeway here: the channel ends at `exp` (Realtime re-checks on a timer).
-            let verified = try JWT.verify(token, secret: keys.jwtSecret, publicKeys: keys.verificationKeys)
+            let verified = try JWT.verify(token, keys: keys)
             guard verified.claims["role"] is String, let exp = (verified.claims["exp"] as? NSNumber)?.doubleValue else {
                 return .failure(
                     Refusal(

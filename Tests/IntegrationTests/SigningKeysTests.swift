@@ -16,24 +16,20 @@ struct SigningKeysTests {
         return (try? JSONSerialization.jsonObject(with: Data(Base64URL.decode(part) ?? []))) as? [String: Any] ?? [:]
     }
 
-    static func keys(_ keys: [SigningKey], signing: SigningKey?) throws -> (SigningKey?, JWKSet) {
+    static func keys(_ keys: [SigningKey], signing: SigningKey?) throws -> JWTKeys {
         let entries = keys.map { key -> [String: Any] in
             var jwk = key === signing ? key.privateJWK : key.jwk
             if key !== signing { jwk["key_ops"] = ["verify"] }
             return jwk
         }
-        let parsed = try KeyConfig.jwtKeys(JWT.serialize(entries))
-        return (parsed.signing, parsed.verification)
+        return try KeyConfig.jwtKeys(JWT.serialize(entries))
     }
 
     @Test func tokensAreSignedWithTheSigningKeyAndItsPublicHalfIsPublished() throws {
         let current = SigningKey(kind: .p256, keyID: "current-es256")
         let previous = SigningKey(kind: .rsa, keyID: "previous-rs256")
-        let (signing, verification) = try Self.keys([current, previous], signing: current)
-        let server = try TestServer { config in
-            config.keys.signingKey = signing
-            config.keys.verificationKeys = verification
-        }
+        let keys = try Self.keys([current, previous], signing: current)
+        let server = try TestServer { $0.keys.use(keys) }
         let user = try server.signUp()
         let header = Self.header(user.token)
         #expect(header["alg"] as? String == "ES256" && header["kid"] as? String == "current-es256")
@@ -72,18 +68,15 @@ struct SigningKeysTests {
     @Test func aRotationKeepsTokensOfThePreviousKeyValid() throws {
         let old = SigningKey(kind: .rsa, keyID: "old")
         let new = SigningKey(kind: .p256, keyID: "new")
-        let (oldSigning, oldSet) = try Self.keys([old], signing: old)
-        let before = try TestServer { config in
-            config.keys.signingKey = oldSigning
-            config.keys.verificationKeys = oldSet
-        }
+        let oldKeys = try Self.keys([old], signing: old)
+        let before = try TestServer { $0.keys.use(oldKeys) }
         let user = try before.signUp()
         #expect(Self.header(user.token)["kid"] as? String == "old")
 
         var rotated = before.application.config
         rotated.port = 0
         rotated.migrateOnStart = false
-        (rotated.keys.signingKey, rotated.keys.verificationKeys) = try Self.keys([new, old], signing: new)
+        rotated.keys.use(try Self.keys([new, old], signing: new))
         let after = try Application.start(rotated, logger: Logger(label: "rotated"))
         defer { after.shutdown() }
         let http = TestHTTPClient(port: after.port)
@@ -102,7 +95,7 @@ struct SigningKeysTests {
 
         // Dropped from the set: refused everywhere.
         var retired = rotated
-        (retired.keys.signingKey, retired.keys.verificationKeys) = try Self.keys([new], signing: new)
+        retired.keys.use(try Self.keys([new], signing: new))
         let third = try Application.start(retired, logger: Logger(label: "retired"))
         defer { third.shutdown() }
         let refused = try TestHTTPClient(port: third.port).request("GET", "/rest/v1/user_profiles?select=id", headers: headers)
@@ -115,11 +108,8 @@ struct SigningKeysTests {
 
     @Test func tokensOfOtherAlgorithmsOrUnknownKeysAreRefused() throws {
         let key = SigningKey(kind: .p256, keyID: "k1")
-        let (signing, set) = try Self.keys([key], signing: key)
-        let server = try TestServer { config in
-            config.keys.signingKey = signing
-            config.keys.verificationKeys = set
-        }
+        let keys = try Self.keys([key], signing: key)
+        let server = try TestServer { $0.keys.use(keys) }
         let user = try server.signUp()
         let claims: [String: Any] = ["sub": user.id, "role": "authenticated", "exp": Int(Date().timeIntervalSince1970) + 600]
         let stranger = SigningKey(kind: .p256, keyID: "k1")  // the same kid, another key
@@ -131,6 +121,29 @@ struct SigningKeysTests {
         #expect(try http.request("GET", "/rest/v1/user_profiles?select=id", headers: server.headers(key.sign(claims: claims))).status == 200)
         // HS256 tokens signed with JWT_SECRET keep working beside the key set.
         #expect(try http.request("GET", "/rest/v1/user_profiles?select=id", headers: server.headers(server.anonKey)).status == 200)
+    }
+
+    /// GoTrue's `oct` keys: an HS256 secret with a `kid` signs (its `kid` in the header), is
+    /// accepted, and is never published; the RSA key beside it verifies only.
+    @Test func anOctKeySignsHS256AndStaysPrivate() throws {
+        let rsa = SigningKey(kind: .rsa, keyID: "rsa-verify")
+        var verifyOnly = rsa.privateJWK
+        verifyOnly["key_ops"] = ["verify"]
+        let oct: [String: Any] = [
+            "kty": "oct", "kid": "oct-sign", "k": Base64URL.encode(Array("a-secret-of-thirty-two-bytes-ok!".utf8)), "key_ops": ["sign", "verify"],
+            "alg": "HS256"
+        ]
+        let keys = try KeyConfig.jwtKeys(JWT.serialize([oct, verifyOnly]))
+        let server = try TestServer { $0.keys.use(keys) }
+        let user = try server.signUp()
+        #expect(Self.header(user.token)["alg"] as? String == "HS256" && Self.header(user.token)["kid"] as? String == "oct-sign")
+        let http = server.client()
+        #expect(try http.request("GET", "/rest/v1/user_profiles?select=id", headers: server.headers(user.token)).text == #"[{"id":"\#(user.id)"}]"#)
+        #expect(try http.request("GET", "/auth/v1/user", headers: server.headers(user.token)).status == 200)
+        let claims: [String: Any] = ["sub": user.id, "role": "authenticated", "exp": Int(Date().timeIntervalSince1970) + 600]
+        #expect(try http.request("GET", "/rest/v1/user_profiles?select=id", headers: server.headers(rsa.sign(claims: claims))).status == 200)
+        let listed = try #require(try http.request("GET", "/auth/v1/.well-known/jwks.json").jsonObject?["keys"] as? [[String: Any]])
+        #expect(listed.map { $0["kid"] as? String } == ["rsa-verify"] && !listed.contains { $0["k"] != nil || $0["d"] != nil })
     }
 
     @Test func publishableAndSecretKeysAndAdminRoles() throws {

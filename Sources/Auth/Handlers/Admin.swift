@@ -12,7 +12,7 @@ extension AuthService {
         let isAdmin: Bool
         if let keyCaller = config.keys.role(ofKey: token) {
             isAdmin = keyCaller.isServiceRole
-        } else if let claims = try? JWT.verify(token, secret: config.keys.jwtSecret, publicKeys: config.keys.verificationKeys).claims {
+        } else if let claims = try? JWT.verify(token, keys: config.keys).claims {
             isAdmin = (claims["role"] as? String).map(config.adminRoles.contains) ?? false
         } else {
             throw AuthError.badJWT("invalid token")

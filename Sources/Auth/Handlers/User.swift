@@ -16,7 +16,7 @@ extension AuthService {
         guard let token = Credentials.bearerToken(request.headers["Authorization"]) else { throw AuthError.noAuthorization }
         let claims: [String: Any]
         do {
-            claims = try JWT.verify(token, secret: config.keys.jwtSecret, publicKeys: config.keys.verificationKeys).claims
+            claims = try JWT.verify(token, keys: config.keys).claims
         } catch {
             throw AuthError.badJWT(error.message)
         }
