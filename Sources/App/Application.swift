@@ -26,6 +26,8 @@ public final class Application: Sendable {
     /// Broadcast and presence of every server (the LISTEN on `realtime_messages`).
     public let messageFeed: MessageFeed
     public let mailer: Mailer
+    /// The hot standbys REST reads go to (nil without `DATABASE_READ_URLS`).
+    public let readReplicas: ReadReplicas?
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
     /// Signalled when the schema-reload listener has closed its connection.
@@ -59,6 +61,7 @@ public final class Application: Sendable {
             }
             application.listenForSchemaReloads()
             application.pipeline.start()
+            application.readReplicas?.start()
             return application
         } catch {
             try? database.stopCluster()
@@ -80,8 +83,8 @@ public final class Application: Sendable {
         var authConfig = config.auth
         authConfig.issuer = "http://\(config.host):\(config.port)/auth/v1"
         let mailer = Mailer(
-            transport: config.auth.mail.smtp.map { .smtp($0, config.auth.mail.sender) } ?? .log, logger: logger,
-            retryDelays: config.auth.mail.retryDelays)
+            transport: config.auth.mail.smtp.map { .smtp($0, config.auth.mail.sender) } ?? .log, conninfo: database.url, logger: logger,
+            workers: config.auth.mail.senders, retryDelays: config.auth.mail.retryDelays)
         self.mailer = mailer
         let auth = AuthService(pool: pool, config: authConfig, logger: logger, mailer: mailer)
         var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
@@ -99,9 +102,16 @@ public final class Application: Sendable {
             conninfo: database.url, size: config.effectivePipelineConnections,
             allowsPreparedStatements: config.preparedStatements, loop: loop)
         self.pipeline = pipeline
+        let readReplicas =
+            config.readReplicas.urls.isEmpty
+            ? nil
+            : ReadReplicas(
+                config: config.readReplicas, primaryURL: database.url, poolSize: config.poolSize, pipelineSize: config.effectivePipelineConnections,
+                preparedStatements: config.preparedStatements, loop: loop, logger: logger)
+        self.readReplicas = readReplicas
         let metrics = Metrics(
             pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
-            mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil)
+            mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil, readReplicas: readReplicas)
         // A REST answer ≥ 500 from the database: one log line and one count, never the bound values.
         restConfig.onServerError = { [logger] report in
             logger.error(
@@ -112,19 +122,20 @@ public final class Application: Sendable {
                 ])
             metrics.recordDatabaseError(sqlState: report.sqlState ?? report.kind)
         }
-        let rest = RESTService(pool: pool, schema: schema, config: restConfig, settings: SettingsStore(config.postgrest))
+        let rest = RESTService(pool: pool, schema: schema, config: restConfig, settings: SettingsStore(config.postgrest), reads: readReplicas)
         self.rest = rest
         let migrator = Migrator(directory: config.migrationsDirectory)
         let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, metrics: metrics) : nil
         let router = Routes.make(
             config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
-            migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed) }, logger: logger)
+            migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed, readReplicas: readReplicas) }, logger: logger)
         server = HTTPServer(
             host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
             loop: loop, inline: inline,
             responder: { request in
                 let started = DispatchTime.now().uptimeNanoseconds
                 let response = router.respond(to: request)
+                if let readReplicas { readReplicas.recordAuthWrite(request, config: config) }
                 metrics.record(request, response, since: started)
                 return response
             })
@@ -144,6 +155,7 @@ public final class Application: Sendable {
         messageFeed.stop()
         realtime.releasePresences()
         pipeline.close()
+        readReplicas?.stop()
         mailer.shutdown()
         do {
             try realtime.releaseLeases()

@@ -113,6 +113,8 @@ extension ServerConfig {
         database = location
         migrationsDirectory = DatabaseBootstrap.migrationsDirectory(flags.migrationsDirectory ?? value("ONBOARD_MIGRATIONS_DIR"))
         listenDatabaseURL = value("DATABASE_LISTEN_URL")
+        readReplicas.urls = list("DATABASE_READ_URLS")
+        if let lag = value("DB_READ_MAX_LAG") { try readReplicas.setMaxLag(lag) }
         if let seconds = try integer("JWT_EXP", minimum: 1) { auth.jwtExpiry = seconds }
         if let size = try integer("DB_POOL_SIZE", minimum: 1) { poolSize = size }
         // PostgREST's name for the same switch is read too.

@@ -42,6 +42,7 @@ public final class Metrics: Sendable {
     private let realtime: RealtimeService?
     private let feed: ChangeFeed?
     private let mailer: Mailer?
+    private let readReplicas: ReadReplicas?
     /// Tables also served at bare paths (`/children`).
     private let bareTables: Set<String>
     /// The requests per route at two moments (the newer at least `markSpacing` after the older),
@@ -51,8 +52,9 @@ public final class Metrics: Sendable {
 
     init(
         pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
-        mailer: Mailer? = nil, pipeline: PipelineClient? = nil
+        mailer: Mailer? = nil, pipeline: PipelineClient? = nil, readReplicas: ReadReplicas? = nil
     ) {
+        self.readReplicas = readReplicas
         self.pool = pool
         self.pipeline = pipeline
         self.schema = schema
@@ -270,23 +272,32 @@ public final class Metrics: Sendable {
             out += "# TYPE onboard_db_pipeline_declined_total counter\n"
             out += "onboard_db_pipeline_declined_total \(stats.declined)\n"
         }
+        if let readReplicas { out += readReplicas.metricsText() }
         out += "# HELP onboard_process_start_time_seconds Start time of the process since the Unix epoch.\n"
         out += "# TYPE onboard_process_start_time_seconds gauge\n"
         out += "onboard_process_start_time_seconds \(Int(started.timeIntervalSince1970))\n"
         if let mailer {
             let stats = mailer.stats
             out +=
-                "# HELP onboard_mail_total Mails of the Auth flows by outcome: sent (accepted by the SMTP server), logged (no SMTP_HOST: written to the log), failed (given up after retries), dropped (queue full or server stopping).\n"
+                "# HELP onboard_mail_total Mails of the Auth flows this process delivered, by outcome: sent (accepted by the SMTP server), logged (no SMTP_HOST: written to the log), failed (given up after retries).\n"
             out += "# TYPE onboard_mail_total counter\n"
-            for (result, count) in [("dropped", stats.dropped), ("failed", stats.failed), ("logged", stats.logged), ("sent", stats.sent)] {
+            for (result, count) in [("failed", stats.failed), ("logged", stats.logged), ("sent", stats.sent)] {
                 out += "onboard_mail_total{result=\"\(result)\"} \(count)\n"
             }
-            out += "# HELP onboard_mail_retries_total Delivery attempts that failed transiently and were scheduled again.\n"
+            out += "# HELP onboard_mail_retries_total Delivery attempts of this process that failed transiently and were scheduled again.\n"
             out += "# TYPE onboard_mail_retries_total counter\n"
             out += "onboard_mail_retries_total \(stats.retried)\n"
-            out += "# HELP onboard_mail_queue Mails waiting for a sender thread.\n"
-            out += "# TYPE onboard_mail_queue gauge\n"
-            out += "onboard_mail_queue \(stats.queued)\n"
+            // The outbox is shared by every server: its depth is the database's.
+            if let depth = try? pool.withConnection({ try Mailer.depth($0) }) {
+                out += "# HELP onboard_mail_queue Mails of the outbox waiting for delivery (every server's), retries included.\n"
+                out += "# TYPE onboard_mail_queue gauge\n"
+                out += "onboard_mail_queue \(depth.pending)\n"
+                out += "# HELP onboard_mail_outbox Rows of the mail outbox by status (finished rows are kept for a while).\n"
+                out += "# TYPE onboard_mail_outbox gauge\n"
+                for (status, count) in [("failed", depth.failed), ("logged", depth.logged), ("pending", depth.pending), ("sent", depth.sent)] {
+                    out += "onboard_mail_outbox{status=\"\(status)\"} \(count)\n"
+                }
+            }
         }
         if let realtime, let feed {
             out += "# HELP onboard_realtime_sockets Open Realtime WebSockets.\n"
@@ -334,11 +345,13 @@ struct Readiness: Sendable {
     /// The answer for anyone else: without that text (host names, ports, socket paths).
     var publicJSON: String
 
-    static func check(pool: Pool, migrator: Migrator, feed: ChangeFeed? = nil) -> Readiness {
+    static func check(pool: Pool, migrator: Migrator, feed: ChangeFeed? = nil, readReplicas: ReadReplicas? = nil) -> Readiness {
         var realtime = ""
         if let feed {
             realtime = #","realtime":{"feed":\#(feed.kind.map { jsonString($0.rawValue) } ?? "null"),"connected":\#(feed.isListening)}"#
         }
+        // The standbys never make the server unready: reads fall back to the primary.
+        if let readReplicas { realtime += "," + readReplicas.readinessJSON() }
         do {
             let states = try pool.withConnection { try migrator.status($0) }
             let pending = states.filter { $0.kind == .pending }.map { "\($0.version)_\($0.name)" }

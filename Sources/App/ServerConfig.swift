@@ -16,6 +16,8 @@ public struct ServerConfig: Sendable {
     public var listenDatabaseURL: String?
     /// Realtime's change feed: the WAL when the database can stream it, else the triggers.
     public var realtimeFeed = RealtimeFeedChoice.auto
+    /// Hot standbys for REST reads (`DATABASE_READ_URLS`, `DB_READ_MAX_LAG`); none by default.
+    public var readReplicas = ReadReplicaConfig()
     public var migrationsDirectory: URL = URL(fileURLWithPath: "migrations")
     /// The JWT secret and the two API keys (kept in `auth`, which signs with them).
     public var keys: KeyConfig {

@@ -67,7 +67,7 @@ public final class AuthService: Sendable {
         self.pool = pool
         self.config = config
         self.logger = logger
-        self.mailer = mailer ?? Mailer(transport: .log, logger: logger)
+        self.mailer = mailer ?? Mailer(transport: .log, conninfo: pool.conninfo, logger: logger)
     }
 
     /// Serves `route` (the path after `/auth/v1`).

@@ -121,6 +121,26 @@ public final class EmbeddedPostgres: Sendable {
             ])
     }
 
+    /// A hot standby of this running cluster in `folder`, not started yet: `pg_basebackup`
+    /// with `-R` (it streams from this cluster's socket as the superuser) through the physical
+    /// replication slot `slot`, created here. Same options as this cluster (a standby needs
+    /// settings such as max_connections at least as high as its primary's).
+    public func makeStandby(in folder: URL, slot: String) throws -> EmbeddedPostgres {
+        let standby = try EmbeddedPostgres(dataDirectory: folder, options: options, binDirectory: binDirectory)
+        try FileManager.default.createDirectory(at: standby.socketDirectory, withIntermediateDirectories: true)
+        if let user = runAsUser {
+            try Self.run(["chown", "-R", "\(user):\(user)", standby.dataDirectory.path], asUser: nil)
+            try Self.run(["chmod", "0700", standby.dataDirectory.path], asUser: nil)
+        }
+        try pgCommand(
+            "pg_basebackup",
+            [
+                "-h", socketDirectory.path, "-p", String(port), "-U", superuser, "-D", standby.clusterDirectory.path,
+                "-R", "-X", "stream", "-C", "-S", slot, "--checkpoint=fast"
+            ])
+        return standby
+    }
+
     /// True when this cluster's server accepts connections on its socket. (`pg_ctl status` only
     /// checks that the pid in `postmaster.pid` is alive, which a stale file can fake.)
     public func isRunning() -> Bool {

@@ -69,12 +69,18 @@ public final class RESTService: Sendable {
     let config: RESTConfig
     /// PostgREST's settings in force (replaced when the configuration is reloaded).
     public let settings: SettingsStore
+    /// Where reads go when hot standbys are configured (`ReadRouting.swift`); nil: the primary.
+    let reads: (any ReadRouting)?
 
-    public init(pool: Pool, schema: SchemaCacheStore, config: RESTConfig, settings: SettingsStore = SettingsStore(PostgRESTSettings())) {
+    public init(
+        pool: Pool, schema: SchemaCacheStore, config: RESTConfig, settings: SettingsStore = SettingsStore(PostgRESTSettings()),
+        reads: (any ReadRouting)? = nil
+    ) {
         self.pool = pool
         self.schema = schema
         self.config = config
         self.settings = settings
+        self.reads = reads
     }
 
     /// Serves `resource` (the path after `/rest/v1`, e.g. `/children`, `/rpc/fn`, `/`; or a bare
@@ -193,6 +199,13 @@ public final class RESTService: Sendable {
         _ plan: ActionPlan, caller: Caller, context: RequestContext? = nil, settings: PostgRESTSettings = PostgRESTSettings()
     ) throws(RESTError) -> MainResult {
         guard let statement = plan.statement else { return MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil) }
+        return try routedExecute(plan, statement: statement, caller: caller, context: context, settings: settings)
+    }
+
+    /// `execute` on the connections of `pool` (the primary's, or a standby's for a routed read).
+    func execute(
+        _ plan: ActionPlan, statement: SQL, caller: Caller, context: RequestContext?, settings: PostgRESTSettings, on pool: Pool
+    ) throws(RESTError) -> MainResult {
         do {
             return try pool.withConnection { connection throws -> MainResult in
                 guard plan.mustDecide else {
@@ -238,7 +251,7 @@ public final class RESTService: Sendable {
             return true
         }
         let exchange = Self.exchange(plan, statement: statement, caller: caller, context: RequestContext(request, resource: resource), settings: settings)
-        return pipeline.submit(exchange.statements) { [self] outcome in
+        return routedSubmit(plan, exchange, caller: caller, method: request.method.rawValue, primary: pipeline) { [self] outcome in
             do {
                 let results = try outcome.get()
                 timing.mark("transaction")

@@ -44,7 +44,8 @@ public enum TestPostgres {
     private static func removeAbandonedClusters(in folder: URL, prefix: String, options: EmbeddedPostgres.Options) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in names where name.hasPrefix(prefix) {
-            guard let pid = pid_t(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            // `<prefix><pid>`, or `<prefix><pid>-replication-…` for TestStandby's pair.
+            guard let pid = pid_t(name.dropFirst(prefix.count).prefix { $0.isNumber }), kill(pid, 0) != 0, errno == ESRCH else { continue }
             let abandoned = folder.appendingPathComponent(name)
             try? EmbeddedPostgres(dataDirectory: abandoned, options: options).stop()
             try? FileManager.default.removeItem(at: abandoned)

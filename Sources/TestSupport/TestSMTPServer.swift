@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A real SMTP server for tests: `tests/smtp/sink.py` (aiosmtpd, Debian's python3-aiosmtpd) in a
 /// process of its own on a free loopback port, writing each accepted mail to a folder.
@@ -12,14 +13,15 @@ public final class TestSMTPServer: @unchecked Sendable {  // its state is set on
     public let certificate: URL?
     private let process: Process
 
-    public init(mode: Mode = .plain, auth: (user: String, password: String)? = nil) throws {
+    /// `port`: the port to listen on (0: a free one).
+    public init(mode: Mode = .plain, auth: (user: String, password: String)? = nil, port: Int = 0) throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("onboard-smtp-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         self.folder = folder
         var arguments = [
             TestPostgres.packageRoot.appendingPathComponent("tests/smtp/sink.py").path,
             "--dir", folder.appendingPathComponent("mail").path,
-            "--port-file", folder.appendingPathComponent("port").path, "--mode", mode.rawValue
+            "--port-file", folder.appendingPathComponent("port").path, "--mode", mode.rawValue, "--port", "\(port)"
         ]
         if mode != .plain {
             let (certificate, key) = try Self.makeCertificate(in: folder)
@@ -47,6 +49,25 @@ public final class TestSMTPServer: @unchecked Sendable {  // its state is set on
             throw TestHTTPError.protocolError("the SMTP sink did not start (is python3-aiosmtpd installed?): \(log)")
         }
         self.port = port
+    }
+
+    /// A loopback port nobody listens on at the time of the call (bound and released).
+    public static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestHTTPError.protocolError("socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw TestHTTPError.protocolError("bind() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     deinit {

@@ -13,15 +13,16 @@ public final class TestServer: Sendable {
     public let anonKey: String
     public let serviceKey: String
 
-    /// `log`: where the server logs (info and up) instead of standard error.
-    public init(log: CapturedLog? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
-        databaseURL = try TestPostgres.makeDatabase()
+    /// `log`: where the server logs (info and up) instead of standard error. `databaseURL`: a
+    /// migrated database made elsewhere (a new one of the test cluster by default).
+    public init(databaseURL: String? = nil, log: CapturedLog? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
+        self.databaseURL = try databaseURL ?? TestPostgres.makeDatabase()
         let now = Int(Date().timeIntervalSince1970)
         anonKey = JWT.signHS256(claims: ["role": "anon", "iss": "supabase", "iat": now, "exp": now + 3600], secret: Array(Self.secret.utf8))
         serviceKey = JWT.signHS256(claims: ["role": "service_role", "iss": "supabase", "iat": now, "exp": now + 3600], secret: Array(Self.secret.utf8))
         var config = ServerConfig(keys: KeyConfig(jwtSecret: Self.secret, anonKey: anonKey, serviceRoleKey: serviceKey))
         config.port = 0
-        config.database = .url(databaseURL)
+        config.database = .url(self.databaseURL)
         config.migrationsDirectory = TestPostgres.migrationsDirectory
         config.poolSize = 4
         // Many test servers share one cluster: few pipelined connections each (they still serve
@@ -29,6 +30,8 @@ public final class TestServer: Sendable {
         config.pipelineConnections = 4
         config.limits.workerThreads = 8
         config.auth.bcryptCost = 4
+        // One mail sender (and its connection) per test server; the outbox is the same.
+        config.auth.mail.senders = 1
         config.auth.signInLimit.hits = 10_000
         config.auth.refreshLimit.hits = 10_000
         configure(&config)

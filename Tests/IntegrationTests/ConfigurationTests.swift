@@ -56,6 +56,11 @@ struct ConfigurationTests {
         "SITE_URL": ("https://app.example", { $0.auth.siteURL == "https://app.example" }),
         "CORS_ALLOWED_ORIGINS": ("https://a.example, https://b.example", { $0.cors.allowedOrigins == ["https://a.example", "https://b.example"] }),
         "DATABASE_LISTEN_URL": ("postgresql://direct/app", { $0.listenDatabaseURL == "postgresql://direct/app" }),
+        "DATABASE_READ_URLS": (
+            "postgresql://standby-a/app, postgresql://standby-b/app",
+            { $0.readReplicas.urls == ["postgresql://standby-a/app", "postgresql://standby-b/app"] }
+        ),
+        "DB_READ_MAX_LAG": ("16MB", { $0.readReplicas.maxLagBytes == 16 << 20 && $0.readReplicas.maxLagSeconds == .infinity }),
         "DB_POOL_SIZE": ("20", { $0.poolSize == 20 && $0.limits.workerThreads >= 24 }),
         "DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements && $0.effectivePipelineConnections == 0 }),
         "DB_PIPELINE_CONNECTIONS": ("0", { $0.effectivePipelineConnections == 0 }),
@@ -142,6 +147,14 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try Self.config(["MFA_MAX_ENROLLED_FACTORS": "0"]) }
     }
 
+    @Test func readReplicaLagIsADurationOrASizeOfWAL() throws {
+        #expect(try Self.config().readReplicas == ReadReplicaConfig())
+        let seconds = try Self.config(["DB_READ_MAX_LAG": "500ms"]).readReplicas
+        #expect(seconds.maxLagSeconds == 0.5 && seconds.maxLagBytes == nil)
+        #expect(try Self.config(["DB_READ_MAX_LAG": "2"]).readReplicas.maxLagSeconds == 2)
+        #expect(try Self.config(["DB_READ_MAX_LAG": "512kB"]).readReplicas.maxLagBytes == 512 * 1024)
+    }
+
     @Test func everyDocumentedVariableIsHandledAndNoOther() {
         #expect(Self.documented.count >= 30, "the README's table was not found")
         #expect(Self.documented == Set(Self.effects.keys), "README and tests differ: \(Self.documented.symmetricDifference(Self.effects.keys))")
@@ -198,7 +211,8 @@ struct ConfigurationTests {
 
     @Test(arguments: [
         ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"),
-        ("DB_PIPELINE_CONNECTIONS", "-1"), ("JWT_KEYS", "not json"), ("JWT_KEYS", #"[{"kty":"oct","kid":"x","k":"c2VjcmV0"}]"#),
+        ("DB_PIPELINE_CONNECTIONS", "-1"), ("DB_READ_MAX_LAG", "soon"), ("DB_READ_MAX_LAG", "0"), ("JWT_KEYS", "not json"),
+        ("JWT_KEYS", #"[{"kty":"oct","kid":"x","k":"c2VjcmV0"}]"#),
         ("PUBLISHABLE_KEYS", "anon-key"), ("SECRET_KEYS", "sb_publishable_x"),
         ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
         ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_MAX_ROWS", "-1"), ("PGRST_DB_PRE_REQUEST", "a.b.c"),

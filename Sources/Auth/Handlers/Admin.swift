@@ -135,7 +135,7 @@ extension AuthService {
                 guard let row else { throw AuthError.unexpected("user vanished") }
                 let mail = try issueMail(
                     connection, kind: kind == .invite ? .invite : .confirmation, type: .confirmation, user: row.user, to: row.user.email,
-                    flowStateID: nil, redirectTo: redirectTo, passwordless: link.kind != .signup)
+                    flowStateID: nil, redirectTo: redirectTo, passwordless: link.kind != .signup, deliver: false)
                 try Users.stampSent(connection, id: row.user.id, .confirmation)
                 if kind == .invite { try Users.stampInvited(connection, id: row.user.id) }
                 return (row.user.id, mail, kind)
@@ -143,7 +143,7 @@ extension AuthService {
                 guard let row else { throw AuthError.userWithEmailNotFound }
                 let mail = try issueMail(
                     connection, kind: kind == .magiclink ? .magicLink : .recovery, type: .recovery, user: row.user, to: row.user.email,
-                    flowStateID: nil, redirectTo: redirectTo, passwordless: true)
+                    flowStateID: nil, redirectTo: redirectTo, passwordless: true, deliver: false)
                 try Users.stampSent(connection, id: row.user.id, .recovery)
                 return (row.user.id, mail, kind)
             case .emailChangeCurrent, .emailChangeNew:
@@ -155,7 +155,7 @@ extension AuthService {
                 let current = kind == .emailChangeCurrent
                 let mail = try issueMail(
                     connection, kind: .emailChange, type: current ? .emailChangeCurrent : .emailChangeNew, user: row.user,
-                    to: current ? row.user.email : newEmail, flowStateID: nil, redirectTo: redirectTo, newEmail: newEmail)
+                    to: current ? row.user.email : newEmail, flowStateID: nil, redirectTo: redirectTo, newEmail: newEmail, deliver: false)
                 return (row.user.id, mail, kind)
             }
         }

@@ -38,8 +38,11 @@ public struct MailConfig: Sendable {
     public var smtp: SMTPConfig?
     /// `SMTP_ADMIN_EMAIL` and `SMTP_SENDER_NAME`.
     public var sender = MailSender(address: "noreply@localhost")
-    /// Seconds before each retry of a mail whose delivery failed for a transient reason.
-    public var retryDelays: [Double] = [2, 10]
+    /// Seconds before each retry of a mail whose delivery failed for a transient reason (then it is
+    /// given up as `failed`).
+    public var retryDelays: [Double] = [2, 10, 60, 300]
+    /// Threads (each with a database connection of its own) delivering the outbox's mails.
+    public var senders = 2
     /// Per kind, from `MAILER_TEMPLATES_*` files and `MAILER_SUBJECTS_*`; the defaults otherwise.
     public var templates: [MailKind: MailTemplate] = [:]
 

@@ -5,8 +5,9 @@ import Postgres
 
 /// The endpoints that send mail: sign-up awaiting confirmation, `/recover`, `/otp`, `/resend`,
 /// `/reauthenticate` and the e-mail change of `PUT /user`. Each writes its tokens (and PKCE flow)
-/// in one transaction with the per-address interval and the mail budget checked, and hands the
-/// mails to the mailer after the commit: the request never waits for a mail server.
+/// in one transaction with the per-address interval and the mail budget checked, the mails into
+/// the outbox in that same transaction, and wakes the senders after the commit: the request
+/// never waits for a mail server.
 extension AuthService {
     /// The confirmation mail of a sign-up (also `/otp` for a new or unconfirmed address, then
     /// `passwordless`; `/resend` type signup).

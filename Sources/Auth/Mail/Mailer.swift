@@ -1,6 +1,7 @@
 import Foundation
 import Identity
 import Logging
+import Postgres
 import Synchronization
 
 /// One mail ready to go: its rendered subject and body, and (for the log when nothing is sent)
@@ -43,132 +44,225 @@ public enum MailTransport: Sendable {
     case log
 }
 
-/// Delivers mails off the request path: handlers enqueue and return; a few threads of its own
-/// deliver, retry transient failures later (without holding a thread meanwhile), and log every
-/// mail that could not be sent. Nothing is dropped without a log line and a count.
+/// Delivers the mails of the outbox (`auth.mail_outbox`) off the request path. A flow writes its
+/// mail with `Mailer.enqueue(_:_:)` in the transaction that issues the token it carries, and
+/// calls `wake()` after the commit. A few threads of each server, each on a connection of its
+/// own, claim due rows with `FOR UPDATE SKIP LOCKED` (any server's row: the servers share the
+/// work), keep the row locked while the mail server answers, and record the outcome in the same
+/// transaction. A server that dies mid-delivery releases its row, which is tried again: every
+/// mail is sent at least once, and twice only if a server dies between the mail server's
+/// acceptance and the commit. Transient failures are tried again after `retryDelays`; a mail
+/// that cannot be sent is logged and kept as `failed`. Finished rows (their secrets erased) are
+/// kept `retention` seconds, then deleted.
 public final class Mailer: Sendable {
+    /// This process's deliveries since it started (the outbox itself is shared by every server).
     public struct Stats: Sendable, Equatable {
         public var sent = 0
         public var logged = 0
         public var failed = 0
         public var retried = 0
-        public var dropped = 0
-        public var queued = 0
     }
 
-    private struct Job: Sendable {
-        var mail: OutgoingMail
-        var attempt: Int
+    /// Rows of the outbox by status.
+    public struct Depth: Sendable, Equatable {
+        public var pending = 0
+        public var sent = 0
+        public var logged = 0
+        public var failed = 0
+    }
+
+    private enum Outcome {
+        case sent, logged, failed, retried
     }
 
     public let transport: MailTransport
+    let conninfo: String
     let logger: Logger
     /// Seconds before the second, third, … attempt after a transient failure.
     let retryDelays: [Double]
-    let capacity: Int
-    private let queue = Mutex<[Job]>([])
+    /// Seconds between two looks at the outbox without a `wake()` (rows of other servers, retries).
+    let pollInterval: Double
+    /// Seconds a finished row is kept.
+    let retention: Double
     private let counters = Mutex(Stats())
     private let ready = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
     private let workers: Int
 
-    public init(transport: MailTransport, logger: Logger, workers: Int = 2, retryDelays: [Double] = [2, 10], capacity: Int = 10_000) {
+    public init(
+        transport: MailTransport, conninfo: String, logger: Logger, workers: Int = 2, retryDelays: [Double] = [2, 10, 60, 300],
+        pollInterval: Double = 1, retention: Double = 7 * 86400
+    ) {
         self.transport = transport
+        self.conninfo = conninfo
         self.logger = logger
         self.retryDelays = retryDelays
-        self.capacity = capacity
+        self.pollInterval = pollInterval
+        self.retention = retention
         self.workers = workers
-        for _ in 0..<workers {
-            Thread.detachNewThread { [self] in work() }
+        for index in 0..<workers {
+            Thread.detachNewThread { [self] in work(purges: index == 0) }
         }
     }
 
-    public var stats: Stats {
-        var stats = counters.withLock { $0 }
-        stats.queued = queue.withLock { $0.count }
-        return stats
+    public var stats: Stats { counters.withLock { $0 } }
+
+    /// Writes `mail` into the outbox on `connection`, inside the caller's transaction.
+    public static func enqueue(_ connection: Connection, _ mail: OutgoingMail) throws {
+        _ = try connection.query(
+            """
+            INSERT INTO auth.mail_outbox (kind, recipient, subject, html, link, code)
+            VALUES (\(mail.kind.rawValue), \(mail.to), \(mail.subject), \(mail.html), \(mail.link), \(mail.code))
+            """)
     }
 
-    /// Takes `mail` for delivery and returns at once.
-    public func enqueue(_ mail: OutgoingMail) {
-        add(Job(mail: mail, attempt: 0))
-    }
-
-    private func add(_ job: Job) {
-        guard !stopped.load(ordering: .acquiring) else {
-            giveUp(job.mail, reason: "the server is stopping", count: \.dropped)
-            return
+    /// The outbox's rows by status (every server's).
+    public static func depth(_ connection: Connection) throws -> Depth {
+        let result = try connection.query("SELECT status, count(*)::int FROM auth.mail_outbox GROUP BY status")
+        var depth = Depth()
+        for row in 0..<result.count {
+            let count = Int(result[row, 1] ?? "") ?? 0
+            switch result[row, 0] {
+            case "pending": depth.pending = count
+            case "sent": depth.sent = count
+            case "logged": depth.logged = count
+            case "failed": depth.failed = count
+            default: break
+            }
         }
-        let accepted = queue.withLock { jobs -> Bool in
-            guard jobs.count < capacity else { return false }
-            jobs.append(job)
-            return true
-        }
-        if accepted { ready.signal() } else { giveUp(job.mail, reason: "the mail queue is full (\(capacity))", count: \.dropped) }
+        return depth
     }
 
-    /// Stops the threads; mails still queued are logged as not sent.
+    /// Tells the senders that a committed transaction wrote mails.
+    public func wake() {
+        ready.signal()
+    }
+
+    /// Stops the senders: a delivery under way finishes (up to 5 seconds are waited for); mails
+    /// still pending stay in the outbox for the next start or another server.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for _ in 0..<workers { ready.signal() }
-        let left = queue.withLock { jobs -> [Job] in
-            defer { jobs = [] }
-            return jobs
-        }
-        for job in left { giveUp(job.mail, reason: "the server is stopping", count: \.dropped) }
+        for _ in 0..<workers { _ = ended.wait(timeout: .now() + 5) }
     }
 
-    private func work() {
-        while true {
-            ready.wait()
-            if stopped.load(ordering: .acquiring) { return }
-            guard let job = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
-            deliver(job)
-        }
-    }
-
-    private func deliver(_ job: Job) {
-        let mail = job.mail
-        switch transport {
-        case .log:
-            logger.warning(
-                "mail not sent (SMTP_HOST is unset): its link and code follow",
-                metadata: [
-                    "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)",
-                    "mail.link": "\(mail.link ?? "(none)")", "mail.code": "\(mail.code)"
-                ])
-            counters.withLock { $0.logged += 1 }
-        case .smtp(let config, let sender):
+    private func work(purges: Bool) {
+        defer { ended.signal() }
+        var connection: Connection?
+        var lastPurge = Date.distantPast
+        var unavailableSince: Date?
+        while !stopped.load(ordering: .acquiring) {
             do {
-                let message = Self.format(mail, from: sender)
-                try SMTPClient(config).send(from: sender.address, to: [mail.to], message: message)
-                counters.withLock { $0.sent += 1 }
-                logger.info("mail sent", metadata: ["mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "attempt": "\(job.attempt + 1)"])
-            } catch {
-                if error.transient && job.attempt < retryDelays.count && !stopped.load(ordering: .acquiring) {
-                    counters.withLock { $0.retried += 1 }
-                    let delay = retryDelays[job.attempt]
-                    logger.warning(
-                        "mail delivery failed; trying again",
-                        metadata: [
-                            "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "error": "\(error)", "retry_in_seconds": "\(delay)"
-                        ])
-                    let next = Job(mail: mail, attempt: job.attempt + 1)
-                    DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in add(next) }
-                } else {
-                    giveUp(mail, reason: "\(error) (after \(job.attempt + 1) attempt\(job.attempt == 0 ? "" : "s"))", count: \.failed)
+                if connection == nil { connection = try Connection(conninfo: conninfo, allowsPreparedStatements: false) }
+                while !stopped.load(ordering: .acquiring), let outcome = try deliverNext(connection!) {
+                    count(outcome)
                 }
+                if purges && Date().timeIntervalSince(lastPurge) > 600 {
+                    _ = try connection!.query(
+                        """
+                        DELETE FROM auth.mail_outbox
+                         WHERE status <> 'pending' AND finished_at < now() - make_interval(secs => \(retention))
+                        """)
+                    lastPurge = Date()
+                }
+                unavailableSince = nil
+            } catch {
+                connection = nil
+                if unavailableSince == nil {
+                    unavailableSince = Date()
+                    logger.warning("the mail outbox is unavailable; trying again", metadata: ["error": "\(error)"])
+                }
+            }
+            if stopped.load(ordering: .acquiring) { break }
+            _ = ready.wait(timeout: .now() + pollInterval)
+        }
+    }
+
+    private func count(_ outcome: Outcome) {
+        counters.withLock { stats in
+            switch outcome {
+            case .sent: stats.sent += 1
+            case .logged: stats.logged += 1
+            case .failed: stats.failed += 1
+            case .retried: stats.retried += 1
             }
         }
     }
 
-    private func giveUp(_ mail: OutgoingMail, reason: String, count: WritableKeyPath<Stats, Int>) {
-        counters.withLock { $0[keyPath: count] += 1 }
-        logger.error(
-            "mail could not be sent",
-            metadata: [
-                "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)", "error": "\(reason)"
-            ])
+    /// Claims the oldest due mail, tries it, and records the outcome; nil when none is due.
+    private func deliverNext(_ connection: Connection) throws -> Outcome? {
+        try connection.withTransaction { connection -> Outcome? in
+            let rows = try connection.query(
+                """
+                SELECT id, kind, recipient, subject, html, link, code, attempts FROM auth.mail_outbox
+                 WHERE status = 'pending' AND next_attempt_at <= now()
+                 ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+                """)
+            guard !rows.isEmpty, let id = rows[0, 0] else { return nil }
+            let mail = OutgoingMail(
+                kind: MailKind(rawValue: rows[0, 1] ?? "") ?? .confirmation, to: rows[0, 2] ?? "", subject: rows[0, 3] ?? "",
+                html: rows[0, 4] ?? "", link: rows[0, 5], code: rows[0, 6] ?? "")
+            let attempt = (Int(rows[0, 7] ?? "") ?? 0) + 1
+            func finish(_ status: String, error: String? = nil) throws {
+                _ = try connection.query(
+                    """
+                    UPDATE auth.mail_outbox
+                       SET status = \(status), attempts = \(attempt), finished_at = now(), last_error = \(error),
+                           subject = NULL, html = NULL, link = NULL, code = NULL
+                     WHERE id = \(id)::bigint
+                    """)
+            }
+            switch transport {
+            case .log:
+                logger.warning(
+                    "mail not sent (SMTP_HOST is unset): its link and code follow",
+                    metadata: [
+                        "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)",
+                        "mail.link": "\(mail.link ?? "(none)")", "mail.code": "\(mail.code)"
+                    ])
+                try finish("logged")
+                return .logged
+            case .smtp(let config, let sender):
+                let failure: MailDeliveryError?
+                let message = Self.format(mail, from: sender)
+                do throws(MailDeliveryError) {
+                    try SMTPClient(config).send(from: sender.address, to: [mail.to], message: message)
+                    failure = nil
+                } catch {
+                    failure = error
+                }
+                if let error = failure {
+                    if error.transient && attempt <= retryDelays.count {
+                        let delay = retryDelays[attempt - 1]
+                        _ = try connection.query(
+                            """
+                            UPDATE auth.mail_outbox
+                               SET attempts = \(attempt), last_error = \(error.description),
+                                   next_attempt_at = now() + make_interval(secs => \(delay))
+                             WHERE id = \(id)::bigint
+                            """)
+                        logger.warning(
+                            "mail delivery failed; trying again",
+                            metadata: [
+                                "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "error": "\(error)", "retry_in_seconds": "\(delay)"
+                            ])
+                        return .retried
+                    }
+                    let reason = "\(error) (after \(attempt) attempt\(attempt == 1 ? "" : "s"))"
+                    try finish("failed", error: reason)
+                    logger.error(
+                        "mail could not be sent",
+                        metadata: [
+                            "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)", "error": "\(reason)"
+                        ])
+                    return .failed
+                }
+                try finish("sent")
+                logger.info("mail sent", metadata: ["mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "attempt": "\(attempt)"])
+                return .sent
+            }
+        }
     }
 
     // MARK: the message

@@ -24,12 +24,14 @@ enum TokenType: String, Sendable {
 
 extension AuthService {
     /// Issues a new token of `type` for `user` (replacing the previous one, so only the latest
-    /// mail works) and renders its mail to `address`. A PKCE flow's link token starts with
+    /// mail works) and renders its mail to `address`, written to the outbox in the same transaction. A PKCE flow's link token starts with
     /// `pkce_` (clients and `GET /verify` tell the flows apart by it). `passwordless`: the mail
     /// answers a passwordless sign-in or a recovery (see `consumeToken`).
+    /// `deliver` false: the token alone, nothing mailed (the admin's `generate_link` answers the
+    /// link instead).
     func issueMail(
         _ connection: Connection, kind: MailKind, type: TokenType, user: MailUser, to address: String,
-        flowStateID: String?, redirectTo: String, newEmail: String = "", passwordless: Bool = false
+        flowStateID: String?, redirectTo: String, newEmail: String = "", passwordless: Bool = false, deliver: Bool = true
     ) throws -> OutgoingMail {
         let code = Self.newOTP(length: config.mail.otpLength)
         let linkToken = kind.linkType.map { _ in (flowStateID != nil ? "pkce_" : "") + Crypto.hex(Crypto.randomBytes(28)) }
@@ -51,6 +53,8 @@ extension AuthService {
         let (subject, html) = config.mail.template(kind).render(values)
         var mail = OutgoingMail(kind: kind, to: address, subject: subject, html: html, link: link, code: code)
         mail.tokenHash = linkToken ?? ""
+        // Into the outbox in the token's own transaction: the mail exists exactly when its token does.
+        if deliver { try Mailer.enqueue(connection, mail) }
         return mail
     }
 
@@ -107,9 +111,10 @@ extension AuthService {
         return id
     }
 
-    /// Hands mails to the mailer once their tokens are committed.
+    /// Wakes the senders once the transaction that wrote `mails` (and their tokens) to the outbox
+    /// has committed.
     func send(_ mails: [OutgoingMail]) {
-        for mail in mails { mailer.enqueue(mail) }
+        if !mails.isEmpty { mailer.wake() }
     }
 
     // MARK: redirects
