@@ -1800,6 +1800,42 @@ CREATE TABLE auth.identities (
 
 
 --
+-- Name: mail_outbox; Type: TABLE; Schema: auth; Owner: -
+--
+
+CREATE TABLE auth.mail_outbox (
+    id bigint NOT NULL,
+    kind text NOT NULL,
+    recipient text NOT NULL,
+    subject text,
+    html text,
+    link text,
+    code text,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    last_error text,
+    CONSTRAINT mail_outbox_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'logged'::text, 'failed'::text])))
+);
+
+
+--
+-- Name: mail_outbox_id_seq; Type: SEQUENCE; Schema: auth; Owner: -
+--
+
+ALTER TABLE auth.mail_outbox ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME auth.mail_outbox_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: mfa_amr_claims; Type: TABLE; Schema: auth; Owner: -
 --
 
@@ -2096,6 +2132,14 @@ ALTER TABLE ONLY auth.identities
 
 
 --
+-- Name: mail_outbox mail_outbox_pkey; Type: CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.mail_outbox
+    ADD CONSTRAINT mail_outbox_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: mfa_amr_claims mfa_amr_claims_pkey; Type: CONSTRAINT; Schema: auth; Owner: -
 --
 
@@ -2342,6 +2386,20 @@ CREATE INDEX flow_state_user_id_idx ON auth.flow_state USING btree (user_id);
 --
 
 CREATE INDEX identities_user_id_idx ON auth.identities USING btree (user_id);
+
+
+--
+-- Name: mail_outbox_finished_idx; Type: INDEX; Schema: auth; Owner: -
+--
+
+CREATE INDEX mail_outbox_finished_idx ON auth.mail_outbox USING btree (finished_at) WHERE (status <> 'pending'::text);
+
+
+--
+-- Name: mail_outbox_pending_idx; Type: INDEX; Schema: auth; Owner: -
+--
+
+CREATE INDEX mail_outbox_pending_idx ON auth.mail_outbox USING btree (next_attempt_at, id) WHERE (status = 'pending'::text);
 
 
 --
@@ -3523,6 +3581,13 @@ GRANT SELECT ON TABLE analytics.onboarding_transitions TO service_role;
 --
 
 GRANT ALL ON TABLE auth.identities TO service_role;
+
+
+--
+-- Name: TABLE mail_outbox; Type: ACL; Schema: auth; Owner: -
+--
+
+GRANT ALL ON TABLE auth.mail_outbox TO service_role;
 
 
 --
