@@ -1805,6 +1805,7 @@ CREATE TABLE auth.identities (
 
 CREATE TABLE auth.mail_outbox (
     id bigint NOT NULL,
+    route text NOT NULL,
     kind text NOT NULL,
     recipient text NOT NULL,
     subject text,
@@ -2399,7 +2400,7 @@ CREATE INDEX mail_outbox_finished_idx ON auth.mail_outbox USING btree (finished_
 -- Name: mail_outbox_pending_idx; Type: INDEX; Schema: auth; Owner: -
 --
 
-CREATE INDEX mail_outbox_pending_idx ON auth.mail_outbox USING btree (next_attempt_at, id) WHERE (status = 'pending'::text);
+CREATE INDEX mail_outbox_pending_idx ON auth.mail_outbox USING btree (route, next_attempt_at, id) WHERE (status = 'pending'::text);
 
 
 --

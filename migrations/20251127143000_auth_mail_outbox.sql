@@ -10,6 +10,9 @@
 -- outcome, last error) is kept for a while as the delivery record.
 CREATE TABLE auth.mail_outbox (
     id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    -- The mail server of the server that wrote it (`smtp://user@host:port`, or `log`): only
+    -- servers with the same one deliver it (replicas share one configuration).
+    route           text NOT NULL,
     kind            text NOT NULL,
     recipient       text NOT NULL,
     subject         text,
@@ -24,7 +27,7 @@ CREATE TABLE auth.mail_outbox (
     last_error      text
 );
 -- The senders' question: the pending rows that are due, oldest first.
-CREATE INDEX mail_outbox_pending_idx ON auth.mail_outbox (next_attempt_at, id) WHERE status = 'pending';
+CREATE INDEX mail_outbox_pending_idx ON auth.mail_outbox (route, next_attempt_at, id) WHERE status = 'pending';
 CREATE INDEX mail_outbox_finished_idx ON auth.mail_outbox (finished_at) WHERE status <> 'pending';
 
 REVOKE ALL ON auth.mail_outbox FROM PUBLIC, anon, authenticated;

@@ -42,6 +42,16 @@ public enum MailTransport: Sendable {
     case smtp(SMTPConfig, MailSender)
     /// No `SMTP_HOST`: each mail (link and code included) is written to the log, nothing is sent.
     case log
+
+    /// The outbox rows a server delivers are those written by servers with the same mail server
+    /// (`smtp://user@host:port`, or `log`): replicas share one configuration and so their rows;
+    /// a server set up with another mail server never sends them through its own.
+    public var route: String {
+        switch self {
+        case .log: return "log"
+        case .smtp(let config, _): return "smtp://\(config.user ?? "")@\(config.host):\(config.port)"
+        }
+    }
 }
 
 /// Delivers the mails of the outbox (`auth.mail_outbox`) off the request path. A flow writes its
@@ -108,12 +118,18 @@ public final class Mailer: Sendable {
 
     public var stats: Stats { counters.withLock { $0 } }
 
-    /// Writes `mail` into the outbox on `connection`, inside the caller's transaction.
-    public static func enqueue(_ connection: Connection, _ mail: OutgoingMail) throws {
+    /// Writes `mail` into the outbox on `connection`, inside the caller's transaction, for the
+    /// servers with this server's mail server (`MailTransport.route`).
+    public func enqueue(_ connection: Connection, _ mail: OutgoingMail) throws {
+        try Self.enqueue(connection, mail, route: transport.route)
+    }
+
+    /// Writes `mail` into the outbox for the servers whose mail server is `route`.
+    public static func enqueue(_ connection: Connection, _ mail: OutgoingMail, route: String) throws {
         _ = try connection.query(
             """
-            INSERT INTO auth.mail_outbox (kind, recipient, subject, html, link, code)
-            VALUES (\(mail.kind.rawValue), \(mail.to), \(mail.subject), \(mail.html), \(mail.link), \(mail.code))
+            INSERT INTO auth.mail_outbox (route, kind, recipient, subject, html, link, code)
+            VALUES (\(route), \(mail.kind.rawValue), \(mail.to), \(mail.subject), \(mail.html), \(mail.link), \(mail.code))
             """)
     }
 
@@ -196,7 +212,7 @@ public final class Mailer: Sendable {
             let rows = try connection.query(
                 """
                 SELECT id, kind, recipient, subject, html, link, code, attempts FROM auth.mail_outbox
-                 WHERE status = 'pending' AND next_attempt_at <= now()
+                 WHERE status = 'pending' AND route = \(transport.route) AND next_attempt_at <= now()
                  ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
                 """)
             guard !rows.isEmpty, let id = rows[0, 0] else { return nil }

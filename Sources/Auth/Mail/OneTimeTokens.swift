@@ -54,7 +54,7 @@ extension AuthService {
         var mail = OutgoingMail(kind: kind, to: address, subject: subject, html: html, link: link, code: code)
         mail.tokenHash = linkToken ?? ""
         // Into the outbox in the token's own transaction: the mail exists exactly when its token does.
-        if deliver { try Mailer.enqueue(connection, mail) }
+        if deliver { try mailer.enqueue(connection, mail) }
         return mail
     }
 
