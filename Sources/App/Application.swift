@@ -160,7 +160,7 @@ public final class Application: Sendable {
         do {
             try realtime.releaseLeases()
         } catch {
-            logger.warning("could not release the realtime listener leases", metadata: ["error": "\(error)"])
+            logger.warning("could not release the realtime listener leases", metadata: ["error": "\(logText(error))"])
         }
         pool.close()
         _ = schemaListenerEnded.wait(timeout: .now() + 5)
@@ -169,7 +169,7 @@ public final class Application: Sendable {
             if database.cluster != nil { logger.info("stopping the embedded PostgreSQL") }
             try database.stopCluster()
         } catch {
-            logger.error("could not stop the embedded PostgreSQL", metadata: ["error": "\(error)"])
+            logger.error("could not stop the embedded PostgreSQL", metadata: ["error": "\(logText(error))"])
         }
     }
 
@@ -198,7 +198,7 @@ public final class Application: Sendable {
                                 rest.settings.replace(try config.postgrest.overlaid(from: connection!))
                                 logger.info("configuration reloaded")
                             } catch let error as SettingError {
-                                logger.error("configuration not reloaded", metadata: ["error": "\(error)"])
+                                logger.error("configuration not reloaded", metadata: ["error": "\(logText(error))"])
                             }
                         default:
                             continue

@@ -363,7 +363,7 @@ struct Readiness: Sendable {
             return Readiness(ready: ready, json: json, publicJSON: json)
         } catch {
             return Readiness(
-                ready: false, json: #"{"status":"not ready","database":\#(jsonString("unavailable: \(error)"))\#(realtime)}"#,
+                ready: false, json: #"{"status":"not ready","database":\#(jsonString("unavailable: " + logText(error)))\#(realtime)}"#,
                 publicJSON: #"{"status":"not ready","database":"unavailable"\#(realtime)}"#)
         }
     }

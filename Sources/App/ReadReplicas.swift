@@ -180,7 +180,7 @@ public final class ReadReplicas: ReadRouting {
             health.status = error.kind == .connection ? .unreachable : .failing
             health.error = error.message
         }
-        logger.warning("a standby failed a read; it is answered by the primary", metadata: ["standby": "\(target.name)", "error": "\(error)"])
+        logger.warning("a standby failed a read; it is answered by the primary", metadata: ["standby": "\(target.name)", "error": "\(logText(error))"])
     }
 
     // MARK: the threads
@@ -208,7 +208,7 @@ public final class ReadReplicas: ReadRouting {
                 }
             } catch {
                 connection = nil
-                logger.warning("cannot read the primary's WAL position; reads of recent writers stay on the primary", metadata: ["error": "\(error)"])
+                logger.warning("cannot read the primary's WAL position; reads of recent writers stay on the primary", metadata: ["error": "\(logText(error))"])
                 Thread.sleep(forTimeInterval: 0.5)
             }
         }

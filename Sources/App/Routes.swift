@@ -21,7 +21,7 @@ enum Routes {
                 _ = try pool.withConnection { try $0.query("SELECT 1") }
                 return .json(.ok, #"{"status":"ok","database":"ok"}"#)
             } catch {
-                logger.error("health: the database does not answer", metadata: ["error": "\(error)"])
+                logger.error("health: the database does not answer", metadata: ["error": "\(logText(error))"])
                 return .json(.serviceUnavailable, #"{"status":"unavailable"}"#)
             }
         }

@@ -79,7 +79,7 @@ public final class AuthService: Sendable {
             response = error.response(for: request)
         } catch {
             // The cause goes to the log once, never to the client.
-            logger.error("auth request failed", metadata: ["request.id": "\(request.id)", "path": "\(request.path)", "error": "\(error)"])
+            logger.error("auth request failed", metadata: ["request.id": "\(request.id)", "path": "\(request.path)", "error": "\(logText(error))"])
             response = AuthError.unexpected("\(error)").response(for: request)
         }
         if request.headers["X-Supabase-Api-Version"] != nil { response.headers.replace("X-Supabase-Api-Version", "2024-01-01") }

@@ -1,7 +1,7 @@
 import CPostgres
 
 /// A failure from libpq or the server, with the fields PostgREST needs to render its error body.
-public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The server rejected a statement (`sqlState` says why).
         case server
@@ -61,13 +61,27 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         return PostgresError(kind: .connection, message: text.isEmpty ? fallback : text.trimmingTrailingNewlines())
     }
 
+    /// The SQLSTATE and the kind only: the message and the detail may hold values, host names and
+    /// socket paths, so an error interpolated by accident (`"\(error)"`) says none of them. The
+    /// whole text is `debugDescription` (`String(reflecting:)`, `logText(_:)`).
     public var description: String {
+        "PostgreSQL error" + (sqlState.map { " \($0)" } ?? "") + " (\(kind))"
+    }
+
+    /// Everything PostgreSQL said: for the operators' log, never for an answer.
+    public var debugDescription: String {
         var text = "PostgreSQL error"
         if let sqlState { text += " \(sqlState)" }
         text += ": \(message)"
         if let detail { text += " (\(detail))" }
         return text
     }
+}
+
+/// An error's whole text for the operators' log (a `PostgresError`'s message and detail
+/// included); anything else as it describes itself.
+public func logText(_ error: any Error) -> String {
+    (error as? PostgresError)?.debugDescription ?? "\(error)"
 }
 
 extension String {

@@ -147,7 +147,7 @@ extension RealtimeService {
                 }
             }
         } catch {
-            logger.error("realtime: a broadcast did not reach the other servers", metadata: ["topic": "\(key.name)", "error": "\(error)"])
+            logger.error("realtime: a broadcast did not reach the other servers", metadata: ["topic": "\(key.name)", "error": "\(logText(error))"])
         }
     }
 
@@ -186,7 +186,7 @@ extension RealtimeService {
         do {
             _ = try pool.withConnection { try $0.query("DELETE FROM realtime.presences WHERE phx_ref = ANY(\(array: entries.map(\.ref))::text[])") }
         } catch {
-            logger.error("realtime: could not remove presences (the next sweep does)", metadata: ["error": "\(error)"])
+            logger.error("realtime: could not remove presences (the next sweep does)", metadata: ["error": "\(logText(error))"])
         }
         publishDiff(key, joins: [], leaves: entries)
     }
@@ -234,7 +234,7 @@ extension RealtimeService {
                 try connection.pipeline(notes.map { "SELECT pg_notify(\(Self.messagesChannel), \($0))" })
             }
         } catch {
-            logger.error("realtime: a presence change did not reach the other servers", metadata: ["topic": "\(key.name)", "error": "\(error)"])
+            logger.error("realtime: a presence change did not reach the other servers", metadata: ["topic": "\(key.name)", "error": "\(logText(error))"])
         }
     }
 
@@ -273,7 +273,7 @@ extension RealtimeService {
                 guard rows.count == 1, let topic = rows[0, 0], let frame = rows[0, 2] else { return }
                 deliverBroadcast(TopicKey(name: topic, isPrivate: rows[0, 1] == "true"), frameJSON: frame, sender: nil)
             } catch {
-                logger.error("realtime: could not read a broadcast message", metadata: ["id": "\(id)", "error": "\(error)"])
+                logger.error("realtime: could not read a broadcast message", metadata: ["id": "\(id)", "error": "\(logText(error))"])
             }
             return
         }
@@ -304,7 +304,7 @@ extension RealtimeService {
         do {
             _ = try pool.withConnection { try $0.query("DELETE FROM realtime.nodes WHERE server_id = \(origin)::uuid") }
         } catch {
-            logger.warning("realtime: could not release this server's presence row", metadata: ["error": "\(error)"])
+            logger.warning("realtime: could not release this server's presence row", metadata: ["error": "\(logText(error))"])
         }
     }
 }
@@ -358,7 +358,7 @@ public final class MessageFeed: Sendable {
         do {
             connection = try connect()
         } catch {
-            service.logger.error("realtime: the broadcast feed cannot reach the database yet; retrying", metadata: ["error": "\(error)"])
+            service.logger.error("realtime: the broadcast feed cannot reach the database yet; retrying", metadata: ["error": "\(logText(error))"])
         }
         ready.signal()
         var backoff = 0.1
@@ -380,14 +380,14 @@ public final class MessageFeed: Sendable {
                     do {
                         try service.presenceHeartbeat()
                     } catch {
-                        service.logger.error("realtime: could not renew this server's presence row", metadata: ["error": "\(error)"])
+                        service.logger.error("realtime: could not renew this server's presence row", metadata: ["error": "\(logText(error))"])
                     }
                 }
             } catch {
                 // What is broadcast until it listens again does not reach this server's sockets.
                 connection = nil
                 listening.store(false, ordering: .releasing)
-                service.logger.error("realtime broadcast feed lost; reconnecting", metadata: ["error": "\(error)"])
+                service.logger.error("realtime broadcast feed lost; reconnecting", metadata: ["error": "\(logText(error))"])
                 Thread.sleep(forTimeInterval: backoff)
                 backoff = min(backoff * 2, 5)
             }

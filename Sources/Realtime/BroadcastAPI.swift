@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Identity
+import Postgres
 
 extension RealtimeService {
     /// `POST /realtime/v1/api/broadcast` `{"messages":[{topic, event, payload, private}]}`:
@@ -68,7 +69,7 @@ extension RealtimeService {
                     do {
                         allowed[message.key.name] = try mayWrite(topic: message.key.name, extension: "broadcast", caller: caller)
                     } catch {
-                        logger.error("realtime: could not check a write policy", metadata: ["topic": "\(message.key.name)", "error": "\(error)"])
+                        logger.error("realtime: could not check a write policy", metadata: ["topic": "\(message.key.name)", "error": "\(logText(error))"])
                         allowed[message.key.name] = false
                     }
                 }
@@ -105,7 +106,7 @@ extension RealtimeService {
             do {
                 allowed = try mayWrite(topic: topic, extension: "broadcast", caller: caller)
             } catch {
-                logger.error("realtime: could not check a write policy", metadata: ["topic": "\(topic)", "error": "\(error)"])
+                logger.error("realtime: could not check a write policy", metadata: ["topic": "\(topic)", "error": "\(logText(error))"])
                 return .json(.unprocessableContent, #"{"message":"RLS policy error"}"#)
             }
             guard allowed else { return .json(.forbidden, #"{"message":"Unauthorized"}"#) }

@@ -80,7 +80,7 @@ public final class ChangeFeed: Sendable {
             running.store(false, ordering: .releasing)
             throw refusal
         } catch {
-            service.logger.error("realtime: the change feed cannot reach the database yet; retrying", metadata: ["error": "\(error)"])
+            service.logger.error("realtime: the change feed cannot reach the database yet; retrying", metadata: ["error": "\(logText(error))"])
         }
         started.store(true, ordering: .releasing)
         Thread.detachNewThread { [self, first] in
@@ -126,9 +126,9 @@ public final class ChangeFeed: Sendable {
             service.logger.info("realtime change feed streaming the WAL", metadata: ["slot": "\(stream.slot)"])
             return .wal(stream)
         } catch {
-            if choice == .wal { throw FeedError(description: "REALTIME_FEED=wal, but the WAL cannot be streamed: \(error)") }
+            if choice == .wal { throw FeedError(description: "REALTIME_FEED=wal, but the WAL cannot be streamed: \(logText(error))") }
             service.logger.warning(
-                "realtime: the WAL cannot be streamed (\(error)), so Realtime uses its trigger feed; give the server's database role REPLICATION (and pg_hba.conf a line for its replication connections) to stream the WAL instead"
+                "realtime: the WAL cannot be streamed (\(logText(error))), so Realtime uses its trigger feed; give the server's database role REPLICATION (and pg_hba.conf a line for its replication connections) to stream the WAL instead"
             )
             service.setFeed(.triggers, listening: false)
             return .triggers
@@ -157,7 +157,7 @@ public final class ChangeFeed: Sendable {
     func lost(_ error: any Error) {
         guard service.feedIsListening else { return }
         service.setFeed(service.feedKind ?? .wal, listening: false)
-        service.logger.error("realtime change feed lost; closing realtime sockets", metadata: ["error": "\(error)"])
+        service.logger.error("realtime change feed lost; closing realtime sockets", metadata: ["error": "\(logText(error))"])
         service.closeAll(reason: "change feed lost")
     }
 
@@ -191,7 +191,8 @@ public final class ChangeFeed: Sendable {
                     delivered.add(1, ordering: .relaxed)
                 }
             } catch {
-                service.logger.error("realtime: checking a change for a subscriber failed", metadata: ["table": "\(change.table)", "error": "\(error)"])
+                service.logger.error(
+                    "realtime: checking a change for a subscriber failed", metadata: ["table": "\(change.table)", "error": "\(logText(error))"])
             }
         }
     }

@@ -305,7 +305,7 @@ public final class RealtimeService: Sendable {
             let text = try pool.withConnection { try $0.query("SELECT pg_current_snapshot()::text", prepared: true).scalar }
             return text.flatMap(TransactionSnapshot.init)
         } catch {
-            logger.error("realtime: could not read the snapshot a subscription starts from", metadata: ["error": "\(error)"])
+            logger.error("realtime: could not read the snapshot a subscription starts from", metadata: ["error": "\(logText(error))"])
             return nil
         }
     }
@@ -340,7 +340,7 @@ public final class RealtimeService: Sendable {
         do {
             try body()
         } catch {
-            logger.error("realtime: could not renew the listener lease", metadata: ["error": "\(error)"])
+            logger.error("realtime: could not renew the listener lease", metadata: ["error": "\(logText(error))"])
         }
     }
 

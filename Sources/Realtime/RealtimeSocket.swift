@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTP
 import Identity
+import Postgres
 import REST
 
 /// One Realtime WebSocket: the Phoenix channels protocol for `postgres_changes`, Broadcast and
@@ -214,7 +215,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
             do {
                 push(channel.joinRef, nil, message.topic, "presence_state", try service.presenceState(key))
             } catch {
-                service.logger.error("realtime: could not read the presence state", metadata: ["topic": "\(name)", "error": "\(error)"])
+                service.logger.error("realtime: could not read the presence state", metadata: ["topic": "\(name)", "error": "\(logText(error))"])
             }
         }
         guard !bindings.isEmpty else { return }
@@ -332,7 +333,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         do {
             allowed = try service.mayWrite(topic: channel.key.name, extension: name, caller: channel.caller)
         } catch {
-            service.logger.error("realtime: could not check a write policy", metadata: ["topic": "\(channel.key.name)", "error": "\(error)"])
+            service.logger.error("realtime: could not check a write policy", metadata: ["topic": "\(channel.key.name)", "error": "\(logText(error))"])
             return false
         }
         if name == "broadcast" { policies.writesBroadcast = allowed } else { policies.writesPresence = allowed }
@@ -382,7 +383,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
                     channel.presenceJSON = metaJSON
                     channels[message.topic] = channel
                 } catch {
-                    service.logger.error("realtime: could not track a presence", metadata: ["topic": "\(channel.key.name)", "error": "\(error)"])
+                    service.logger.error("realtime: could not track a presence", metadata: ["topic": "\(channel.key.name)", "error": "\(logText(error))"])
                     reply(message, status: "error", response: "{}")
                     return
                 }

@@ -12,7 +12,7 @@ extension ChangeFeed {
         } catch {
             service.logger.error(
                 "realtime: could not install the trigger feed's triggers, so changes of tables without them are not announced; run SELECT realtime.use_triggers(true) as the tables' owner",
-                metadata: ["error": "\(error)"])
+                metadata: ["error": "\(logText(error))"])
         }
         var connection: Connection?
         var backoff = 0.1

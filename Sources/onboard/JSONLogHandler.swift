@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HTTP
 import Logging
+import Postgres
 import Synchronization
 
 /// One JSON object per line on standard output (`LOG_FORMAT=json`), for log shippers:
@@ -20,7 +21,7 @@ struct JSONLogHandler: LogHandler {
     func log(event: LogEvent) {
         var fields = metadata
         if let explicit = event.metadata { fields.merge(explicit) { $1 } }
-        if let error = event.error { fields["error"] = "\(error)" }
+        if let error = event.error { fields["error"] = "\(logText(error))" }
         var text =
             #"{"ts":\#(jsonString(Self.timestamp())),"level":\#(jsonString(event.level.rawValue)),"logger":\#(jsonString(label)),"msg":\#(jsonString(event.message.description))"#
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) where !["ts", "level", "logger", "msg"].contains(key) {

@@ -55,6 +55,6 @@ func makeLogger(_ label: String) -> Logger {
 
 /// Prints an error the way an operator wants it and exits non-zero.
 func fail(_ error: any Error) -> ExitCode {
-    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("error: \(logText(error))\n".utf8))
     return ExitCode.failure
 }

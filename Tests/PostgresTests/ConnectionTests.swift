@@ -43,6 +43,18 @@ struct ConnectionTests {
         #expect(nullSize.scalar == "t")
     }
 
+    /// An error interpolated by accident says no value, host or path; the log's text says all.
+    @Test func anErrorsDescriptionKeepsPostgreSQLsTextForTheLog() throws {
+        let connection = try Connection(conninfo: url)
+        do {
+            _ = try connection.query("SELECT \("secret-value-7")::integer")
+            Issue.record("the cast should fail")
+        } catch let error as PostgresError {
+            #expect("\(error)" == "PostgreSQL error 22P02 (server)")
+            #expect(String(reflecting: error).contains("secret-value-7") && logText(error).contains("secret-value-7"))
+        }
+    }
+
     @Test func identifiersAreQuoted() throws {
         #expect(quoteIdentifier("children") == "\"children\"")
         #expect(quoteIdentifier("we\"ird") == "\"we\"\"ird\"")

@@ -161,7 +161,7 @@ enum Dashboard {
                         #"{"version":\#(jsonString(state.version)),"name":\#(jsonString(state.name)),"status":\#(jsonString(state.kind.rawValue)),"applied_at":\#(state.appliedAt.map(jsonString) ?? "null"),"duration_ms":\#(state.durationMilliseconds.map(String.init) ?? "null")}"#
                     }.joined(separator: ",") + "]"
             } catch {
-                migrations = #"{"error":\#(jsonString("\(error)"))}"#
+                migrations = #"{"error":\#(jsonString(logText(error)))}"#
             }
             return .json(.ok, #"{"migrations":\#(migrations),\#(metrics.dashboardJSON())}"#)
         }

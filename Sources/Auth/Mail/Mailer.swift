@@ -187,7 +187,7 @@ public final class Mailer: Sendable {
                 connection = nil
                 if unavailableSince == nil {
                     unavailableSince = Date()
-                    logger.warning("the mail outbox is unavailable; trying again", metadata: ["error": "\(error)"])
+                    logger.warning("the mail outbox is unavailable; trying again", metadata: ["error": "\(logText(error))"])
                 }
             }
             if stopped.load(ordering: .acquiring) { break }
@@ -261,7 +261,7 @@ public final class Mailer: Sendable {
                         logger.warning(
                             "mail delivery failed; trying again",
                             metadata: [
-                                "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "error": "\(error)", "retry_in_seconds": "\(delay)"
+                                "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "error": "\(logText(error))", "retry_in_seconds": "\(delay)"
                             ])
                         return .retried
                     }
