@@ -43,38 +43,13 @@ extension ServerConfig {
     /// An unset or empty variable takes its default; a value that cannot be used is an error,
     /// never silently the default.
     public init(environment: [String: String], flags: ServeFlags, developmentKeys: DevelopmentKeys) throws {
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        func integer(_ name: String, minimum: Int = 0) throws -> Int? {
-            guard let text = value(name) else { return nil }
-            guard let number = Int(text.trimmingCharacters(in: .whitespaces)), number >= minimum else {
-                throw ConfigurationError("\(name) must be a whole number ≥ \(minimum), not \"\(text)\"")
-            }
-            return number
-        }
-        func boolean(_ name: String) throws -> Bool? {
-            guard let text = value(name)?.lowercased() else { return nil }
-            switch text {
-            case "true", "1", "yes", "on": return true
-            case "false", "0", "no", "off": return false
-            default: throw ConfigurationError("\(name) must be true or false, not \"\(text)\"")
-            }
-        }
-        func choice<T: RawRepresentable & CaseIterable>(_ name: String, _: T.Type) throws -> T? where T.RawValue == String {
-            guard let text = value(name) else { return nil }
-            guard let chosen = T(rawValue: text) else {
-                throw ConfigurationError("\(name) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(text)\"")
-            }
-            return chosen
-        }
-        func list(_ name: String) -> [String] {
-            (value(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
+        let env = EnvironmentReader(environment)
 
-        let dataDirectory = flags.dataDirectory ?? value("ONBOARD_DATA_DIR") ?? ".onboard/postgres"
-        let location = DatabaseLocation.resolve(url: flags.databaseURL ?? value("DATABASE_URL"), embeddedFolder: dataDirectory)
-        var secret = value("JWT_SECRET") ?? ""
-        var anonKey = value("ANON_KEY") ?? ""
-        var serviceKey = value("SERVICE_ROLE_KEY") ?? ""
+        let dataDirectory = flags.dataDirectory ?? env.value("ONBOARD_DATA_DIR") ?? ".onboard/postgres"
+        let location = DatabaseLocation.resolve(url: flags.databaseURL ?? env.value("DATABASE_URL"), embeddedFolder: dataDirectory)
+        var secret = env.value("JWT_SECRET") ?? ""
+        var anonKey = env.value("ANON_KEY") ?? ""
+        var serviceKey = env.value("SERVICE_ROLE_KEY") ?? ""
         if secret.isEmpty {
             guard location.isEmbedded || flags.dev else {
                 throw ConfigurationError("JWT_SECRET is not set (generate one with `onboard keys`); only the embedded default or --dev may run without one")
@@ -91,46 +66,46 @@ extension ServerConfig {
         if serviceKey.isEmpty { serviceKey = APIKey.make(role: "service_role", secret: Array(secret.utf8)) }
 
         var keys = KeyConfig(jwtSecret: secret, anonKey: anonKey, serviceRoleKey: serviceKey)
-        if let json = value("JWT_KEYS") {
+        if let json = env.value("JWT_KEYS") {
             do {
                 keys.use(try KeyConfig.jwtKeys(json))
             } catch {
                 throw ConfigurationError(error.description)
             }
         }
-        keys.secretKeyID = value("JWT_KEY_ID")
-        keys.publishableKeys = list("PUBLISHABLE_KEYS")
-        keys.secretKeys = list("SECRET_KEYS")
+        keys.secretKeyID = env.value("JWT_KEY_ID")
+        keys.publishableKeys = env.list("PUBLISHABLE_KEYS")
+        keys.secretKeys = env.list("SECRET_KEYS")
         guard keys.publishableKeys.allSatisfy({ $0.hasPrefix("sb_publishable_") }), keys.secretKeys.allSatisfy({ $0.hasPrefix("sb_secret_") }) else {
             throw ConfigurationError("PUBLISHABLE_KEYS must start with sb_publishable_ and SECRET_KEYS with sb_secret_")
         }
         self.init(keys: keys)
-        host = flags.host ?? value("ONBOARD_HOST") ?? host
-        if let port = try flags.port ?? integer("ONBOARD_PORT") {
+        host = flags.host ?? env.value("ONBOARD_HOST") ?? host
+        if let port = try flags.port ?? env.integer("ONBOARD_PORT") {
             guard (0...65535).contains(port) else { throw ConfigurationError("the port must be 0…65535, not \(port)") }
             self.port = port
         }
         database = location
-        migrationsDirectory = DatabaseBootstrap.migrationsDirectory(flags.migrationsDirectory ?? value("ONBOARD_MIGRATIONS_DIR"))
-        listenDatabaseURL = value("DATABASE_LISTEN_URL")
-        readReplicas.urls = list("DATABASE_READ_URLS")
-        if let lag = value("DB_READ_MAX_LAG") { try readReplicas.setMaxLag(lag) }
-        if let seconds = try integer("JWT_EXP", minimum: 1) { auth.jwtExpiry = seconds }
-        if let size = try integer("DB_POOL_SIZE", minimum: 1) { poolSize = size }
+        migrationsDirectory = DatabaseBootstrap.migrationsDirectory(flags.migrationsDirectory ?? env.value("ONBOARD_MIGRATIONS_DIR"))
+        listenDatabaseURL = env.value("DATABASE_LISTEN_URL")
+        readReplicas.urls = env.list("DATABASE_READ_URLS")
+        if let lag = env.value("DB_READ_MAX_LAG") { try readReplicas.setMaxLag(lag) }
+        if let seconds = try env.integer("JWT_EXP", minimum: 1) { auth.jwtExpiry = seconds }
+        if let size = try env.integer("DB_POOL_SIZE", minimum: 1) { poolSize = size }
         // PostgREST's name for the same switch is read too.
-        if let prepared = try boolean("DB_PREPARED_STATEMENTS") ?? boolean("PGRST_DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
-        if let count = try integer("DB_PIPELINE_CONNECTIONS", minimum: 0) { pipelineConnections = count }
-        if let migrate = try boolean("DB_MIGRATE_ON_START") { migrateOnStart = migrate }
-        if let bytes = try integer("MAX_BODY_BYTES", minimum: 1) { limits.maxBodyBytes = bytes }
-        if let count = try integer("MAX_CONNECTIONS", minimum: 1) { limits.maxConnections = count }
-        if let threads = try integer("WORKER_THREADS", minimum: 1) { limits.workerThreads = threads }
-        if let nice = try integer("IO_THREAD_NICE", minimum: -20) {
+        if let prepared = try env.boolean("DB_PREPARED_STATEMENTS") ?? env.boolean("PGRST_DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
+        if let count = try env.integer("DB_PIPELINE_CONNECTIONS", minimum: 0) { pipelineConnections = count }
+        if let migrate = try env.boolean("DB_MIGRATE_ON_START") { migrateOnStart = migrate }
+        if let bytes = try env.integer("MAX_BODY_BYTES", minimum: 1) { limits.maxBodyBytes = bytes }
+        if let count = try env.integer("MAX_CONNECTIONS", minimum: 1) { limits.maxConnections = count }
+        if let threads = try env.integer("WORKER_THREADS", minimum: 1) { limits.workerThreads = threads }
+        if let nice = try env.integer("IO_THREAD_NICE", minimum: -20) {
             guard nice <= 19 else { throw ConfigurationError("IO_THREAD_NICE must be a nice value from -20 to 19, not \"\(nice)\"") }
             limits.ioThreadNice = Int32(nice)
         }
-        if value("CORS_ALLOWED_ORIGINS") != nil { cors = Gateway.cors(allowedOrigins: list("CORS_ALLOWED_ORIGINS")) }
-        if let url = value("SITE_URL") { auth.siteURL = url }
-        if let cost = try integer("BCRYPT_COST", minimum: 4) {
+        if env.value("CORS_ALLOWED_ORIGINS") != nil { cors = Gateway.cors(allowedOrigins: env.list("CORS_ALLOWED_ORIGINS")) }
+        if let url = env.value("SITE_URL") { auth.siteURL = url }
+        if let cost = try env.integer("BCRYPT_COST", minimum: 4) {
             guard cost <= 31 else { throw ConfigurationError("BCRYPT_COST must be 4…31, not \(cost)") }
             auth.bcryptCost = cost
         }
@@ -141,36 +116,36 @@ extension ServerConfig {
         if flags.dev { auth.relaxRequestLimitsForDevelopment() }
         // GoTrue's names count per 5 minutes; RATE_LIMIT_AUTH_PER_MINUTE (this server's older
         // name) sets the sign-in budget per minute and wins when set.
-        if let hits = try integer("RATE_LIMIT_SIGN_IN_SIGN_UPS", minimum: 1) { auth.signInLimit = RateLimit(hits: hits, window: 300) }
-        if let hits = try integer("RATE_LIMIT_AUTH_PER_MINUTE", minimum: 1) { auth.signInLimit = RateLimit(hits: hits, window: 60) }
-        if let hits = try integer("RATE_LIMIT_TOKEN_REFRESH", minimum: 1) { auth.refreshLimit = RateLimit(hits: hits, window: 300) }
-        auth.rateLimitHeader = value("RATE_LIMIT_HEADER")
-        if value("JWT_ADMIN_ROLES") != nil { auth.adminRoles = Set(list("JWT_ADMIN_ROLES")) }
-        if let end = try choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
-        if let access = try choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
-        if let aggregates = try boolean("PGRST_DB_AGGREGATES_ENABLED") { aggregatesEnabled = aggregates }
+        if let hits = try env.integer("RATE_LIMIT_SIGN_IN_SIGN_UPS", minimum: 1) { auth.signInLimit = RateLimit(hits: hits, window: 300) }
+        if let hits = try env.integer("RATE_LIMIT_AUTH_PER_MINUTE", minimum: 1) { auth.signInLimit = RateLimit(hits: hits, window: 60) }
+        if let hits = try env.integer("RATE_LIMIT_TOKEN_REFRESH", minimum: 1) { auth.refreshLimit = RateLimit(hits: hits, window: 300) }
+        auth.rateLimitHeader = env.value("RATE_LIMIT_HEADER")
+        if env.value("JWT_ADMIN_ROLES") != nil { auth.adminRoles = Set(env.list("JWT_ADMIN_ROLES")) }
+        if let end = try env.choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
+        if let access = try env.choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
+        if let aggregates = try env.boolean("PGRST_DB_AGGREGATES_ENABLED") { aggregatesEnabled = aggregates }
         do {
             postgrest = try PostgRESTSettings.environment(environment.filter { !$0.value.isEmpty })
         } catch {
             throw ConfigurationError(error.description)
         }
-        if let feed = try choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
-        if let events = try integer("REALTIME_MAX_EVENTS_PER_SECOND", minimum: 1) { realtimeMaxEventsPerSecond = events }
-        if let bytes = try integer("REALTIME_MAX_PAYLOAD_BYTES", minimum: 1) { realtimeMaxPayloadBytes = bytes }
+        if let feed = try env.choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
+        if let events = try env.integer("REALTIME_MAX_EVENTS_PER_SECOND", minimum: 1) { realtimeMaxEventsPerSecond = events }
+        if let bytes = try env.integer("REALTIME_MAX_PAYLOAD_BYTES", minimum: 1) { realtimeMaxPayloadBytes = bytes }
         // The dashboard: a password, and/or the service-role key as the sign-in secret (on by
         // default with --dev, so `make run` has a dashboard without further settings).
-        if let password = value("DASHBOARD_PASSWORD") {
+        if let password = env.value("DASHBOARD_PASSWORD") {
             guard password.count >= 12 || flags.dev else {
                 throw ConfigurationError("DASHBOARD_PASSWORD must be at least 12 characters (use --dev to allow a weak one locally)")
             }
             dashboard.password = password
         }
-        dashboard.serviceKeySignIn = try boolean("DASHBOARD_SERVICE_KEY_SIGN_IN") ?? flags.dev
-        if let hours = try integer("DASHBOARD_SESSION_HOURS", minimum: 1) {
+        dashboard.serviceKeySignIn = try env.boolean("DASHBOARD_SERVICE_KEY_SIGN_IN") ?? flags.dev
+        if let hours = try env.integer("DASHBOARD_SESSION_HOURS", minimum: 1) {
             guard hours <= 24 * 30 else { throw ConfigurationError("DASHBOARD_SESSION_HOURS must be 1…720, not \(hours)") }
             dashboard.sessionSeconds = hours * 3600
         }
-        for entry in list("DASHBOARD_STEP_LABELS") {
+        for entry in env.list("DASHBOARD_STEP_LABELS") {
             let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, !parts[1].isEmpty, parts[0].range(of: "^[A-Z][A-Z0-9_]*$", options: .regularExpression) != nil else {
                 throw ConfigurationError("DASHBOARD_STEP_LABELS takes STATE=Label entries separated by commas, not \"\(entry)\"")
@@ -178,11 +153,11 @@ extension ServerConfig {
             dashboard.stepLabels[parts[0]] = parts[1]
         }
         // A provider is enabled by its key set; without client ids no audience can match.
-        if let jwks = value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
-        if let jwks = value("APPLE_JWKS") { auth.providers["apple"] = .apple(clientIDs: list("APPLE_CLIENT_IDS"), jwks: jwks) }
-        if let disabled = try boolean("DISABLE_SIGNUP") { auth.disableSignup = disabled }
-        if let enabled = try boolean("EXTERNAL_ANONYMOUS_USERS_ENABLED") { auth.anonymousUsersEnabled = enabled }
-        if let enabled = try boolean("EXTERNAL_EMAIL_ENABLED") { auth.emailEnabled = enabled }
+        if let jwks = env.value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: env.list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
+        if let jwks = env.value("APPLE_JWKS") { auth.providers["apple"] = .apple(clientIDs: env.list("APPLE_CLIENT_IDS"), jwks: jwks) }
+        if let disabled = try env.boolean("DISABLE_SIGNUP") { auth.disableSignup = disabled }
+        if let enabled = try env.boolean("EXTERNAL_ANONYMOUS_USERS_ENABLED") { auth.anonymousUsersEnabled = enabled }
+        if let enabled = try env.boolean("EXTERNAL_EMAIL_ENABLED") { auth.emailEnabled = enabled }
         try auth.mail.apply(environment: environment)
         try auth.mfa.apply(environment: environment)
         limits.workerThreads = max(limits.workerThreads, poolSize + 4)

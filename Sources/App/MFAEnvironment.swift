@@ -6,42 +6,20 @@ import Identity
 /// the README's configuration table lists them.
 extension MFAConfig {
     mutating func apply(environment: [String: String]) throws {
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        func flag(_ name: String) throws -> Bool? {
-            guard let text = value(name)?.lowercased() else { return nil }
-            switch text {
-            case "true", "1", "yes", "on": return true
-            case "false", "0", "no", "off": return false
-            default: throw ConfigurationError("\(name) must be true or false, not \"\(text)\"")
-            }
-        }
-        func number(_ name: String, minimum: Int) throws -> Int? {
-            guard let text = value(name) else { return nil }
-            guard let number = Int(text.trimmingCharacters(in: .whitespaces)), number >= minimum else {
-                throw ConfigurationError("\(name) must be a whole number ≥ \(minimum), not \"\(text)\"")
-            }
-            return number
-        }
-        func seconds(_ name: String) throws -> Double? {
-            guard let text = value(name) else { return nil }
-            guard let seconds = parseDuration(text) else {
-                throw ConfigurationError("\(name) must be seconds or a duration such as 60s, 5m, 1h; not \"\(text)\"")
-            }
-            return seconds
-        }
-        if let on = try flag("MFA_TOTP_ENROLL_ENABLED") { totpEnrollEnabled = on }
-        if let on = try flag("MFA_TOTP_VERIFY_ENABLED") { totpVerifyEnabled = on }
-        if let value = try number("MFA_MAX_ENROLLED_FACTORS", minimum: 1) { maxEnrolledFactors = value }
-        if let value = try number("MFA_MAX_VERIFIED_FACTORS", minimum: 1) { maxVerifiedFactors = value }
+        let env = EnvironmentReader(environment)
+        if let on = try env.boolean("MFA_TOTP_ENROLL_ENABLED") { totpEnrollEnabled = on }
+        if let on = try env.boolean("MFA_TOTP_VERIFY_ENABLED") { totpVerifyEnabled = on }
+        if let value = try env.integer("MFA_MAX_ENROLLED_FACTORS", minimum: 1) { maxEnrolledFactors = value }
+        if let value = try env.integer("MFA_MAX_VERIFIED_FACTORS", minimum: 1) { maxVerifiedFactors = value }
         // GoTrue's floors: 300 s for both.
-        if let value = try seconds("MFA_CHALLENGE_EXPIRY_DURATION") { challengeExpiry = max(300, value) }
-        if let value = try seconds("MFA_FACTOR_EXPIRY_DURATION") { factorExpiry = max(300, value) }
-        if let value = try number("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", minimum: 1) { challengeAndVerifyLimit = RateLimit(hits: value, window: 60) }
-        if let text = value("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY") {
+        if let value = try env.seconds("MFA_CHALLENGE_EXPIRY_DURATION") { challengeExpiry = max(300, value) }
+        if let value = try env.seconds("MFA_FACTOR_EXPIRY_DURATION") { factorExpiry = max(300, value) }
+        if let value = try env.integer("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", minimum: 1) { challengeAndVerifyLimit = RateLimit(hits: value, window: 60) }
+        if let text = env.value("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY") {
             guard let key = Base64URL.decode(Substring(text.trimmingCharacters(in: CharacterSet(charactersIn: "=")))), key.count == 32 else {
                 throw ConfigurationError("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY must be 32 bytes in base64url")
             }
-            let id = value("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID") ?? "onboard"
+            let id = env.value("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID") ?? "onboard"
             guard id != "jwt" else { throw ConfigurationError("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID must not be \"jwt\" (the derived key's name)") }
             encryptionKey = (id, key)
         }
