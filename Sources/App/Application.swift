@@ -43,12 +43,14 @@ public final class Application: Sendable {
                 let applied = try Migrator(directory: config.migrationsDirectory).up(admin) { logger.info("\($0)") }
                 if !applied.isEmpty { logger.info("migrations applied", metadata: ["count": "\(applied.count)"]) }
             }
-            let schema = SchemaCacheStore(try SchemaCache.load(admin))
+            // PostgREST's in-database configuration over the environment's (a value the server
+            // cannot use stops the start, as a bad environment variable does); its `db-schemas`
+            // are the schemas whose caches are loaded.
+            let settings = try config.postgrest.overlaid(from: admin)
+            let schema = SchemaCacheStore(try SchemaCaches.load(admin, schemas: settings.schemas))
             let pool = Pool(conninfo: database.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
             let application = Application(config: config, database: database, pool: pool, schema: schema, logger: logger)
-            // PostgREST's in-database configuration over the environment's (a value the server
-            // cannot use stops the start, as a bad environment variable does).
-            application.rest.settings.replace(try config.postgrest.overlaid(from: admin))
+            application.rest.settings.replace(settings)
             // The feed first: no socket can subscribe before changes can reach it.
             try application.changeFeed.start()
             application.messageFeed.start()
@@ -191,11 +193,14 @@ public final class Application: Sendable {
                     for notification in try connection!.waitForNotifications(timeout: 0.5) {
                         switch notification.payload {
                         case "", "reload schema":
-                            schema.replace(try SchemaCache.load(connection!))
+                            try schema.reload(using: connection!, schemas: rest.settings.settings.schemas)
                             logger.info("schema cache reloaded")
                         case "reload config":
                             do {
-                                rest.settings.replace(try config.postgrest.overlaid(from: connection!))
+                                let settings = try config.postgrest.overlaid(from: connection!)
+                                // The exposed schemas may have changed: their caches with them.
+                                try schema.reload(using: connection!, schemas: settings.schemas)
+                                rest.settings.replace(settings)
                                 logger.info("configuration reloaded")
                             } catch let error as SettingError {
                                 logger.error("configuration not reloaded", metadata: ["error": "\(logText(error))"])

@@ -28,6 +28,8 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
 
     public enum RangeProblem: Sendable, Equatable {
         case lowerGreaterThanUpper
+        /// `limit=-1`.
+        case negativeLimit
         case outOfBounds(offset: Int, total: Int)
     }
 
@@ -42,8 +44,8 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case invalidRange(RangeProblem)
     /// PGRST105: PUT filters must be exactly the primary key with `eq`.
     case invalidFilters
-    /// PGRST106: a schema other than `public`.
-    case invalidSchema(String)
+    /// PGRST106: a profile naming a schema that is not exposed (`exposed`: `db-schemas`).
+    case invalidSchema(String, exposed: [String] = ["public"])
     /// PGRST107: `Accept` can't be satisfied.
     case notAcceptable(String)
     /// PGRST114
@@ -75,18 +77,18 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case invalidResponseStatus
     // PGRST2xx: the schema cache.
     /// PGRST200: no foreign key between the two tables (or none the hint names).
-    case noRelationship(parent: String, target: String)
+    case noRelationship(parent: String, target: String, schema: String = "public")
     /// PGRST201: several; the hint must choose.
     case ambiguousRelationship(parent: String, target: String, candidates: [(cardinality: String, name: String, description: String)])
     /// PGRST202: no such function (or not with these arguments); `hint` is what follows
     /// "Perhaps you meant to call the function public.".
-    case unknownFunction(name: String, arguments: [String], hint: String?, search: FunctionSearch = .json)
+    case unknownFunction(name: String, arguments: [String], hint: String?, search: FunctionSearch = .json, schema: String = "public")
     /// PGRST203: several overloads fit the arguments (their signatures).
     case ambiguousFunction([String])
     /// PGRST204: a body column the table lacks.
     case unknownBodyColumn(column: String, table: String)
     /// PGRST205: no such table.
-    case unknownTable(String, hint: String?)
+    case unknownTable(String, hint: String?, schema: String = "public")
     /// 42703: a column in select/filter/order the table lacks.
     case unknownColumn(column: String, table: String)
     // Credentials (PGRST3xx, and Supabase's gateway).
@@ -191,6 +193,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .invalidBody(let message): return ("PGRST102", message, nil, nil)
         case .invalidRange(let problem):
             switch problem {
+            case .negativeLimit: return ("PGRST103", "Requested range not satisfiable", "Limit should be greater than or equal to zero.", nil)
             case .lowerGreaterThanUpper:
                 return (
                     "PGRST103", "Requested range not satisfiable", "The lower boundary must be lower than or equal to the upper boundary in the Range header.",
@@ -200,7 +203,8 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
                 return ("PGRST103", "Requested range not satisfiable", "An offset of \(offset) was requested, but there are only \(total) rows.", nil)
             }
         case .invalidFilters: return ("PGRST105", "Filters must include all and only primary key columns with 'eq' operators", nil, nil)
-        case .invalidSchema(let schema): return ("PGRST106", "Invalid schema: \(schema)", nil, "Only the following schemas are exposed: public")
+        case .invalidSchema(let schema, let exposed):
+            return ("PGRST106", "Invalid schema: \(schema)", nil, "Only the following schemas are exposed: \(exposed.joined(separator: ", "))")
         case .notAcceptable(let accept): return ("PGRST107", "None of these media types are available: \(accept)", nil, nil)
         case .putLimitNotAllowed: return ("PGRST114", "limit/offset querystring parameters are not allowed for PUT", nil, nil)
         case .putMatchingPK: return ("PGRST115", "Payload values do not match URL in primary key column(s)", nil, nil)
@@ -231,7 +235,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .invalidResponseHeaders:
             return ("PGRST111", "response.headers guc must be a JSON array composed of objects with a single key and a string value", nil, nil)
         case .invalidResponseStatus: return ("PGRST112", "response.status guc must be a valid status code", nil, nil)
-        case .unknownFunction(let name, let arguments, let hint, let search):
+        case .unknownFunction(let name, let arguments, let hint, let search, let schema):
             let parameters = arguments.isEmpty ? " without parameters" : "(\(arguments.joined(separator: ", ")))"
             let named =
                 arguments.isEmpty
@@ -245,19 +249,19 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             case .singleObject: searched = " with a single json/jsonb parameter"
             }
             return (
-                "PGRST202", "Could not find the function public.\(name)\(search.namesArguments ? parameters : "") in the schema cache",
-                "Searched for the function public.\(name)\(searched), but no matches were found in the schema cache.",
-                search.namesArguments ? hint.map { "Perhaps you meant to call the function public.\($0)" } : nil
+                "PGRST202", "Could not find the function \(schema).\(name)\(search.namesArguments ? parameters : "") in the schema cache",
+                "Searched for the function \(schema).\(name)\(searched), but no matches were found in the schema cache.",
+                search.namesArguments ? hint.map { "Perhaps you meant to call the function \(schema).\($0)" } : nil
             )
         case .ambiguousFunction(let signatures):
             return (
                 "PGRST203", "Could not choose the best candidate function between: \(signatures.joined(separator: ", "))", nil,
                 "Try renaming the parameters or the function itself in the database so function overloading can be resolved"
             )
-        case .noRelationship(let parent, let target):
+        case .noRelationship(let parent, let target, let schema):
             return (
                 "PGRST200", "Could not find a relationship between '\(parent)' and '\(target)' in the schema cache",
-                "Searched for a foreign key relationship between '\(parent)' and '\(target)' in the schema 'public', but no matches were found.", nil
+                "Searched for a foreign key relationship between '\(parent)' and '\(target)' in the schema '\(schema)', but no matches were found.", nil
             )
         case .ambiguousRelationship(let parent, let target, let candidates):
             return (
@@ -266,10 +270,10 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             )
         case .unknownBodyColumn(let column, let table):
             return ("PGRST204", "Could not find the '\(column)' column of '\(table)' in the schema cache", nil, nil)
-        case .unknownTable(let table, let hint):
+        case .unknownTable(let table, let hint, let schema):
             return (
-                "PGRST205", "Could not find the table 'public.\(table)' in the schema cache", nil,
-                hint.map { "Perhaps you meant the table 'public.\($0)'" }
+                "PGRST205", "Could not find the table '\(schema).\(table)' in the schema cache", nil,
+                hint.map { "Perhaps you meant the table '\(schema).\($0)'" }
             )
         case .unknownColumn(let column, let table): return ("42703", "column \(table).\(column) does not exist", nil, nil)
         case .noAPIKey: return (nil, "No API key found in request", nil, "No `apikey` request header or url param was found.")
@@ -384,5 +388,19 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
 
     public static func == (lhs: RESTError, rhs: RESTError) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body
+    }
+}
+
+extension RESTError {
+    /// This error as it reads for a request about `schema` (the schema cache's errors name it).
+    func inSchema(_ schema: String) -> RESTError {
+        guard schema != "public" else { return self }
+        switch self {
+        case .unknownTable(let table, let hint, _): return .unknownTable(table, hint: hint, schema: schema)
+        case .unknownFunction(let name, let arguments, let hint, let search, _):
+            return .unknownFunction(name: name, arguments: arguments, hint: hint, search: search, schema: schema)
+        case .noRelationship(let parent, let target, _): return .noRelationship(parent: parent, target: target, schema: schema)
+        default: return self
+        }
     }
 }

@@ -89,20 +89,24 @@ public final class RESTService: Sendable {
         let settings = self.settings.settings
         var timing = ServerTiming(enabled: settings.serverTimingEnabled)
         do {
-            let plan = try Self.plan(request, resource: resource, caller: caller, cache: schema.cache, config: config, settings: settings)
+            let plan = try Self.plan(request, resource: resource, caller: caller, caches: schema.caches, config: config, settings: settings)
             timing.mark("plan")
             if case .describe = plan.action {
                 guard caller.isServiceRole || config.openAPIAccess == .all else {
                     return .json(.forbidden, #"{"message":"You cannot consume this service"}"#)
                 }
-                let document = OpenAPI.document(caller.isServiceRole ? schema.cache : try privileged(schema.cache, caller: caller))
+                let cache = schema.caches[plan.request.schema]
+                let document = OpenAPI.document(caller.isServiceRole ? cache : try privileged(cache, caller: caller))
                 var headers = HTTPHeaders()
                 headers.add("Content-Type", ResponseRenderer.contentType(.openAPI))
-                return HTTPResponse(status: .ok, headers: headers, body: plan.request.isHeadOnly ? [] : Array(document.utf8))
+                var response = HTTPResponse(status: .ok, headers: headers, body: plan.request.isHeadOnly ? [] : Array(document.utf8))
+                Self.addProfile(plan, to: &response)
+                return response
             }
             let result = try execute(plan, caller: caller, context: RequestContext(request, resource: resource), settings: settings)
             timing.mark("transaction")
             var response = ResponseRenderer.render(plan, result)
+            Self.addProfile(plan, to: &response)
             timing.mark("response")
             timing.write(into: &response)
             return response
@@ -113,7 +117,14 @@ public final class RESTService: Sendable {
 
     /// The pure stages: parse and plan (with the ownership check).
     func plan(_ request: HTTPRequest, resource: String, caller: Caller) throws(RESTError) -> ActionPlan {
-        try Self.plan(request, resource: resource, caller: caller, cache: schema.cache, config: config, settings: settings.settings)
+        try Self.plan(request, resource: resource, caller: caller, caches: schema.caches, config: config, settings: settings.settings)
+    }
+
+    /// PostgREST's `Content-Profile` beside the `Content-Type` of an answer whose schema was
+    /// negotiated (a profile header, or several exposed schemas).
+    static func addProfile(_ plan: ActionPlan, to response: inout HTTPResponse) {
+        guard plan.request.negotiatedByProfile, response.headers["content-type"] != nil else { return }
+        response.headers.replace("Content-Profile", plan.request.schema)
     }
 
     /// The whole request path short of I/O: parse, ownership, plan and SQL, then the response
@@ -135,6 +146,13 @@ public final class RESTService: Sendable {
     static func plan(
         _ request: HTTPRequest, resource: String, caller: Caller, cache: SchemaCache, config: RESTConfig, settings: PostgRESTSettings = PostgRESTSettings()
     ) throws(RESTError) -> ActionPlan {
+        try plan(request, resource: resource, caller: caller, caches: SchemaCaches([cache]), config: config, settings: settings)
+    }
+
+    /// Parse and plan against the cache of the schema the request negotiated (`db-schemas`).
+    static func plan(
+        _ request: HTTPRequest, resource: String, caller: Caller, caches: SchemaCaches, config: RESTConfig, settings: PostgRESTSettings
+    ) throws(RESTError) -> ActionPlan {
         guard config.allowedRoles.contains(caller.role) else {
             throw .database(
                 PostgresError(kind: .server, message: "permission denied to set role \"\(caller.role)\"", sqlState: "42501"),
@@ -142,16 +160,23 @@ public final class RESTService: Sendable {
         }
         var api = try ApiRequest.parse(
             method: request.method, resource: resource, query: request.query,
-            headers: request.headers, body: request.body)
+            headers: request.headers, body: request.body, schemas: settings.schemas)
         if !config.transactionEnd.allowsOverride { api.preferences.transaction = nil }
         // The plan media type only with `db-plan-enabled`, as PostgREST (406 otherwise).
         if api.explain != nil, !settings.planEnabled { throw .notAcceptable(api.accept ?? "") }
         // `db-max-rows`: reads and function calls answer at most that many rows.
         if let maxRows = settings.maxRows, api.isRead || api.action.isCall { api.limit = min(api.limit ?? maxRows, maxRows) }
-        var planner = Planner(cache: cache, policy: config.policy, ownershipEnabled: config.enforceOwnership)
+        // The ownership rules name tables of `public`; another schema's tables are RLS's alone.
+        let policy = api.schema == "public" ? config.policy : OwnershipPolicy(ownerColumns: [:])
+        var planner = Planner(cache: caches[api.schema], policy: policy, ownershipEnabled: config.enforceOwnership)
         planner.rollbackByDefault = config.transactionEnd.rollsBack
         planner.aggregatesEnabled = config.aggregatesEnabled
-        var plan = try planner.plan(api, caller: caller)
+        var plan: ActionPlan
+        do {
+            plan = try planner.plan(api, caller: caller)
+        } catch {
+            throw error.inSchema(api.schema)
+        }
         if let explain = api.explain {
             // The plan is the answer: nothing to decide; a write that EXPLAIN ANALYZE runs is
             // rolled back.
@@ -168,11 +193,11 @@ public final class RESTService: Sendable {
     func privileged(_ cache: SchemaCache, caller: Caller) throws(RESTError) -> SchemaCache {
         let query: SQL = """
             SELECT 't', c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+            WHERE n.nspname = \(cache.schema) AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
               AND pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE')
             UNION ALL
             SELECT 'f', p.proname::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-            WHERE n.nspname = 'public' AND pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
+            WHERE n.nspname = \(cache.schema) AND pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
             """
         do {
             let rows = try pool.withConnection { try $0.pipeline([Self.setup(caller: caller, readOnly: true), query])[1] }
@@ -184,7 +209,7 @@ public final class RESTService: Sendable {
             }
             return SchemaCache(
                 tables: cache.tables.values.filter { tables.contains($0.name) },
-                functions: cache.functions.values.flatMap { $0 }.filter { functions.contains($0.name) })
+                functions: cache.functions.values.flatMap { $0 }.filter { functions.contains($0.name) }, schema: cache.schema)
         } catch let error as PostgresError {
             throw .database(error, authenticated: caller.role != "anon")
         } catch {
@@ -239,7 +264,7 @@ public final class RESTService: Sendable {
         var timing = ServerTiming(enabled: settings.serverTimingEnabled)
         let plan: ActionPlan
         do {
-            plan = try Self.plan(request, resource: resource, caller: caller, cache: schema.cache, config: config, settings: settings)
+            plan = try Self.plan(request, resource: resource, caller: caller, caches: schema.caches, config: config, settings: settings)
             timing.mark("plan")
         } catch {
             reply(failure(error, request, resource: resource, settings: settings))
@@ -247,7 +272,9 @@ public final class RESTService: Sendable {
         }
         guard !plan.action.isDescribe, !plan.mustDecide, !plan.rollback else { return false }
         guard let statement = plan.statement else {
-            reply(ResponseRenderer.render(plan, MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil)))
+            var response = ResponseRenderer.render(plan, MainResult(total: nil, pageTotal: 0, body: nil, inserted: nil))
+            Self.addProfile(plan, to: &response)
+            reply(response)
             return true
         }
         let exchange = Self.exchange(plan, statement: statement, caller: caller, context: RequestContext(request, resource: resource), settings: settings)
@@ -256,6 +283,7 @@ public final class RESTService: Sendable {
                 let results = try outcome.get()
                 timing.mark("transaction")
                 var response = ResponseRenderer.render(plan, try Self.checked(plan, exchange.interpret(results), caller: caller))
+                Self.addProfile(plan, to: &response)
                 timing.mark("response")
                 timing.write(into: &response)
                 reply(response)
@@ -329,8 +357,12 @@ public final class RESTService: Sendable {
     static func preamble(_ plan: ActionPlan, caller: Caller, context: RequestContext?, settings: PostgRESTSettings) -> [SQL] {
         var setup = setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone, context: context)
         for (name, value) in settings.appSettings { setup.append(SQL(", set_config(\(name), \(value), true)")) }
-        if let extra = settings.extraSearchPath {
-            let path = (["public"] + extra).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ", ")
+        // The request's schema first (PostgREST's search path), then `db-extra-search-path`; left
+        // as it is for `public` alone.
+        let schema = plan.request.schema
+        if settings.extraSearchPath != nil || schema != "public" {
+            let path = ([schema] + (settings.extraSearchPath ?? [])).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(
+                separator: ", ")
             setup.append(SQL(", set_config('search_path', \(path), true)"))
         }
         return [setup] + (settings.preRequest.map { [$0.call] } ?? [])

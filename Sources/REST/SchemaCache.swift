@@ -1,9 +1,10 @@
 import Postgres
 import Synchronization
 
-/// What PostgREST calls the schema cache: the exposed tables, their columns and the functions of
-/// the `public` schema, read from the catalog at start-up and again on `NOTIFY pgrst, 'reload
-/// schema'`. Every identifier that reaches SQL comes from here.
+/// What PostgREST calls the schema cache, for one exposed schema (`public`, or another of
+/// `db-schemas`): its tables, their columns, its functions and the foreign keys between its
+/// tables, read from the catalog at start-up and again on `NOTIFY pgrst, 'reload schema'`. Every
+/// identifier that reaches SQL comes from here.
 public struct SchemaCache: Sendable {
     public struct Column: Sendable, Equatable {
         public let name: String
@@ -61,6 +62,8 @@ public struct SchemaCache: Sendable {
     }
 
     public struct Table: Sendable {
+        /// The table's schema (one of `db-schemas`).
+        public let schema: String
         public let name: String
         public let columns: [Column]
         public let primaryKey: [String]
@@ -71,6 +74,8 @@ public struct SchemaCache: Sendable {
         private let index: [String: Int]
         /// Quoted identifiers, computed once (quoting on every request was a fifth of the CPU).
         let quotedName: String
+        /// `"schema"."name"`: the table wherever SQL names it.
+        let qualifiedName: String
         let quotedColumns: [String: String]
         /// `"t"."a", "t"."b", …` and `pgrst_source."a", …`: the `*` select lists.
         let starSelect: String
@@ -80,8 +85,9 @@ public struct SchemaCache: Sendable {
 
         public init(
             name: String, columns: [Column], primaryKey: [String], insertable: Bool = true, description: String? = nil,
-            computed: [String: ComputedField] = [:]
+            computed: [String: ComputedField] = [:], schema: String = "public"
         ) {
+            self.schema = schema
             self.name = name
             self.columns = columns
             self.primaryKey = primaryKey
@@ -95,6 +101,7 @@ public struct SchemaCache: Sendable {
             var quoted: [String: String] = [:]
             for column in columns { quoted[column.name] = quoteIdentifier(column.name) }
             self.quotedName = quotedName
+            self.qualifiedName = quoteIdentifier(schema) + "." + quotedName
             self.quotedColumns = quoted
             // A column with a domain representation is written through its json function, named
             // as the column (PostgREST expands `*` for it).
@@ -136,6 +143,8 @@ public struct SchemaCache: Sendable {
         }
         public enum Volatility: String, Sendable { case immutable = "i", stable = "s", volatile = "v" }
 
+        /// The function's schema (one of `db-schemas`).
+        public let schema: String
         public let name: String
         /// The input arguments (IN, INOUT, VARIADIC), in order.
         public let arguments: [Argument]
@@ -148,8 +157,9 @@ public struct SchemaCache: Sendable {
 
         public init(
             name: String, arguments: [Argument], returnType: String, returnsSet: Bool, returnsComposite: Bool,
-            returnsVoid: Bool = false, volatility: Volatility = .volatile
+            returnsVoid: Bool = false, volatility: Volatility = .volatile, schema: String = "public"
         ) {
+            self.schema = schema
             self.name = name
             self.arguments = arguments
             self.returnType = returnType
@@ -163,7 +173,7 @@ public struct SchemaCache: Sendable {
 
         /// `public.f(a => integer, b => text)`, as PostgREST lists overloads (PGRST203).
         public var signature: String {
-            "public.\(name)(" + arguments.map { "\($0.name) => \($0.type)" }.joined(separator: ", ") + ")"
+            "\(schema).\(name)(" + arguments.map { "\($0.name) => \($0.type)" }.joined(separator: ", ") + ")"
         }
 
         /// PostgREST's callable functions: every parameter named, or one unnamed parameter of a
@@ -234,6 +244,8 @@ public struct SchemaCache: Sendable {
         }
     }
 
+    /// The schema this cache describes.
+    public let schema: String
     public let tables: [String: Table]
     /// Every overload of each function name, in creation order (PostgREST chooses among them
     /// by the arguments' names).
@@ -246,8 +258,10 @@ public struct SchemaCache: Sendable {
 
     public init(
         tables: [Table], functions: [Function], foreignKeys: [ForeignKey] = [],
-        mediaHandlers: [String: [String: MediaHandler]] = [:], computedRelationships: [ComputedRelationship] = []
+        mediaHandlers: [String: [String: MediaHandler]] = [:], computedRelationships: [ComputedRelationship] = [],
+        schema: String = "public"
     ) {
+        self.schema = schema
         self.computedRelationships = computedRelationships
         self.tables = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var grouped: [String: [Function]] = [:]
@@ -324,22 +338,60 @@ func editDistance(_ a: String, _ b: String) -> Int {
     return previous[b.count]
 }
 
-/// The current schema cache, swapped whole on reload (readers take a snapshot under the lock).
+/// The schema caches of the exposed schemas (`db-schemas`), by schema; `public`'s is always
+/// there (Realtime and the ownership rules are about `public`, exposed or not).
+public struct SchemaCaches: Sendable {
+    public let bySchema: [String: SchemaCache]
+
+    public init(_ caches: [SchemaCache]) {
+        var bySchema: [String: SchemaCache] = [:]
+        for cache in caches where bySchema[cache.schema] == nil { bySchema[cache.schema] = cache }
+        if bySchema["public"] == nil { bySchema["public"] = SchemaCache(tables: [], functions: []) }
+        self.bySchema = bySchema
+    }
+
+    /// `public`'s cache.
+    public var `public`: SchemaCache { bySchema["public"]! }
+
+    /// The cache of `schema`; an empty one for a schema not loaded (none of its tables exists).
+    public subscript(schema: String) -> SchemaCache { bySchema[schema] ?? SchemaCache(tables: [], functions: [], schema: schema) }
+
+    /// These caches with `cache` in place of its schema's.
+    public func replacing(_ cache: SchemaCache) -> SchemaCaches {
+        SchemaCaches([cache] + bySchema.values.filter { $0.schema != cache.schema })
+    }
+}
+
+/// The current schema caches, swapped whole on reload (readers take a snapshot under the lock).
 public final class SchemaCacheStore: Sendable {
-    private let current: Mutex<SchemaCache>
+    private let current: Mutex<SchemaCaches>
 
     public init(_ cache: SchemaCache) {
-        current = Mutex(cache)
+        current = Mutex(SchemaCaches([cache]))
     }
 
-    public var cache: SchemaCache { current.withLock { $0 } }
+    public init(_ caches: SchemaCaches) {
+        current = Mutex(caches)
+    }
 
+    /// `public`'s cache (what Realtime and the metrics read).
+    public var cache: SchemaCache { current.withLock { $0.public } }
+
+    /// Every exposed schema's cache.
+    public var caches: SchemaCaches { current.withLock { $0 } }
+
+    /// Replaces the cache of `cache.schema`, keeping the others.
     public func replace(_ cache: SchemaCache) {
-        current.withLock { $0 = cache }
+        current.withLock { $0 = $0.replacing(cache) }
     }
 
-    /// Reloads from the catalog (what `NOTIFY pgrst, 'reload schema'` triggers).
-    public func reload(using connection: Connection) throws {
-        replace(try SchemaCache.load(connection))
+    public func replace(_ caches: SchemaCaches) {
+        current.withLock { $0 = caches }
+    }
+
+    /// Reloads `schemas` (and `public`) from the catalog (what `NOTIFY pgrst, 'reload schema'`
+    /// triggers, and a configuration reload).
+    public func reload(using connection: Connection, schemas: [String] = ["public"]) throws {
+        replace(try SchemaCaches.load(connection, schemas: schemas))
     }
 }

@@ -1,11 +1,12 @@
 import Postgres
 
-/// Loading the cache: the catalog queries (the `public` schema's tables, views, functions,
-/// foreign keys, computed relationships, representations and media handlers) and the cache built
-/// from their rows.
+/// Loading the cache: the catalog queries (one schema's tables, views, functions, foreign keys,
+/// computed relationships, representations and media handlers; the schema's name a bound
+/// parameter) and the cache built from their rows.
 extension SchemaCache {
-    /// The catalog query for columns of the public schema's tables and views.
-    static let columnsQuery: SQL = """
+    /// The catalog query for columns of `schema`'s tables and views.
+    static func columnsQuery(_ schema: String) -> SQL {
+        """
         SELECT c.relname AS table_name, a.attname AS column_name,
                format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable,
                pg_get_expr(d.adbin, d.adrelid) AS default_expression, c.relkind::text AS kind,
@@ -16,14 +17,16 @@ extension SchemaCache {
         JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
         LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
         LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
-        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+        WHERE n.nspname = \(schema) AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
         ORDER BY c.relname, a.attnum
         """
+    }
 
-    /// The catalog query for the public schema's functions (no triggers, no extensions'), each
+    /// The catalog query for `schema`'s functions (no triggers, no extensions'), each
     /// overload in creation order. `computed_table`: the table whose row type is the one
     /// parameter of a function that returns one value (a computed field over that table).
-    static let functionsQuery: SQL = """
+    static func functionsQuery(_ schema: String) -> SQL {
+        """
         SELECT p.proname AS name, p.proretset AS returns_set, p.provolatile::text AS volatility,
                format_type(p.prorettype, NULL) AS return_type,
                (t.typtype = 'c' OR coalesce(p.proargmodes::text[] && ARRAY['t', 'o', 'b'], false)) AS returns_composite,
@@ -38,21 +41,23 @@ extension SchemaCache {
                ), '[]')::text AS arguments,
                CASE WHEN p.pronargs = 1 AND NOT p.proretset AND p.prorettype <> 'void'::regtype THEN (
                  SELECT c.relname::text FROM pg_type rt JOIN pg_class c ON c.oid = rt.typrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
-                 WHERE rt.oid = p.proargtypes[0] AND cn.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+                 WHERE rt.oid = p.proargtypes[0] AND cn.nspname = \(schema) AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
                ) END AS computed_table
         FROM pg_proc p
         JOIN pg_namespace n ON n.oid = p.pronamespace
         JOIN pg_type t ON t.oid = p.prorettype
-        WHERE n.nspname = 'public' AND p.prokind = 'f'
+        WHERE n.nspname = \(schema) AND p.prokind = 'f'
           AND p.prorettype <> 'trigger'::regtype
           AND NOT EXISTS (SELECT 1 FROM pg_depend dep WHERE dep.objid = p.oid AND dep.deptype = 'e')
         ORDER BY p.proname, p.oid
         """
+    }
 
-    /// The foreign keys between tables of `public`, their columns in key order; `one_to_one`: the
+    /// The foreign keys between tables of `schema`, their columns in key order; `one_to_one`: the
     /// key's columns (as a set) are those of a primary key or unique constraint of its table, as
     /// PostgREST's allM2OandO2ORels compares them (unique indexes that are no constraint do not count).
-    static let foreignKeysQuery: SQL = """
+    static func foreignKeysQuery(_ schema: String) -> SQL {
+        """
         SELECT c.conname::text AS name, src.relname::text AS table_name, dst.relname::text AS foreign_table,
                (SELECT json_agg(a.attname::text ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
                 JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n)::text AS columns,
@@ -65,23 +70,26 @@ extension SchemaCache {
         FROM pg_constraint c
         JOIN pg_class src ON src.oid = c.conrelid JOIN pg_namespace sn ON sn.oid = src.relnamespace
         JOIN pg_class dst ON dst.oid = c.confrelid JOIN pg_namespace dn ON dn.oid = dst.relnamespace
-        WHERE c.contype = 'f' AND sn.nspname = 'public' AND dn.nspname = 'public'
+        WHERE c.contype = 'f' AND sn.nspname = \(schema) AND dn.nspname = \(schema)
         ORDER BY c.conname
         """
+    }
 
-    /// PostgREST's allComputedRels: functions of `public` with one parameter of a table's (or
+    /// PostgREST's allComputedRels: functions of `schema` with one parameter of a table's (or
     /// view's) row type that return a table's rows, to-one unless they return a set of more than
     /// one estimated row.
-    static let computedRelationshipsQuery: SQL = """
+    static func computedRelationshipsQuery(_ schema: String) -> SQL {
+        """
         SELECT p.proname::text AS name, arg.relname::text AS table_name, ret.relname::text AS target,
                NOT p.proretset OR p.prorows = 1 AS to_one
         FROM pg_proc p
         JOIN pg_class arg ON arg.reltype = p.proargtypes[0] AND arg.relkind IN ('v', 'r', 'm', 'f', 'p')
         JOIN pg_class ret ON ret.reltype = p.prorettype AND ret.relkind IN ('v', 'r', 'm', 'f', 'p')
-        WHERE p.pronamespace = 'public'::regnamespace AND p.pronargs = 1
-          AND arg.relnamespace = 'public'::regnamespace AND ret.relnamespace = 'public'::regnamespace
+        JOIN pg_namespace n ON n.oid = p.pronamespace AND n.nspname = \(schema)
+        WHERE p.pronargs = 1 AND arg.relnamespace = n.oid AND ret.relnamespace = n.oid
         ORDER BY p.proname, p.oid
         """
+    }
 
     /// PostgREST's dataRepresentations: implicit casts by function between a domain and json or
     /// text, either way, whose function the loading role may execute. The types as `format_type`
@@ -100,9 +108,10 @@ extension SchemaCache {
         """
 
     /// PostgREST's mediaHandlers: domains named like a media type, with the aggregates of
-    /// `public` over a relation's rows (or `anyelement`) that return one, and the functions of
-    /// `public` (not set-returning) that return one.
-    static let mediaHandlersQuery: SQL = #"""
+    /// `schema` over a relation's rows (or `anyelement`) that return one, and the functions of
+    /// `schema` (not set-returning) that return one. The domains may be in any schema.
+    static func mediaHandlersQuery(_ schema: String) -> SQL {
+        #"""
         WITH media_types AS (
           SELECT t.oid, lower(t.typname) AS media_type,
                  CASE t.typname WHEN '*/*' THEN 'application/octet-stream' ELSE lower(t.typname) END AS resolved,
@@ -119,24 +128,36 @@ extension SchemaCache {
         JOIN pg_catalog.pg_aggregate ag ON ag.aggfnoid = p.oid
         JOIN pg_catalog.pg_type a ON a.oid = p.proargtypes[0]
         LEFT JOIN pg_catalog.pg_class c ON c.reltype = a.oid AND c.relkind IN ('v', 'r', 'm', 'f', 'p')
-                                         AND c.relnamespace = 'public'::regnamespace
-        WHERE ns.nspname = 'public' AND p.pronargs = 1 AND (a.oid = 'anyelement'::regtype OR c.oid IS NOT NULL)
+                                         AND c.relnamespace = ns.oid
+        WHERE ns.nspname = \#(schema) AND p.pronargs = 1 AND (a.oid = 'anyelement'::regtype OR c.oid IS NOT NULL)
         UNION ALL
         SELECT NULL, p.proname::text, m.media_type, m.resolved, m.binary
         FROM pg_catalog.pg_proc p
         JOIN media_types m ON p.prorettype = m.oid
-        WHERE p.pronamespace = 'public'::regnamespace AND NOT p.proretset AND p.prokind = 'f'
+        JOIN pg_catalog.pg_namespace ns ON ns.oid = p.pronamespace AND ns.nspname = \#(schema)
+        WHERE NOT p.proretset AND p.prokind = 'f'
         """#
+    }
 
-    /// Reads the `public` schema's tables, views, functions and foreign keys through `connection`.
-    public static func load(_ connection: Connection) throws -> SchemaCache {
-        let columns = try connection.query(columnsQuery)
-        let functions = try connection.query(functionsQuery)
-        let keys = try connection.query(foreignKeysQuery)
+    /// Reads `schema`'s tables, views, functions and foreign keys through `connection`. Another
+    /// schema than `public` is read with `search_path` set to it alone, as its requests run: the
+    /// types the catalog names (`format_type`) are then its own unqualified, others qualified.
+    public static func load(_ connection: Connection, schema: String = "public") throws -> SchemaCache {
+        guard schema != "public" else { return try loadQueries(connection, schema: schema) }
+        return try connection.withTransaction { connection in
+            _ = try connection.query("SELECT set_config('search_path', quote_ident(\(schema)), true)")
+            return try loadQueries(connection, schema: schema)
+        }
+    }
+
+    private static func loadQueries(_ connection: Connection, schema: String) throws -> SchemaCache {
+        let columns = try connection.query(columnsQuery(schema))
+        let functions = try connection.query(functionsQuery(schema))
+        let keys = try connection.query(foreignKeysQuery(schema))
         let representations = try connection.query(representationsQuery)
-        let handlers = try connection.query(mediaHandlersQuery)
-        let computed = try connection.query(computedRelationshipsQuery)
-        let built = build(columns: columns.rows, functions: functions.rows, representations: representations.rows)
+        let handlers = try connection.query(mediaHandlersQuery(schema))
+        let computed = try connection.query(computedRelationshipsQuery(schema))
+        let built = build(columns: columns.rows, functions: functions.rows, representations: representations.rows, schema: schema)
         func names(_ text: String??) -> [String] {
             guard let text = text ?? nil, case .array(let items)? = JSONValue.parse(Array(text.utf8)) else { return [] }
             return items.compactMap { if case .string(let name) = $0 { return name } else { return nil } }
@@ -153,7 +174,7 @@ extension SchemaCache {
         }
         return SchemaCache(
             tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys,
-            mediaHandlers: mediaHandlers(handlers.rows), computedRelationships: computedRelationships)
+            mediaHandlers: mediaHandlers(handlers.rows), computedRelationships: computedRelationships, schema: schema)
     }
 
     /// The media handlers from their catalog rows, by relation and media type.
@@ -168,7 +189,9 @@ extension SchemaCache {
     }
 
     /// Builds the cache from the catalog queries' rows (column name → text value).
-    static func build(columns: [[String: String?]], functions: [[String: String?]], representations: [[String: String?]] = []) -> SchemaCache {
+    static func build(
+        columns: [[String: String?]], functions: [[String: String?]], representations: [[String: String?]] = [], schema: String = "public"
+    ) -> SchemaCache {
         // Each domain's representation, by the domain's type name.
         var byType: [String: Representation] = [:]
         for row in representations {
@@ -221,7 +244,7 @@ extension SchemaCache {
                 name: name, arguments: arguments, returnType: (row["return_type"] ?? nil) ?? "void",
                 returnsSet: (row["returns_set"] ?? nil) == "t", returnsComposite: (row["returns_composite"] ?? nil) == "t",
                 returnsVoid: (row["returns_void"] ?? nil) == "t",
-                volatility: Function.Volatility(rawValue: (row["volatility"] ?? nil) ?? "v") ?? .volatile)
+                volatility: Function.Volatility(rawValue: (row["volatility"] ?? nil) ?? "v") ?? .volatile, schema: schema)
             if let table = row["computed_table"] ?? nil, computed[table]?[name] == nil {
                 computed[table, default: [:]][name] = ComputedField(name: name, type: function.returnType)
             }
@@ -231,8 +254,20 @@ extension SchemaCache {
             let p = pending[name]!
             return Table(
                 name: name, columns: p.columns, primaryKey: p.pk, insertable: p.kind != "m", description: p.description,
-                computed: computed[name] ?? [:])
+                computed: computed[name] ?? [:], schema: schema)
         }
-        return SchemaCache(tables: tables, functions: parsed)
+        return SchemaCache(tables: tables, functions: parsed, schema: schema)
+    }
+}
+
+extension SchemaCaches {
+    /// Reads the cache of each of `schemas` (and `public`'s, which Realtime and the ownership
+    /// rules read whether it is exposed or not).
+    public static func load(_ connection: Connection, schemas: [String]) throws -> SchemaCaches {
+        var caches: [SchemaCache] = []
+        for schema in schemas.contains("public") ? schemas : schemas + ["public"] where !caches.contains(where: { $0.schema == schema }) {
+            caches.append(try SchemaCache.load(connection, schema: schema))
+        }
+        return SchemaCaches(caches)
     }
 }

@@ -29,20 +29,27 @@ public struct PostgRESTSettings: Sendable, Equatable {
     /// `app.settings.*` (`PGRST_APP_SETTINGS_NAME`): set for each request, read with
     /// `current_setting('app.settings.name')`. Sorted by name.
     public var appSettings: [(name: String, value: String)] = []
+    /// `db-schemas`: the schemas a request may choose with `Accept-Profile` / `Content-Profile`;
+    /// the first is the one a request without them reads. Never empty.
+    public var schemas = ["public"]
 
     public init() {}
+
+    /// The schema of a request that names none (`db-schemas`' first).
+    public var defaultSchema: String { schemas[0] }
 
     public static func == (lhs: PostgRESTSettings, rhs: PostgRESTSettings) -> Bool {
         lhs.maxRows == rhs.maxRows && lhs.preRequest == rhs.preRequest && lhs.preConfig == rhs.preConfig
             && lhs.extraSearchPath == rhs.extraSearchPath && lhs.jwtAudience == rhs.jwtAudience
             && lhs.serverTimingEnabled == rhs.serverTimingEnabled && lhs.minimalErrors == rhs.minimalErrors && lhs.planEnabled == rhs.planEnabled
             && lhs.appSettings.map(\.name) == rhs.appSettings.map(\.name) && lhs.appSettings.map(\.value) == rhs.appSettings.map(\.value)
+            && lhs.schemas == rhs.schemas
     }
 
     /// The settings read here, by PostgREST's name.
     public static let names = [
         "db-max-rows", "db-pre-request", "db-pre-config", "db-extra-search-path", "jwt-aud", "server-timing-enabled", "client-error-verbosity",
-        "db-plan-enabled"
+        "db-plan-enabled", "db-schemas"
     ]
 
     /// A schema-qualified function name (`private.check_request`, or `check_request` in `public`).
@@ -84,6 +91,11 @@ public struct PostgRESTSettings: Sendable, Equatable {
         case "db-extra-search-path":
             let schemas = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             extraSearchPath = schemas.isEmpty ? nil : schemas
+        case "db-schemas":
+            // PostgREST's list: names separated by commas, spaces around them dropped; a name
+            // may hold any other character (`SPECIAL "@/\#~_-`).
+            let schemas = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            self.schemas = schemas.isEmpty ? ["public"] : schemas
         case "jwt-aud": jwtAudience = text.isEmpty ? nil : text
         case "server-timing-enabled", "db-plan-enabled":
             let enabled: Bool

@@ -79,6 +79,7 @@ struct ConfigurationTests {
         "PGRST_DB_AGGREGATES_ENABLED": ("true", { $0.aggregatesEnabled }),
         "PGRST_DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements }),
         "PGRST_DB_MAX_ROWS": ("1000", { $0.postgrest.maxRows == 1000 }),
+        "PGRST_DB_SCHEMAS": ("public, personal", { $0.postgrest.schemas == ["public", "personal"] && $0.postgrest.defaultSchema == "public" }),
         "PGRST_DB_PRE_REQUEST": ("private.check_request", { $0.postgrest.preRequest == .init("private.check_request") }),
         "PGRST_DB_PRE_CONFIG": ("settings", { $0.postgrest.preConfig == .init("public.settings") }),
         "PGRST_DB_EXTRA_SEARCH_PATH": ("extensions, util", { $0.postgrest.extraSearchPath == ["extensions", "util"] }),

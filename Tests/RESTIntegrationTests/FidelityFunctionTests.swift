@@ -303,9 +303,17 @@ struct FidelityFunctionTests {
             let bad = try call(status, "")
             #expect(bad.status == 500 && bad.jsonObject?["code"] as? String == "PGRST112", "\(status): \(bad.text)")
         }
-        // Grammar: a negative offset and characters after a logic tree are PGRST100.
-        #expect(try get("/rest/v1/fx_people?offset=-1").jsonObject?["code"] as? String == "PGRST100")
-        #expect(try get("/rest/v1/fx_people?and=(id.eq.1))").jsonObject?["code"] as? String == "PGRST100")
+        // PostgREST's RangeSpec and AndOrParamsSpec: a negative offset is no offset, a negative
+        // limit an unsatisfiable range, a limit or offset that is no integer is ignored, and
+        // what follows a logic tree is ignored.
+        let noOffset = try get("/rest/v1/fx_people?select=id&id=lte.3&order=id&offset=-4")
+        #expect(compact(noOffset) == #"[{"id":1},{"id":2},{"id":3}]"#, "\(noOffset.text)")
+        let negative = try get("/rest/v1/fx_people?select=id&limit=-1")
+        #expect(negative.status == 416 && negative.jsonObject?["details"] as? String == "Limit should be greater than or equal to zero.", "\(negative.text)")
+        #expect(negative.jsonObject?["code"] as? String == "PGRST103" && negative.jsonObject?["message"] as? String == "Requested range not satisfiable")
+        #expect(compact(try get("/rest/v1/fx_people?select=id&id=lte.3&order=id&limit=ten&offset=x")) == #"[{"id":1},{"id":2},{"id":3}]"#)
+        #expect(compact(try get("/rest/v1/fx_people?and=(id.eq.1,id.neq.2))&select=id")) == #"[{"id":1}]"#)
+        #expect(compact(try get("/rest/v1/fx_people?or=(id.eq.1,id.eq.2)))x&select=id&order=id")) == #"[{"id":1},{"id":2}]"#)
     }
 }
 

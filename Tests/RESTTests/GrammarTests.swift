@@ -162,9 +162,23 @@ import Testing
         ("order=name.asc.up", #""failed to parse order (name.asc.up)" (line 1, column 10)"#, #"unexpected "u" expecting "nullsfirst" or "nullslast""#),
         // Not a relation term (one column only): it fails at the `(`, as PostgREST's.
         ("order=clients(name,id)", #""failed to parse order (clients(name,id))" (line 1, column 8)"#, #"unexpected "(" expecting "," or end of input"#),
-        ("select=id,", #""failed to parse select parameter (id,)" (line 1, column 4)"#, #"unexpected end of input expecting field name (* or [a..z0..9_$])"#),
-        ("limit=ten", #""failed to parse limit parameter (ten)" (line 1, column 1)"#, #"unexpected "t" expecting digit"#)
+        ("select=id,", #""failed to parse select parameter (id,)" (line 1, column 4)"#, #"unexpected end of input expecting field name (* or [a..z0..9_$])"#)
     ]
+
+    /// PostgREST reads `limit` and `offset` with `readMaybe`: what is no integer is ignored, a
+    /// negative offset is none, a negative limit is 416 PGRST103; a logic tree's trailing
+    /// characters are ignored (its parser does not ask for the end of input).
+    @Test func rangesAndTrailingCharacters() throws {
+        let ignored = try Fixture.request("GET", "/rest/v1/children?limit=ten&offset=x")
+        #expect(ignored.limit == nil && ignored.offset == 0)
+        #expect(try Fixture.request("GET", "/rest/v1/children?offset=-4").offset == 0)
+        #expect(try Fixture.request("GET", "/rest/v1/children?limit=%205%20&offset=2").limit == 5)
+        #expect(throws: RESTError.invalidRange(.negativeLimit)) { try Fixture.request("GET", "/rest/v1/children?limit=-1") }
+        // Past this server's integers (PostgREST's are unbounded): saturated.
+        #expect(try Fixture.request("GET", "/rest/v1/children?limit=99999999999999999999").limit == Int.max)
+        let trailing = try Fixture.request("GET", "/rest/v1/children?and=(name.eq.a,name.neq.b))")
+        #expect(trailing.conditions == (try Fixture.request("GET", "/rest/v1/children?and=(name.eq.a,name.neq.b)")).conditions)
+    }
 
     @Test(arguments: malformed)
     func malformedGrammarIsPGRST100(_ query: String, _ message: String, _ details: String?) {
@@ -179,7 +193,8 @@ import Testing
         let kid = try #require(select[1].embed)
         #expect(select[1].column == "children" && select[1].alias == "kid" && kid.hint == "current_child_id" && kid.inner)
         #expect(kid.select.map(\.column) == ["name", "age", "toys"] && kid.select[2].embed?.select == [SelectItem(column: "*")])
-        #expect(select[2].embed?.select == [SelectItem(column: "*")])
+        // `families()`: PostgREST's empty embed, selecting nothing.
+        #expect(select[2].embed?.select == [])
         // Embedded filters, order and limit go to their embed's path.
         let request = try Fixture.request(
             "GET", "/rest/v1/user_profiles?select=id,children!current_child_id(name)&children.age=gt.3&children.order=name.desc&children.limit=2")
@@ -336,6 +351,29 @@ import Testing
         let error = RESTError.invalidSchema("auth")
         #expect(error.status.code == 406)
         #expect(error.body == #"{"code":"PGRST106","details":null,"hint":"Only the following schemas are exposed: public","message":"Invalid schema: auth"}"#)
+        // Several exposed schemas (`db-schemas`): the first is the default, negotiated.
+        let schemas = ["v1", "v2", "SPECIAL \"@/\\#~_-"]
+        func parse(_ method: String, _ headers: [(String, String)]) throws -> ApiRequest {
+            try ApiRequest.parse(
+                method: HTTPMethod(rawValue: method), resource: "/parents", query: [], headers: HTTPHeaders(headers), body: Array("{}".utf8),
+                schemas: schemas)
+        }
+        let plain = try parse("GET", [])
+        #expect(plain.schema == "v1" && plain.negotiatedByProfile)
+        #expect(try parse("GET", [("Accept-Profile", "v2")]).schema == "v2")
+        #expect(try parse("HEAD", [("Accept-Profile", schemas[2])]).schema == schemas[2])
+        // Writes read Content-Profile and ignore Accept-Profile; reads the other way round.
+        #expect(try parse("POST", [("Content-Profile", "v2"), ("Accept-Profile", "unknown")]).schema == "v2")
+        #expect(try parse("DELETE", [("Content-Profile", "v2")]).schema == "v2")
+        #expect(try parse("PATCH", [("Accept-Profile", "v2")]).schema == "v1")
+        #expect(try parse("GET", [("Content-Profile", "v2")]).schema == "v1")
+        let refused = RESTError.invalidSchema("unknown", exposed: schemas)
+        #expect(throws: refused) { try parse("PUT", [("Content-Profile", "unknown")]) }
+        let hint = jsonString("Only the following schemas are exposed: v1, v2, " + schemas[2])
+        #expect(refused.body == #"{"code":"PGRST106","details":null,"hint":"# + hint + #","message":"Invalid schema: unknown"}"#)
+        // One exposed schema: not negotiated unless a profile names it.
+        #expect(!(try Fixture.request("GET", "/rest/v1/children")).negotiatedByProfile)
+        #expect(try Fixture.request("GET", "/rest/v1/children", headers: [("Accept-Profile", "public")]).negotiatedByProfile)
     }
 
     @Test func methods() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A reverse proxy that lets a client suite written for a bare GoTrue (its routes at `/`) reach
-onboard's Auth under `/auth/v1`: each request to `--listen` goes to `--target` + `/auth/v1` + its
-path, with `apikey` added (Supabase's gateway asks for it; a bare GoTrue does not). Answers are
+"""A reverse proxy that lets a client suite written for a bare GoTrue or PostgREST (its routes at
+`/`) reach onboard's Auth under `/auth/v1` (or REST under `--prefix /rest/v1`): each request to
+`--listen` goes to `--target` + the prefix + its path, with `apikey` added (Supabase's gateway asks
+for it; a bare GoTrue or PostgREST does not). Answers are
 passed back as they are (redirects are not followed). For measuring, never for serving."""
 import argparse
 import http.client
@@ -12,6 +13,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--listen", type=int, required=True)
 parser.add_argument("--target", required=True, help="host:port of onboard")
 parser.add_argument("--apikey", required=True)
+parser.add_argument("--prefix", default="/auth/v1")
 arguments = parser.parse_args()
 host, port = arguments.target.split(":")
 HOP = {"connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te", "trailer", "host"}
@@ -26,7 +28,7 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         headers = {name: value for name, value in self.headers.items() if name.lower() not in HOP}
         headers.setdefault("apikey", arguments.apikey)
         connection = http.client.HTTPConnection(host, int(port), timeout=60)
-        connection.request(self.command, "/auth/v1" + self.path, body=body, headers=headers)
+        connection.request(self.command, arguments.prefix + self.path, body=body, headers=headers)
         response = connection.getresponse()
         data = response.read()
         self.send_response(response.status)

@@ -119,6 +119,12 @@ public struct ApiRequest: Sendable, Equatable {
 
     public var target: Target
     public var action: Action
+    /// The schema the request is about: its `Accept-Profile` (GET/HEAD) or `Content-Profile`
+    /// (POST/PATCH/PUT/DELETE), else `db-schemas`' first.
+    public var schema = "public"
+    /// Whether the schema was negotiated (a profile header named it, or several schemas are
+    /// exposed): the response then says which in `Content-Profile`, as PostgREST.
+    public var negotiatedByProfile = false
     /// The `select` list; `[.star]` when absent.
     public var select: [SelectItem] = [SelectItem(column: "*")]
     /// The filters and logic trees, ANDed (the query string's top level).
@@ -156,7 +162,8 @@ public struct ApiRequest: Sendable, Equatable {
     }
 
     public static func == (lhs: ApiRequest, rhs: ApiRequest) -> Bool {
-        lhs.target == rhs.target && lhs.action == rhs.action && lhs.select == rhs.select && lhs.conditions == rhs.conditions
+        lhs.target == rhs.target && lhs.action == rhs.action && lhs.schema == rhs.schema
+            && lhs.negotiatedByProfile == rhs.negotiatedByProfile && lhs.select == rhs.select && lhs.conditions == rhs.conditions
             && lhs.order == rhs.order && lhs.limit == rhs.limit && lhs.offset == rhs.offset && lhs.onConflict == rhs.onConflict
             && lhs.columns == rhs.columns && lhs.preferences == rhs.preferences && lhs.media == rhs.media
             && lhs.payload == rhs.payload && lhs.functionArguments == rhs.functionArguments && lhs.embedded == rhs.embedded
@@ -192,10 +199,11 @@ public struct ApiRequest: Sendable, Equatable {
 
 extension ApiRequest {
     /// Parses a request whose path has already lost its `/rest/v1` prefix (`resource` is the rest:
-    /// `/children`, `/rpc/get_user_with_profile`, `/` or empty for the root).
+    /// `/children`, `/rpc/get_user_with_profile`, `/` or empty for the root). `schemas`: the
+    /// exposed ones (`db-schemas`), the first the default.
     public static func parse(
         method: HTTPMethod, resource: String, query: [(name: String, value: String)],
-        headers: HTTPHeaders, body: [UInt8]
+        headers: HTTPHeaders, body: [UInt8], schemas: [String] = ["public"]
     ) throws(RESTError) -> ApiRequest {
         func header(_ name: String) -> String? { headers[name] }
         func headerValues(_ name: String) -> [String] { headers.values(name) }
@@ -225,11 +233,10 @@ extension ApiRequest {
         default: throw .unsupportedMethod(method.rawValue)
         }
 
-        // Only `public` is exposed: Accept-Profile for GET/HEAD, Content-Profile for the rest.
-        let profileHeader = (method == .get || method == .head) ? "accept-profile" : "content-profile"
-        if let profile = header(profileHeader), profile != "public" { throw .invalidSchema(profile) }
-
+        let profile = try Profile.negotiate(method: method, headers: headers, schemas: schemas)
         var request = ApiRequest(target: target, action: action)
+        request.schema = profile.schema
+        request.negotiatedByProfile = profile.negotiated
         request.preferences = Preferences.parse(headerValues("prefer"))
         if request.preferences.handling == .strict, !request.preferences.invalid.isEmpty {
             throw .invalidPreferences(request.preferences.invalid)
@@ -261,17 +268,14 @@ extension ApiRequest {
             case "select": request.select = try QueryGrammar.parseSelect(value)
             case "order": request.order = try QueryGrammar.parseOrder(value)
             case "limit":
-                guard let limit = Int(value.trimmedOWS), limit >= 0 else {
-                    throw .parse(
-                        message: QueryGrammar.message("limit parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
-                }
+                // PostgREST reads both as integers where it can (`readMaybe`) and ignores them
+                // where it cannot; a negative limit is an empty range (416), a negative offset none.
+                guard let limit = Self.integer(value) else { continue }
+                guard limit >= 0 else { throw .invalidRange(.negativeLimit) }
                 request.limit = limit
             case "offset":
-                guard let offset = Int(value.trimmedOWS), offset >= 0 else {
-                    throw .parse(
-                        message: QueryGrammar.message("offset parameter", value, column: 1), details: "unexpected \"\(value.prefix(1))\" expecting digit")
-                }
-                request.offset = offset
+                guard let offset = Self.integer(value) else { continue }
+                request.offset = max(offset, 0)
             case "on_conflict": request.onConflict = try QueryGrammar.parseColumns(value, what: "on_conflict parameter")
             case "columns": request.columns = try QueryGrammar.parseColumns(value, what: "columns parameter")
             case "or", "and", "not.or", "not.and":
@@ -359,6 +363,18 @@ extension ApiRequest {
             break
         }
         return request
+    }
+}
+
+extension ApiRequest {
+    /// A query parameter's integer as PostgREST's `readMaybe` reads one (optional sign, digits,
+    /// spaces around), saturated where PostgREST's unbounded integers exceed this one's range.
+    static func integer(_ text: String) -> Int? {
+        let trimmed = text.trimmedOWS
+        if let value = Int(trimmed) { return value }
+        let digits = trimmed.hasPrefix("-") || trimmed.hasPrefix("+") ? trimmed.dropFirst() : Substring(trimmed)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return trimmed.hasPrefix("-") ? Int.min : Int.max
     }
 }
 

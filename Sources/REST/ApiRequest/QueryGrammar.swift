@@ -116,12 +116,9 @@ public enum QueryGrammar {
         let text = op + value
         let chars = Array(text)
         var index = 0
+        // What follows the tree is ignored (`and=(id.eq.1))`), as PostgREST parses it without
+        // asking for the end of input.
         let tree = try logicTree(chars, &index, input: value, forceLogic: true)
-        if index != chars.count {
-            throw .parse(
-                message: message("logic tree", value, column: index + 1),
-                details: "\(unexpected(chars, at: index)) expecting end of input")
-        }
         return negated ? .not(tree) : tree
     }
 

@@ -37,6 +37,9 @@ public struct SelectItem: Sendable, Equatable {
         public var select: [SelectItem]
         /// `...rel(…)`: the related row's columns are merged into the parent's object.
         public var spread = false
+        /// `rel=is.null` (PostgREST's null filtering on embeds): parent rows with a related row
+        /// are left out (`rel=not.is.null` is `!inner`).
+        public var anti = false
     }
 
     public init(

@@ -33,10 +33,8 @@ extension QueryGrammar {
             guard index < chars.count, chars[index] == "(" else { throw fail("\"(\"") }
             index += 1
             skipSpaces(chars, &index)
-            embed.select =
-                index < chars.count && chars[index] == ")"
-                ? [SelectItem(column: "*")]
-                : try selectList(chars, &index, text: text, nested: true)
+            // `rel()`: PostgREST's empty embed, which selects nothing (it only filters).
+            embed.select = index < chars.count && chars[index] == ")" ? [] : try selectList(chars, &index, text: text, nested: true)
             guard index < chars.count, chars[index] == ")" else { throw fail("\",\" or \")\"") }
             index += 1
         }
@@ -71,10 +69,7 @@ extension QueryGrammar {
                 items.append(item)
             } else {
                 guard var name = fieldName(chars, &index) else {
-                    if nested, chars[index] == ")", items.isEmpty {
-                        items.append(SelectItem(column: "*"))
-                        return items
-                    }  // `rel()`
+                    if nested, chars[index] == ")", items.isEmpty { return items }  // `rel()`: selects nothing
                     throw fail("field name (* or [a..z0..9_$])")
                 }
                 var alias: String? = nil

@@ -97,7 +97,7 @@ extension Planner {
             let rowTable = cache.tables[function.returnType]
             request.media = try negotiateMedia(
                 request, relation: rowTable?.name ?? function.name,
-                rowType: rowTable.map { "\"public\"." + $0.quotedName },
+                rowType: rowTable.map(\.qualifiedName),
                 defaultSelect: request.select.count == 1 && request.select[0].isStar,
                 scalar: !function.returnsComposite)
         } else if request.acceptUnmatched {
@@ -237,7 +237,7 @@ extension Planner {
             let variadic = argument.variadic ? "VARIADIC " : ""
             argumentList.append("\(unsafeRaw: variadic)\(ident: argument.name) := \(text)::\(unsafeRaw: castType(argument.type))")  // type: from the catalog
         }
-        return "\(unsafeRaw: quoteIdentifier("public")).\(ident: function.name)(\(SQL.join(argumentList, separator: ", ")))"
+        return "\(unsafeRaw: quoteIdentifier(function.schema)).\(ident: function.name)(\(SQL.join(argumentList, separator: ", ")))"
     }
 
     /// `public.f($1::json)`: the one parameter takes the whole body (a JSON body as sent, a text
@@ -268,14 +268,14 @@ extension Planner {
             }
             value = "{" + members.map { jsonString($0.0) + ":" + jsonString($0.1) }.joined(separator: ",") + "}"
         }
-        return "\(unsafeRaw: quoteIdentifier("public")).\(ident: function.name)(\(value)::\(unsafeRaw: castType(type)))"  // type: from the catalog
+        return "\(unsafeRaw: quoteIdentifier(function.schema)).\(ident: function.name)(\(value)::\(unsafeRaw: castType(type)))"  // type: from the catalog
     }
 
     /// The rows a composite-returning function answers, as a table named `pgrst_call`: the
     /// columns of its table type when the cache knows it, else the names the request uses.
     static func resultTable(_ function: SchemaCache.Function, request: ApiRequest, conditions: [Condition], cache: SchemaCache) -> SchemaCache.Table {
         if let known = cache.tables[function.returnType] {
-            return SchemaCache.Table(name: "pgrst_call", columns: known.columns, primaryKey: [], computed: known.computed)
+            return SchemaCache.Table(name: "pgrst_call", columns: known.columns, primaryKey: [], computed: known.computed, schema: known.schema)
         }
         var names: [String] = request.select.filter { !$0.isStar }.map(\.column) + request.order.map(\.column)
         func collect(_ condition: Condition) {

@@ -83,6 +83,16 @@ extension Planner {
                 if let exists = spread.exists { shape.inner.append(.embedded(exists)) }
                 continue
             }
+            // `rel()`: an embed with nothing selected (or only such embeds) only filters
+            // (`rel!inner()`, `rel=not.is.null`): PostgREST leaves it out of the row.
+            if let embed = item.embed, Self.selectsNothing(embed) {
+                let name = item.alias ?? item.column
+                let (_, exists) = try embedSQL(
+                    item.column, embed: embed, parent: table, parentName: realName, parentQualifier: qualifier,
+                    path: path.isEmpty ? name : path + "." + name, state: &state)
+                if let exists { shape.inner.append(.embedded(exists)) }
+                continue
+            }
             if position > 0 { sql.raw(", ") }
             guard let embed = item.embed else {
                 let width = builder.writeSelectItem(item, qualifier: qualifier, into: &sql)
@@ -107,6 +117,11 @@ extension Planner {
         return shape
     }
 
+    /// PostgREST's empty embed: `rel()`, or one whose items are all empty embeds.
+    static func selectsNothing(_ embed: SelectItem.Embed) -> Bool {
+        embed.select.allSatisfy { item in item.embed.map(selectsNothing) ?? false }
+    }
+
     /// The related rows of one embed: `FROM` its table (and a many-to-many's junction) and the
     /// conditions that join them to the parent row (its columns qualified by `parentQualifier`
     /// when it is a row of `pgrst_source`), with the caller's read rule on each table.
@@ -117,7 +132,7 @@ extension Planner {
         let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
         let builder = QueryBuilder(table: aliased)
         let parentBuilder = QueryBuilder(table: parent)
-        var from = quoteIdentifier("public") + "." + quoteIdentifier(target.name) + " AS " + quoteIdentifier(alias)
+        var from = target.qualifiedName + " AS " + quoteIdentifier(alias)
         let scope = try readScope(target.name, caller: caller)
         if let function = relationship.function {
             // The function's rows of the parent row (a write's returned row made one of the
@@ -125,7 +140,7 @@ extension Planner {
             // returned table applies to them.
             let row = parentQualifier == nil ? parent.quotedName : "ROW(" + parent.rowReturned + ")"
             from =
-                quoteIdentifier("public") + "." + quoteIdentifier(function) + "(" + row + "::" + quoteIdentifier("public") + "."
+                quoteIdentifier(parent.schema) + "." + quoteIdentifier(function) + "(" + row + "::" + quoteIdentifier(parent.schema) + "."
                 + quoteIdentifier(parentName) + ") AS " + quoteIdentifier(alias)
             return (from, scope.conditions, scope.denyAll)
         }
@@ -133,7 +148,7 @@ extension Planner {
         var denyAll = scope.denyAll
         if let targetKey = relationship.targetKey, relationship.cardinality == .manyToMany, let junction = cache.tables[targetKey.table] {
             let junctionAlias = alias + "_j"
-            from += ", " + quoteIdentifier("public") + "." + quoteIdentifier(junction.name) + " AS " + quoteIdentifier(junctionAlias)
+            from += ", " + junction.qualifiedName + " AS " + quoteIdentifier(junctionAlias)
             let junctionBuilder = QueryBuilder(table: SchemaCache.Table(name: junctionAlias, columns: junction.columns, primaryKey: junction.primaryKey))
             for (index, pair) in zip(targetKey.columns, targetKey.referencedColumns).enumerated() {
                 if index > 0 { join.raw(" AND ") }
@@ -185,7 +200,8 @@ extension Planner {
         // The rows: joined to the parent, narrowed by the caller's ownership rule and the
         // embed's filters (and its own `!inner` embeds), grouped when they aggregate.
         func rows(alias: String, state: inout EmbedState, selecting: Bool) throws(RESTError) -> SQL {
-            let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed)
+            let aliased = SchemaCache.Table(
+                name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed, schema: target.schema)
             let builder = QueryBuilder(table: aliased)
             var sql = SQLBuilder()
             sql.raw("SELECT ")
@@ -196,6 +212,10 @@ extension Planner {
                 conditions += shape.inner
             } else {
                 sql.raw("1")
+                // The `!inner` embeds below this one narrow its rows here too (a row whose
+                // inner embed is empty does not exist for the parent, as PostgREST's inner joins).
+                var unused = SQLBuilder()
+                conditions += try writeSelect(embed.select, table: aliased, realName: target.name, path: path, state: &state, into: &unused).inner
             }
             let rows = try related(
                 target, alias: alias, relationship: relationship, parent: parent, parentName: parentName, parentQualifier: parentQualifier,
@@ -237,10 +257,10 @@ extension Planner {
             value.append(body)
             value.raw(") \(row))")
         }
-        guard embed.inner else { return (value.sql, nil) }
+        guard embed.inner || embed.anti else { return (value.sql, nil) }
         state.nextAlias += 1
         var exists = SQLBuilder()
-        exists.raw("EXISTS (")
+        exists.raw(embed.anti ? "NOT EXISTS (" : "EXISTS (")
         exists.append(try rows(alias: "pgrst_\(state.nextAlias)", state: &state, selecting: false))
         exists.raw(")")
         return (value.sql, exists.sql)
@@ -278,7 +298,7 @@ extension Planner {
         }
         state.nextAlias += 1
         let alias = "pgrst_\(state.nextAlias)"
-        let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed)
+        let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed, schema: target.schema)
         let builder = QueryBuilder(table: aliased)
         var conditions = embedded.conditions
         var values: [SpreadColumn] = []
@@ -395,7 +415,8 @@ extension Planner {
             let filters = state.request.embedded[path.isEmpty ? relation : path + "." + relation]?.conditions ?? []
             state.nextAlias += 1
             let alias = "pgrst_\(state.nextAlias)"
-            let builder = QueryBuilder(table: SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed))
+            let builder = QueryBuilder(
+                table: SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed, schema: target.schema))
             try builder.validate(filters)
             let rows = try related(
                 target, alias: alias, relationship: relationship, parent: table, parentName: realName, parentQualifier: parentQualifier,

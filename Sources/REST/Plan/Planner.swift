@@ -63,6 +63,7 @@ struct Planner {
             return try planCall(name, request)
         case .table(let name):
             guard let table = cache.tables[name] else { throw .unknownTable(name, hint: cache.closestTable(to: name)) }
+            let request = request.isRead ? EmbedNullFilters.apply(request) : request
             let decision = try Ownership.decide(request, table: name, policy: policy, enabled: ownershipEnabled, caller: caller)
             return try planTable(table, request, ownership: decision, caller: caller)
         }
@@ -75,7 +76,7 @@ struct Planner {
         // A media handler of the table (for its whole rows) or of any rows may answer `Accept`
         // (negotiated before the request's names are checked, as PostgREST).
         let negotiated = try negotiateMedia(
-            request, relation: table.name, rowType: "\"public\"." + table.quotedName,
+            request, relation: table.name, rowType: table.qualifiedName,
             defaultSelect: request.select.count == 1 && request.select[0].isStar, scalar: false)
         if case .custom = negotiated, !request.isRead, request.preferences.returning != .representation {
             // A write without a representation has no body to hand a handler (PostgREST's NoAgg).

@@ -10,8 +10,7 @@ struct QueryBuilder {
 
     /// `"public"."children"`.
     func writeQualified(into sql: inout SQLBuilder) {
-        sql.raw("\"public\".")
-        sql.raw(table.quotedName)
+        sql.raw(table.qualifiedName)
     }
 
     /// `"children"."user_id"`; a computed field is its function applied to the row,
@@ -30,8 +29,8 @@ struct QueryBuilder {
     /// `pgrst_source`'s columns made a row of the table's type again (a mutation's RETURNING).
     func computedCall(_ name: String, qualifier: String?) -> String? {
         guard table.column(name) == nil, table.computed[name] != nil else { return nil }
-        let row = qualifier == nil ? table.quotedName : "ROW(" + table.rowReturned + ")::\"public\"." + table.quotedName
-        return "\"public\"." + quoteIdentifier(name) + "(" + row + ")"
+        let row = qualifier == nil ? table.quotedName : "ROW(" + table.rowReturned + ")::" + table.qualifiedName
+        return quoteIdentifier(table.schema) + "." + quoteIdentifier(name) + "(" + row + ")"
     }
 
     func writeColumnList(_ names: [String], into sql: inout SQLBuilder) {
