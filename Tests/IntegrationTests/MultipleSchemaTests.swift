@@ -176,12 +176,18 @@ struct MultipleSchemaTests {
         let http = server.client()
         let plain = try http.request("GET", "/rest/v1/rpc/get_parents_below?id=6", headers: server.headers())
         #expect(Self.same(plain, #"[{"id":1,"name":"parent v1-1"},{"id":2,"name":"parent v1-2"}]"#) && plain.header("Content-Profile") == "v1", "\(plain.text)")
-        // PostgREST's cases embed `children(id,name)` in the function's rows; a function's rows
-        // embed nothing here yet (see the README), so its rows alone.
-        let v1 = try http.request("GET", "/rest/v1/rpc/get_parents_below?id=6&select=id,name", headers: server.headers(nil, [("Accept-Profile", "v1")]))
-        #expect(Self.same(v1, #"[{"id":1,"name":"parent v1-1"},{"id":2,"name":"parent v1-2"}]"#) && v1.header("Content-Profile") == "v1", "\(v1.text)")
-        let v2 = try http.request("GET", "/rest/v1/rpc/get_parents_below?id=6&select=id,name", headers: server.headers(nil, [("Accept-Profile", "v2")]))
-        #expect(Self.same(v2, #"[{"id":3,"name":"parent v2-3"},{"id":4,"name":"parent v2-4"}]"#) && v2.header("Content-Profile") == "v2", "\(v2.text)")
+        let v1 = try http.request(
+            "GET", "/rest/v1/rpc/get_parents_below?id=6&select=id,name,children(id,name)", headers: server.headers(nil, [("Accept-Profile", "v1")]))
+        #expect(
+            Self.same(
+                v1,
+                #"[{"id":1,"name":"parent v1-1","children":[{"id":1,"name":"child v1-1"}]},{"id":2,"name":"parent v1-2","children":[{"id":2,"name":"child v1-2"}]}]"#
+            ) && v1.header("Content-Profile") == "v1", "\(v1.text)")
+        let v2 = try http.request(
+            "GET", "/rest/v1/rpc/get_parents_below?id=6&select=id,name,children(id,name)", headers: server.headers(nil, [("Accept-Profile", "v2")]))
+        #expect(
+            Self.same(v2, #"[{"id":3,"name":"parent v2-3","children":[{"id":1,"name":"child v2-3"}]},{"id":4,"name":"parent v2-4","children":[]}]"#)
+                && v2.header("Content-Profile") == "v2", "\(v2.text)")
         let posted = try http.request(
             "POST", "/rest/v1/rpc/get_parents_below?select=id,name", headers: server.headers(nil, [("Content-Profile", "v2")]), body: #"{"id": "6"}"#)
         #expect(Self.same(posted, #"[{"id":3,"name":"parent v2-3"},{"id":4,"name":"parent v2-4"}]"#) && posted.header("Content-Profile") == "v2")

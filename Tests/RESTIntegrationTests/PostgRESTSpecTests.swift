@@ -214,6 +214,9 @@ struct PostgRESTSpecTests {
             ADD CONSTRAINT users_tasks_task_id_fkey FOREIGN KEY (task_id) REFERENCES spec.tasks(id);
         ALTER TABLE ONLY spec.users_tasks
             ADD CONSTRAINT users_tasks_user_id_fkey FOREIGN KEY (user_id) REFERENCES spec.users(id);
+        CREATE FUNCTION spec.getproject(id int) RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects WHERE id = $1 $$ LANGUAGE sql;
+        CREATE FUNCTION spec.getallprojects() RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects $$ LANGUAGE sql;
+        CREATE FUNCTION spec.getallusers() RETURNS SETOF spec.users AS $$ SELECT * FROM spec.users $$ LANGUAGE sql;
         GRANT USAGE ON SCHEMA spec TO anon, authenticated, service_role;
         GRANT SELECT ON ALL TABLES IN SCHEMA spec TO anon, authenticated, service_role;
         """##
@@ -308,6 +311,38 @@ struct PostgRESTSpecTests {
         try check(
             "/users?select=*,tasks!inner(projects(clients()),users_tasks(),name)&tasks.id=eq.3",
             #"[{"id":1,"name":"Angela Martin","tasks":[{"name":"Design w10"}]}]"#)
+    }
+
+    /// RpcSpec "embedding" and EmbedInnerJoinSpec "works with rpc": a function's rows of a
+    /// table's type embed as the table's rows do, with embedded filters and `!inner`.
+    @Test func functionRowsEmbed() throws {
+        try check(
+            "/rpc/getproject?id=1&select=id,name,client:clients(id),tasks(id)",
+            #"[{"id":1,"name":"Windows 7","client":{"id":1},"tasks":[{"id":1},{"id":2}]}]"#)
+        let posted = try server.client().request(
+            "POST", "/rest/v1/rpc/getproject?select=id,name,client:clients(id),tasks(id)",
+            headers: server.headers(nil, [("Content-Profile", "spec")]), body: #"{"id": 1}"#)
+        #expect(
+            (posted.json as? NSObject)
+                == (try JSONSerialization.jsonObject(with: Data(#"[{"id":1,"name":"Windows 7","client":{"id":1},"tasks":[{"id":1},{"id":2}]}]"#.utf8))
+                    as? NSObject),
+            "\(posted.text)")
+        try check(
+            "/rpc/getallusers?select=name,tasks(name)&id=gt.1",
+            #"[{"name":"Michael Scott","tasks":[{"name":"Design IOS"},{"name":"Code IOS"},{"name":"Design OSX"}]},{"name":"Dwight Schrute","tasks":[{"name":"Design w7"},{"name":"Design IOS"}]}]"#
+        )
+        try check(
+            "/rpc/getallusers?select=name,tasks(name,project:projects(name))&id=gt.1",
+            #"[{"name":"Michael Scott","tasks":[{"name":"Design IOS","project":{"name":"IOS"}},{"name":"Code IOS","project":{"name":"IOS"}},{"name":"Design OSX","project":{"name":"OSX"}}]},{"name":"Dwight Schrute","tasks":[{"name":"Design w7","project":{"name":"Windows 7"}},{"name":"Design IOS","project":{"name":"IOS"}}]}]"#
+        )
+        try check(
+            "/rpc/getallprojects?select=id,clients(id)&clients.name=not.is.null",
+            #"[{"id":1,"clients":{"id":1}},{"id":2,"clients":{"id":1}},{"id":3,"clients":{"id":2}},{"id":4,"clients":{"id":2}},{"id":5,"clients":null}]"#)
+        try check("/rpc/getallprojects?select=id,clients!inner(id)&clients.id=eq.1", #"[{"id":1,"clients":{"id":1}},{"id":2,"clients":{"id":1}}]"#)
+        let counted = try server.client().request(
+            "HEAD", "/rest/v1/rpc/getallprojects?select=id,clients!inner(id)&clients.id=eq.1",
+            headers: server.headers(nil, [("Accept-Profile", "spec"), ("Prefer", "count=exact")]))
+        #expect(counted.status == 200 && counted.header("Content-Range") == "0-1/2", "\(counted.status) \(counted.header("Content-Range") ?? "-")")
     }
 
     @Test func logicTreesAndRanges() throws {

@@ -283,10 +283,9 @@ extension ApiRequest {
             case "apikey":
                 continue  // a credential (Supabase's gateway accepts it as a query parameter)
             default:
-                if isRPCRead {
-                    request.functionArguments.append(QueryPair(name, value))
-                } else if !name.hasPrefix("not."), let split = QueryGrammar.splitEmbedPath(name) {
-                    // `path.column=op.value` or `path.order|limit|offset|or|and`: for an embed.
+                if !name.hasPrefix("not."), let split = QueryGrammar.splitEmbedPath(name) {
+                    // `path.column=op.value` or `path.order|limit|offset|or|and`: for an embed
+                    // (also of a function's rows; a parameter's name has no dot).
                     let path = split.path
                     let key = split.last
                     var query = request.embedded[path] ?? EmbeddedQuery()
@@ -303,6 +302,8 @@ extension ApiRequest {
                     default: query.conditions.append(try QueryGrammar.parseFilter(column: key, value))
                     }
                     request.embedded[path] = query
+                } else if isRPCRead {
+                    request.functionArguments.append(QueryPair(name, value))
                 } else {
                     request.conditions.append(try QueryGrammar.parseFilter(column: name, value))
                 }

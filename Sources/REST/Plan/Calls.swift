@@ -87,7 +87,7 @@ extension Planner {
         }
     }
 
-    func planCall(_ name: String, _ request: ApiRequest) throws(RESTError) -> ActionPlan {
+    func planCall(_ name: String, _ request: ApiRequest, caller: Caller) throws(RESTError) -> ActionPlan {
         let resolved = try resolveCall(name, request)
         let function = resolved.function
         var request = request
@@ -141,9 +141,11 @@ extension Planner {
             let builder = QueryBuilder(table: rowTable)
             try builder.validate(conditions)
             for term in request.order where !rowTable.hasField(term.column) { throw .unknownColumn(column: term.column, table: function.name) }
-            for item in request.select where item.column != "*" && !rowTable.hasField(item.column) {
+            for item in request.select where item.column != "*" && item.embed == nil && !rowTable.hasField(item.column) {
                 throw .unknownColumn(column: item.column, table: function.name)
             }
+            // Rows of a table's type embed as that table's rows do (PostgREST's RPC embedding).
+            let embedsOf = request.select.contains { $0.embed != nil } ? cache.tables[function.returnType] : nil
             var query = SQLBuilder()
             query.raw("SELECT ")
             var grouping: [Int] = []
@@ -152,6 +154,11 @@ extension Planner {
             let star = rowTable.columns.contains { $0.representation.toJSON != nil } ? rowTable.starSelect : "pgrst_call.*"
             if request.select.allSatisfy(\.isStar) {
                 query.raw(star)
+            } else if let table = embedsOf {
+                var state = EmbedState(caller: caller, request: request)
+                let shape = try writeSelect(request.select, table: rowTable, realName: table.name, path: "", state: &state, into: &query)
+                conditions += shape.inner
+                grouping = shape.grouping
             } else {
                 grouping = builder.writeSelectList(request.select.filter { !$0.isStar }, qualifier: nil, into: &query)
                 if request.select.contains(where: \.isStar) { query.raw(", " + star) }

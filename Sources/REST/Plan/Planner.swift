@@ -60,7 +60,7 @@ struct Planner {
         case .function(let name):
             // A function's rows embed nothing here, so no `rel(col)` order can name an embed.
             if let relation = request.order.first(where: { $0.relation != nil })?.relation { throw .notEmbedded(relation) }
-            return try planCall(name, request)
+            return try planCall(name, request.isReadOnlyCall ? EmbedNullFilters.apply(request) : request, caller: caller)
         case .table(let name):
             guard let table = cache.tables[name] else { throw .unknownTable(name, hint: cache.closestTable(to: name)) }
             let request = request.isRead ? EmbedNullFilters.apply(request) : request
