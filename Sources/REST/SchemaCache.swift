@@ -276,21 +276,14 @@ public struct SchemaCache: Sendable {
         mediaHandlers[relation ?? ""]?[mediaType]
     }
 
-    /// The closest exposed table name, for PGRST205's hint (PostgREST uses a fuzzy set).
+    /// The closest exposed table name, for PGRST205's hint (PostgREST's fuzzy set, score ≥ 0.75).
     public func closestTable(to name: String) -> String? {
-        closest(name, among: Array(tables.keys))
+        fuzzyClosest(name, among: tables.keys.sorted(), minScore: 0.75)
     }
 
     /// The closest function name, for PGRST202's hint (PostgREST's fuzzy set, score ≥ 0.75).
     public func closestFunction(to name: String) -> String? {
         fuzzyClosest(name, among: functions.keys.sorted(), minScore: 0.75)
-    }
-
-    private func closest(_ name: String, among candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, editDistance($0.lowercased(), name.lowercased())) }
-        guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }) else { return nil }
-        // Only a plausible typo: at most a third of the longer name differs.
-        return best.1 <= max(2, max(best.0.count, name.count) / 3) ? best.0 : nil
     }
 
 }

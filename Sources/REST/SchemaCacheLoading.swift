@@ -4,7 +4,8 @@ import Postgres
 /// computed relationships, representations and media handlers; the schema's name a bound
 /// parameter) and the cache built from their rows.
 extension SchemaCache {
-    /// The catalog query for columns of `schema`'s tables and views.
+    /// The catalog query for columns of `schema`'s tables and views (a partition is not one of
+    /// them: PostgREST exposes its partitioned table only).
     static func columnsQuery(_ schema: String) -> SQL {
         """
         SELECT c.relname AS table_name, a.attname AS column_name,
@@ -17,7 +18,7 @@ extension SchemaCache {
         JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
         LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
         LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
-        WHERE n.nspname = \(schema) AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+        WHERE n.nspname = \(schema) AND c.relkind IN ('r', 'v', 'm', 'p', 'f') AND NOT c.relispartition
         ORDER BY c.relname, a.attnum
         """
     }
@@ -53,7 +54,8 @@ extension SchemaCache {
         """
     }
 
-    /// The foreign keys between tables of `schema`, their columns in key order; `one_to_one`: the
+    /// The foreign keys between tables of `schema` (a partitioned table's, not the copies on its
+    /// partitions), their columns in key order; `one_to_one`: the
     /// key's columns (as a set) are those of a primary key or unique constraint of its table, as
     /// PostgREST's allM2OandO2ORels compares them (unique indexes that are no constraint do not count).
     static func foreignKeysQuery(_ schema: String) -> SQL {
@@ -70,7 +72,8 @@ extension SchemaCache {
         FROM pg_constraint c
         JOIN pg_class src ON src.oid = c.conrelid JOIN pg_namespace sn ON sn.oid = src.relnamespace
         JOIN pg_class dst ON dst.oid = c.confrelid JOIN pg_namespace dn ON dn.oid = dst.relnamespace
-        WHERE c.contype = 'f' AND sn.nspname = \(schema) AND dn.nspname = \(schema)
+        WHERE c.contype = 'f' AND c.conparentid = 0 AND NOT src.relispartition AND NOT dst.relispartition
+          AND sn.nspname = \(schema) AND dn.nspname = \(schema)
         ORDER BY c.conname
         """
     }

@@ -160,6 +160,8 @@ import Testing
         ("or=(name.xx.1)", #""failed to parse logic tree ((name.xx.1))" (line 1, column 9)"#, #"unexpected "x" expecting "not" or operator (eq, gt, ...)"#),
         ("order=name.up", #""failed to parse order (name.up)" (line 1, column 6)"#, #"unexpected "u" expecting "asc", "desc", "nullsfirst" or "nullslast""#),
         ("order=name.asc.up", #""failed to parse order (name.asc.up)" (line 1, column 10)"#, #"unexpected "u" expecting "nullsfirst" or "nullslast""#),
+        // QuerySpec "gives meaningful error message on bad syntax": `nullslast` is read, then `tt`.
+        ("order=id.asc.nullslasttt", #""failed to parse order (id.asc.nullslasttt)" (line 1, column 17)"#, #"unexpected 't' expecting "," or end of input"#),
         // Not a relation term (one column only): it fails at the `(`, as PostgREST's.
         ("order=clients(name,id)", #""failed to parse order (clients(name,id))" (line 1, column 8)"#, #"unexpected "(" expecting "," or end of input"#),
         ("select=id,", #""failed to parse select parameter (id,)" (line 1, column 4)"#, #"unexpected end of input expecting field name (* or [a..z0..9_$])"#)

@@ -33,27 +33,37 @@ public enum QueryGrammar {
                 }
             }
             var expectDirection = true
+            var modified = false
             while index < chars.count, chars[index] == "." {
                 index += 1
-                let start = index
-                while index < chars.count, chars[index].isLetter { index += 1 }
-                let word = String(chars[start..<index])
+                // Each modifier is matched as a whole word's beginning, as PostgREST's `string`
+                // parsers do: `nullslasttt` is `nullslast`, then `tt` where "," was expected.
+                let rest = String(chars[index...])
+                let word = ["asc", "desc", "nullsfirst", "nullslast"].first { rest.hasPrefix($0) } ?? ""
                 switch word {
                 case "asc" where expectDirection: term.descending = false
                 case "desc" where expectDirection: term.descending = true
                 case "nullsfirst" where term.nulls == nil: term.nulls = .first
                 case "nullslast" where term.nulls == nil: term.nulls = .last
                 default:
-                    index = start
                     throw fail(expectDirection && term.nulls == nil ? "\"asc\", \"desc\", \"nullsfirst\" or \"nullslast\"" : "\"nullsfirst\" or \"nullslast\"")
                 }
+                index += word.count
+                modified = true
                 expectDirection = false
                 if term.nulls != nil { break }
             }
             terms.append(term)
             skipSpaces(chars, &index)
             if index == chars.count { return terms }
-            guard chars[index] == "," else { throw fail("\",\" or end of input") }
+            guard chars[index] == "," else {
+                // After a modifier the character is what failed (parsec quotes it as a character).
+                if modified {
+                    throw .parse(
+                        message: message("order", text, column: index + 1), details: "unexpected '\(chars[index])' expecting \",\" or end of input")
+                }
+                throw fail("\",\" or end of input")
+            }
             index += 1
         }
     }
