@@ -77,7 +77,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case invalidResponseStatus
     // PGRST2xx: the schema cache.
     /// PGRST200: no foreign key between the two tables (or none the hint names).
-    case noRelationship(parent: String, target: String, schema: String = "public")
+    case noRelationship(parent: String, target: String, hint: String? = nil, schema: String = "public")
     /// PGRST201: several; the hint must choose.
     case ambiguousRelationship(parent: String, target: String, candidates: [(cardinality: String, name: String, description: String)])
     /// PGRST202: no such function (or not with these arguments); `hint` is what follows
@@ -258,10 +258,11 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
                 "PGRST203", "Could not choose the best candidate function between: \(signatures.joined(separator: ", "))", nil,
                 "Try renaming the parameters or the function itself in the database so function overloading can be resolved"
             )
-        case .noRelationship(let parent, let target, let schema):
+        case .noRelationship(let parent, let target, let embedHint, let schema):
             return (
                 "PGRST200", "Could not find a relationship between '\(parent)' and '\(target)' in the schema cache",
-                "Searched for a foreign key relationship between '\(parent)' and '\(target)' in the schema '\(schema)', but no matches were found.", nil
+                "Searched for a foreign key relationship between '\(parent)' and '\(target)'\(embedHint.map { " using the hint '\($0)'" } ?? "") in the schema '\(schema)', but no matches were found.",
+                nil
             )
         case .ambiguousRelationship(let parent, let target, let candidates):
             return (
@@ -336,12 +337,12 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         let (code, message, details, hint) = fields
         func field(_ value: String?) -> String { value.map(jsonString) ?? "null" }
         var detailsJSON = field(details)
-        if case .ambiguousRelationship(_, _, let candidates) = self {
+        if case .ambiguousRelationship(let parent, let target, let candidates) = self {
             // PostgREST lists the candidates as objects.
             detailsJSON =
                 "["
                 + candidates.map {
-                    #"{"cardinality":\#(jsonString($0.cardinality)),"embedding":\#(jsonString($0.description)),"relationship":\#(jsonString($0.name))}"#
+                    #"{"cardinality":\#(jsonString($0.cardinality)),"embedding":\#(jsonString(parent + " with " + target)),"relationship":\#(jsonString($0.description))}"#
                 }.joined(separator: ",") + "]"
         }
         return #"{"code":\#(field(code)),"details":\#(detailsJSON),"hint":\#(field(hint)),"message":\#(jsonString(message))}"#
@@ -399,7 +400,7 @@ extension RESTError {
         case .unknownTable(let table, let hint, _): return .unknownTable(table, hint: hint, schema: schema)
         case .unknownFunction(let name, let arguments, let hint, let search, _):
             return .unknownFunction(name: name, arguments: arguments, hint: hint, search: search, schema: schema)
-        case .noRelationship(let parent, let target, _): return .noRelationship(parent: parent, target: target, schema: schema)
+        case .noRelationship(let parent, let target, let hint, _): return .noRelationship(parent: parent, target: target, hint: hint, schema: schema)
         default: return self
         }
     }

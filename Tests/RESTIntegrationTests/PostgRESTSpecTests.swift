@@ -241,6 +241,13 @@ struct PostgRESTSpecTests {
         INSERT INTO spec.car_dealers VALUES ('Springfield Cars S.A.', 'Springfield'), ('The Best Deals S.A.', 'Franklin');
         INSERT INTO spec.car_models_car_dealers VALUES ('DeLorean', 1981, 'Springfield Cars S.A.', 'Springfield', 15),
             ('Murcielago', 2001, 'The Best Deals S.A.', 'Franklin', 2);
+        CREATE TABLE spec.second (id int PRIMARY KEY, name text);
+        CREATE TABLE spec.first (
+            id int PRIMARY KEY, name text, second_id_1 int REFERENCES spec.second UNIQUE, second_id_2 int REFERENCES spec.second UNIQUE);
+        CREATE TABLE spec.person (id integer PRIMARY KEY, name character varying NOT NULL);
+        CREATE TABLE spec.message (
+            id integer PRIMARY KEY, body text NOT NULL DEFAULT '', sender bigint NOT NULL REFERENCES spec.person (id),
+            recipient bigint NOT NULL REFERENCES spec.person (id));
         CREATE FUNCTION spec.getproject(id int) RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects WHERE id = $1 $$ LANGUAGE sql;
         CREATE FUNCTION spec.getallprojects() RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects $$ LANGUAGE sql;
         CREATE FUNCTION spec.getallusers() RETURNS SETOF spec.users AS $$ SELECT * FROM spec.users $$ LANGUAGE sql;
@@ -391,6 +398,27 @@ struct PostgRESTSpecTests {
         try check(
             "/car_models?select=name,car_model_sales(quantity)&name=eq.DeLorean&car_model_sales.order=quantity",
             #"[{"name":"DeLorean","car_model_sales":[{"quantity":7},{"quantity":9}]}]"#)
+    }
+
+    /// EmbedDisambiguationSpec: PGRST201's details as PostgREST writes them (`embedding`: the two
+    /// tables, `relationship`: the key with the parent's columns and the target's), PGRST200
+    /// naming the hint it searched with.
+    @Test func embedDisambiguation() throws {
+        try check(
+            "/first?select=second(*)",
+            #"{"code":"PGRST201","details":[{"cardinality":"one-to-one","embedding":"first with second","relationship":"first_second_id_1_fkey using first(second_id_1) and second(id)"},{"cardinality":"one-to-one","embedding":"first with second","relationship":"first_second_id_2_fkey using first(second_id_2) and second(id)"}],"hint":"Try changing 'second' to one of the following: 'second!first_second_id_1_fkey', 'second!first_second_id_2_fkey'. Find the desired relationship in the 'details' key.","message":"Could not embed because more than one relationship was found for 'first' and 'second'"}"#,
+            status: 300)
+        try check(
+            "/message?select=id,sender:person!space(name)&id=lt.4",
+            #"{"hint":null,"message":"Could not find a relationship between 'message' and 'person' in the schema cache","code":"PGRST200","details":"Searched for a foreign key relationship between 'message' and 'person' using the hint 'space' in the schema 'spec', but no matches were found."}"#,
+            status: 400)
+        // From the other side: one-to-many, the parent's columns first.
+        let reverse = try server.client().request(
+            "GET", "/rest/v1/person?select=message(*)", headers: server.headers(nil, [("Accept-Profile", "spec")]))
+        let details = (reverse.jsonObject?["details"] as? [[String: Any]])?.compactMap { $0["relationship"] as? String }
+        #expect(
+            details == ["message_recipient_fkey using person(id) and message(recipient)", "message_sender_fkey using person(id) and message(sender)"],
+            "\(reverse.text)")
     }
 
     @Test func logicTreesAndRanges() throws {

@@ -97,7 +97,7 @@ extension Planner {
                 }
             }
         }
-        guard !candidates.isEmpty else { throw .noRelationship(parent: parent, target: target) }
+        guard !candidates.isEmpty else { throw .noRelationship(parent: parent, target: target, hint: hint) }
         guard candidates.count == 1 else {
             throw .ambiguousRelationship(
                 parent: parent, target: target,
@@ -109,10 +109,13 @@ extension Planner {
                                 "\(targetKey.table) using \($0.key.name)(\($0.key.columns.joined(separator: ", "))) and \(targetKey.name)(\(targetKey.columns.joined(separator: ", ")))"
                         )
                     }
+                    // PostgREST's compressedRel: the key, then the parent's columns and the target's.
+                    let own = $0.heldByParent ? $0.key.columns : $0.key.referencedColumns
+                    let other = $0.heldByParent ? $0.key.referencedColumns : $0.key.columns
                     return (
                         cardinality: $0.cardinality.rawValue, name: $0.key.name,
                         description:
-                            "\($0.key.table)(\($0.key.columns.joined(separator: ", "))) and \($0.key.referencedTable)(\($0.key.referencedColumns.joined(separator: ", ")))"
+                            "\($0.key.name) using \(parent)(\(own.joined(separator: ", "))) and \($0.targetTable)(\(other.joined(separator: ", ")))"
                     )
                 })
         }
