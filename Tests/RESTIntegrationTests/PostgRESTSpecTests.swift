@@ -425,6 +425,19 @@ struct PostgRESTSpecTests {
         // AndOrParamsSpec "can handle eq and neq": the extra `)` is ignored.
         try check("/entities?and=(id.eq.1,id.neq.2))&select=id", #"[{"id":1}]"#)
         try check("/entities?or=(id.lt.2,id.gt.3)&select=id", #"[{"id":1},{"id":4}]"#)
+        // "allows whitespace"
+        try check(
+            "/entities?and=( and ( id.in.( 1, 2, 3 ) , id.eq.3 ) , or ( id.eq.2 , id.eq.3 ) )&select=id".replacingOccurrences(of: " ", with: "%20"),
+            #"[{"id":3}]"#)
+        // QuerySpec "errs when the embedded resource doesn't exist and an embedded filter is applied to it"
+        try check(
+            "/clients?select=*&non_existent_projects.name=like.*NonExistent*",
+            #"{"hint":"Verify that 'non_existent_projects' is included in the 'select' query parameter.","details":null,"code":"PGRST108","message":"'non_existent_projects' is not an embedded resource in this request"}"#,
+            status: 400)
+        try check(
+            "/clients?select=id,projects(id)&projects.tasks.id=eq.1",
+            #"{"hint":"Verify that 'tasks' is included in the 'select' query parameter.","details":null,"code":"PGRST108","message":"'tasks' is not an embedded resource in this request"}"#,
+            status: 400)
         // RangeSpec "succeeds if offset is negative as a no-op", "fails if limit is negative".
         try check("/clients?select=id&offset=-4&order=id", #"[{"id":1},{"id":2}]"#)
         try check(

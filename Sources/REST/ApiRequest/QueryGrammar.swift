@@ -143,13 +143,20 @@ public enum QueryGrammar {
             negated = true
             index += 4
         }
+        // `and(` / `or(`, spaces allowed before the parenthesis (PostgREST's lexemes).
+        func opening(_ word: String) -> Int? {
+            guard matches(chars, index, word) else { return nil }
+            var position = index + word.count
+            while position < chars.count, chars[position] == " " { position += 1 }
+            return position < chars.count && chars[position] == "(" ? position : nil
+        }
         var logic: String? = nil
-        if matches(chars, index, "and(") {
+        if let open = opening("and") {
             logic = "and"
-            index += 3
-        } else if matches(chars, index, "or(") {
+            index = open
+        } else if let open = opening("or") {
             logic = "or"
-            index += 2
+            index = open
         }
         if let logic {
             index += 1  // "("

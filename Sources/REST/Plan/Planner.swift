@@ -54,6 +54,7 @@ struct Planner {
 
     func plan(_ request: ApiRequest, caller: Caller) throws(RESTError) -> ActionPlan {
         if !aggregatesEnabled, Self.usesAggregates(request.select) { throw .aggregatesNotAllowed }
+        try EmbeddedPaths.check(request)
         switch request.target {
         case .root:
             return ActionPlan(request: request, statement: nil, readOnly: true, mustDecide: false, rollback: false, resource: "")
