@@ -120,6 +120,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .ownership(_, let authenticated): return authenticated ? .forbidden : .unauthorized
         case .database(let error, let authenticated):
             if let raised = Self.raisedByFunction(error) { return raised.status }
+            if Self.unreadableRaise(error) != nil { return .internalServerError }
             return Self.status(for: error, authenticated: authenticated)
         }
     }
@@ -143,6 +144,19 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             for (name, value) in members { if case .string(let text) = value { headers.append((name, text)) } }
         }
         return (HTTPStatus(code: status), fields, headers)
+    }
+
+    /// A `RAISE SQLSTATE 'PGRST'` whose MESSAGE or DETAIL is not what PostgREST reads: 500
+    /// PGRST121 with PostgREST's details and hint (nil for any other error).
+    static func unreadableRaise(_ error: PostgresError) -> (details: String, hint: String)? {
+        guard error.kind == .server, error.sqlState == "PGRST", raisedByFunction(error) == nil else { return nil }
+        let messageHint = "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'."
+        let detailHint = "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'."
+        guard case .object? = JSONValue.parse(Array(error.message.utf8)) else {
+            return ("Invalid JSON value for MESSAGE: '\(error.message)'", messageHint)
+        }
+        guard let detail = error.detail else { return ("DETAIL is missing in the RAISE statement", detailHint) }
+        return ("Invalid JSON value for DETAIL: '\(detail)'", detailHint)
     }
 
     /// PostgREST's SQLSTATE → HTTP status table (Error.hs `mapSQLtoHTTP`), in its order. This is
@@ -292,6 +306,9 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             }
             if let raised = Self.raisedByFunction(error) {
                 return ((raised.fields["code"] ?? nil), (raised.fields["message"] ?? nil) ?? "", raised.fields["details"] ?? nil, raised.fields["hint"] ?? nil)
+            }
+            if let (details, hint) = Self.unreadableRaise(error) {
+                return ("PGRST121", "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error", details, hint)
             }
             return (state, error.message, error.detail, error.hint)
         }

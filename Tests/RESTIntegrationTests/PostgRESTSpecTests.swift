@@ -248,6 +248,12 @@ struct PostgRESTSpecTests {
         CREATE TABLE spec.message (
             id integer PRIMARY KEY, body text NOT NULL DEFAULT '', sender bigint NOT NULL REFERENCES spec.person (id),
             recipient bigint NOT NULL REFERENCES spec.person (id));
+        CREATE FUNCTION spec.raise_sqlstate_invalid_json_message() RETURNS void LANGUAGE plpgsql AS $$
+        BEGIN RAISE SQLSTATE 'PGRST' USING message = 'INVALID', detail = '{"status":332,"headers":{"X-Header":"str"}}'; END $$;
+        CREATE FUNCTION spec.raise_sqlstate_invalid_json_details() RETURNS void LANGUAGE plpgsql AS $$
+        BEGIN RAISE SQLSTATE 'PGRST' USING message = '{"code":"123","message":"ABC","details":"DEF"}', detail = 'INVALID'; END $$;
+        CREATE FUNCTION spec.raise_sqlstate_missing_details() RETURNS void LANGUAGE plpgsql AS $$
+        BEGIN RAISE SQLSTATE 'PGRST' USING message = '{"code":"123","message":"ABC","details":"DEF"}'; END $$;
         CREATE FUNCTION spec.getproject(id int) RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects WHERE id = $1 $$ LANGUAGE sql;
         CREATE FUNCTION spec.getallprojects() RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects $$ LANGUAGE sql;
         CREATE FUNCTION spec.getallusers() RETURNS SETOF spec.users AS $$ SELECT * FROM spec.users $$ LANGUAGE sql;
@@ -419,6 +425,22 @@ struct PostgRESTSpecTests {
         #expect(
             details == ["message_recipient_fkey using person(id) and message(recipient)", "message_sender_fkey using person(id) and message(sender)"],
             "\(reverse.text)")
+    }
+
+    /// RpcSpec: a `RAISE SQLSTATE 'PGRST'` whose MESSAGE or DETAIL PostgREST cannot read.
+    @Test func unreadableRaises() throws {
+        let message = #"Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error"#
+        let detailHint = "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'."
+        try check(
+            "/rpc/raise_sqlstate_invalid_json_message",
+            #"{"code":"PGRST121","message":"\#(message)","details":"Invalid JSON value for MESSAGE: 'INVALID'","hint":"MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'."}"#,
+            status: 500)
+        try check(
+            "/rpc/raise_sqlstate_invalid_json_details",
+            #"{"code":"PGRST121","message":"\#(message)","details":"Invalid JSON value for DETAIL: 'INVALID'","hint":"\#(detailHint)"}"#, status: 500)
+        try check(
+            "/rpc/raise_sqlstate_missing_details",
+            #"{"code":"PGRST121","message":"\#(message)","details":"DETAIL is missing in the RAISE statement","hint":"\#(detailHint)"}"#, status: 500)
     }
 
     @Test func logicTreesAndRanges() throws {
