@@ -254,6 +254,7 @@ struct PostgRESTSpecTests {
         BEGIN RAISE SQLSTATE 'PGRST' USING message = '{"code":"123","message":"ABC","details":"DEF"}', detail = 'INVALID'; END $$;
         CREATE FUNCTION spec.raise_sqlstate_missing_details() RETURNS void LANGUAGE plpgsql AS $$
         BEGIN RAISE SQLSTATE 'PGRST' USING message = '{"code":"123","message":"ABC","details":"DEF"}'; END $$;
+        CREATE FUNCTION spec.get_projects_below(id int) RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects WHERE id < $1 $$ LANGUAGE sql;
         CREATE FUNCTION spec.getproject(id int) RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects WHERE id = $1 $$ LANGUAGE sql;
         CREATE FUNCTION spec.getallprojects() RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects $$ LANGUAGE sql;
         CREATE FUNCTION spec.getallusers() RETURNS SETOF spec.users AS $$ SELECT * FROM spec.users $$ LANGUAGE sql;
@@ -379,6 +380,10 @@ struct PostgRESTSpecTests {
             "/rpc/getallprojects?select=id,clients(id)&clients.name=not.is.null",
             #"[{"id":1,"clients":{"id":1}},{"id":2,"clients":{"id":1}},{"id":3,"clients":{"id":2}},{"id":4,"clients":{"id":2}},{"id":5,"clients":null}]"#)
         try check("/rpc/getallprojects?select=id,clients!inner(id)&clients.id=eq.1", #"[{"id":1,"clients":{"id":1}},{"id":2,"clients":{"id":1}}]"#)
+        // "should filter a proc that has arg name = filter name", "…with the not operator"
+        try check("/rpc/get_projects_below?id=5&id=gt.2&select=id", #"[{"id":3},{"id":4}]"#)
+        try check("/rpc/get_projects_below?id=5&id=not.gt.2&select=id", #"[{"id":1},{"id":2}]"#)
+        try check("/rpc/get_projects_below?id=5&id=not.in.(1,3)&select=id", #"[{"id":2},{"id":4}]"#)
         let counted = try server.client().request(
             "HEAD", "/rest/v1/rpc/getallprojects?select=id,clients!inner(id)&clients.id=eq.1",
             headers: server.headers(nil, [("Accept-Profile", "spec"), ("Prefer", "count=exact")]))

@@ -303,7 +303,13 @@ extension ApiRequest {
                     }
                     request.embedded[path] = query
                 } else if isRPCRead {
-                    request.functionArguments.append(QueryPair(name, value))
+                    // PostgREST's rule for a GET call: a value with an operator is a filter of the
+                    // result (`id=gt.2`), any other an argument (`id=5`), whatever the name.
+                    if let filter = try? QueryGrammar.parseFilter(column: name, value) {
+                        request.conditions.append(filter)
+                    } else {
+                        request.functionArguments.append(QueryPair(name, value))
+                    }
                 } else {
                     request.conditions.append(try QueryGrammar.parseFilter(column: name, value))
                 }
