@@ -16,16 +16,21 @@ public struct SchemaCache: Sendable {
         public var hasDefault: Bool { defaultExpression != nil }
         /// The domain representation of the column's type, if it has one.
         public let representation: Representation
+        /// The type is a domain over tsvector (directly or through other domains).
+        public let tsvectorDomain: Bool
+        /// Full-text filters search the column as it is (no `to_tsvector`).
+        public var isTSVector: Bool { type == "tsvector" || tsvectorDomain }
 
         public init(
             name: String, type: String, nullable: Bool = true, defaultExpression: String? = nil,
-            representation: Representation = Representation()
+            representation: Representation = Representation(), tsvectorDomain: Bool = false
         ) {
             self.name = name
             self.type = type
             self.nullable = nullable
             self.defaultExpression = defaultExpression
             self.representation = representation
+            self.tsvectorDomain = tsvectorDomain
         }
     }
 

@@ -12,10 +12,18 @@ extension SchemaCache {
                format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable,
                pg_get_expr(d.adbin, d.adrelid) AS default_expression, c.relkind::text AS kind,
                coalesce(a.attnum = ANY (i.indkey), false) AS in_pk,
-               obj_description(c.oid, 'pg_class') AS description
+               obj_description(c.oid, 'pg_class') AS description,
+               t.typtype = 'd' AND 'tsvector'::regtype IN (
+                 WITH RECURSIVE base(oid, typtype, typbasetype) AS (
+                   SELECT t.oid, t.typtype, t.typbasetype
+                   UNION ALL
+                   SELECT b.oid, b.typtype, b.typbasetype FROM pg_type b JOIN base ON b.oid = base.typbasetype WHERE base.typtype = 'd'
+                 ) SELECT oid FROM base
+               ) AS tsvector_domain
         FROM pg_class c
         JOIN pg_namespace n ON n.oid = c.relnamespace
         JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+        JOIN pg_type t ON t.oid = a.atttypid
         LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
         LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
         WHERE n.nspname = \(schema) AND c.relkind IN ('r', 'v', 'm', 'p', 'f') AND NOT c.relispartition
@@ -224,7 +232,7 @@ extension SchemaCache {
                 Column(
                     name: name, type: type, nullable: (row["nullable"] ?? nil) == "t",
                     defaultExpression: row["default_expression"] ?? nil,
-                    representation: byType[type] ?? Representation()))
+                    representation: byType[type] ?? Representation(), tsvectorDomain: (row["tsvector_domain"] ?? nil) == "t"))
             if (row["in_pk"] ?? nil) == "t" { pending[table]!.pk.append(name) }
         }
         var parsed: [Function] = []

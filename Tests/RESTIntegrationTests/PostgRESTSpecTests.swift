@@ -255,6 +255,16 @@ struct PostgRESTSpecTests {
         CREATE FUNCTION spec.raise_sqlstate_missing_details() RETURNS void LANGUAGE plpgsql AS $$
         BEGIN RAISE SQLSTATE 'PGRST' USING message = '{"code":"123","message":"ABC","details":"DEF"}'; END $$;
         CREATE FUNCTION spec.get_projects_below(id int) RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects WHERE id < $1 $$ LANGUAGE sql;
+        CREATE DOMAIN spec.tsvector_not_null AS tsvector CONSTRAINT "tsvector is required" CHECK (value IS NOT NULL);
+        CREATE DOMAIN spec.tsvector_not_empty AS spec.tsvector_not_null CONSTRAINT "tsvector is required and not empty" CHECK (value <> '');
+        CREATE TABLE spec.tsearch_to_tsvector (
+            text_search text, jsonb_search jsonb, text_search_domain spec.tsvector_not_null DEFAULT '',
+            text_search_rec_domain spec.tsvector_not_empty DEFAULT '.');
+        INSERT INTO spec.tsearch_to_tsvector (text_search) VALUES ('It''s kind of fun to do the impossible'), ('But also fun to do what is possible'),
+            ('Fat cats ate rats');
+        UPDATE spec.tsearch_to_tsvector SET text_search_domain = to_tsvector('simple', text_search);
+        UPDATE spec.tsearch_to_tsvector SET text_search_rec_domain = to_tsvector('simple', text_search);
+        CREATE FUNCTION spec.get_tsearch_to_tsvector() RETURNS SETOF spec.tsearch_to_tsvector AS $$ SELECT * FROM spec.tsearch_to_tsvector $$ LANGUAGE sql;
         CREATE FUNCTION spec.getproject(id int) RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects WHERE id = $1 $$ LANGUAGE sql;
         CREATE FUNCTION spec.getallprojects() RETURNS SETOF spec.projects AS $$ SELECT * FROM spec.projects $$ LANGUAGE sql;
         CREATE FUNCTION spec.getallusers() RETURNS SETOF spec.users AS $$ SELECT * FROM spec.users $$ LANGUAGE sql;
@@ -446,6 +456,17 @@ struct PostgRESTSpecTests {
         try check(
             "/rpc/raise_sqlstate_missing_details",
             #"{"code":"PGRST121","message":"\#(message)","details":"DETAIL is missing in the RAISE statement","hint":"\#(detailHint)"}"#, status: 500)
+    }
+
+    /// QuerySpec and RpcSpec "works when the column type is a (recursive) tsvector domain": a
+    /// domain over tsvector is searched as it is, not through to_tsvector.
+    @Test func fullTextOnTSVectorDomains() throws {
+        let vector = #"'do':7 'fun':5 'impossible':9 'it':1 'kind':3 'of':4 's':2 'the':8 'to':6"#
+        try check("/tsearch_to_tsvector?select=text_search_domain&text_search_domain=fts(simple).of", #"[{"text_search_domain":"\#(vector)"}]"#)
+        try check(
+            "/tsearch_to_tsvector?select=text_search_rec_domain&text_search_rec_domain=fts(simple).of", #"[{"text_search_rec_domain":"\#(vector)"}]"#)
+        try check("/rpc/get_tsearch_to_tsvector?select=text_search_domain&text_search_domain=fts(simple).impossible", #"[{"text_search_domain":"\#(vector)"}]"#)
+        try check("/tsearch_to_tsvector?select=text_search&text_search=fts(simple).rats", #"[{"text_search":"Fat cats ate rats"}]"#)
     }
 
     @Test func logicTreesAndRanges() throws {

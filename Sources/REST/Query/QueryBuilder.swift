@@ -311,7 +311,9 @@ struct QueryBuilder {
     /// One filter (PostgREST's SqlFragment.pgFmtFilter): operands are unknown-typed binds that
     /// PostgreSQL casts to the column's type.
     func write(_ filter: Filter, into sql: inout SQLBuilder) {
-        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.fieldType(filter.column), type != "tsvector" || !filter.jsonPath.isEmpty {
+        if [.fts, .plfts, .phfts, .wfts].contains(filter.op), let type = table.fieldType(filter.column),
+            !(table.column(filter.column)?.isTSVector ?? (type == "tsvector")) || !filter.jsonPath.isEmpty
+        {
             // PostgREST searches a text or json column through to_tsvector([language,] column).
             sql.raw("to_tsvector(")
             if let language = filter.language {
