@@ -212,25 +212,11 @@ struct EmbeddingTests {
         #expect(try get("/rest/v1/children?select=name,fx_tags(label)", c.token).text == "[]", "\(layers)")
     }
 
-    /// Fixture tables, then the schema cache reloaded until `probe` answers 200.
-    static func fixtures(_ server: TestServer, _ sql: String, probe: String) throws -> Connection {
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(sql)
-        let http = server.client()
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", probe, headers: server.headers(server.serviceKey)).status) == 200
-            })
-        return admin
-    }
-
     /// PostgREST's mutation specs ("embedding" in InsertSpec, UpdateSpec, UpsertSpec, DeleteSpec):
     /// a write's rows come back with their embeds, read in the statement's snapshot.
     @Test func writesAnswerWithTheirEmbeds() throws {
         let server = try Self.server(.both)
-        _ = try Self.fixtures(
-            server,
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_artists (id int PRIMARY KEY, name text);
             CREATE TABLE public.fx_albums (id int PRIMARY KEY, title text, artist_id int REFERENCES public.fx_artists ON DELETE CASCADE);
@@ -294,8 +280,7 @@ struct EmbeddingTests {
     @Test(arguments: Layers.allCases)
     func writesEmbedOnlyWhatTheCallerMayRead(_ layers: Layers) throws {
         let server = try Self.server(layers, owners: ["fx_notes": "owner_id"])
-        let admin = try Self.fixtures(
-            server,
+        let admin = try server.installFixtures(
             """
             CREATE TABLE public.fx_notes (id int PRIMARY KEY, owner_id uuid NOT NULL,
                                           child_id uuid NOT NULL REFERENCES public.children (id) ON DELETE CASCADE, body text);
@@ -353,8 +338,7 @@ struct EmbeddingTests {
     /// the top, inside an embed and on a write; PGRST118 and PGRST108 otherwise.
     @Test func ordersByAnEmbeddedToOneColumn() throws {
         let server = try Self.server(.both)
-        _ = try Self.fixtures(
-            server,
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_clients (id int PRIMARY KEY, name text, info jsonb);
             CREATE TABLE public.fx_projects (id int PRIMARY KEY, name text, client_id int REFERENCES public.fx_clients);
@@ -419,8 +403,7 @@ struct EmbeddingTests {
     @Test(arguments: Layers.allCases)
     func relatedOrderSeesOnlyWhatTheCallerMayRead(_ layers: Layers) throws {
         let server = try Self.server(layers, owners: ["fx_notes": "owner_id"])
-        let admin = try Self.fixtures(
-            server,
+        let admin = try server.installFixtures(
             """
             CREATE TABLE public.fx_notes (id int PRIMARY KEY, owner_id uuid NOT NULL, child_id uuid NOT NULL REFERENCES public.children (id), body text);
             GRANT ALL ON public.fx_notes TO authenticated, service_role;
@@ -462,8 +445,7 @@ struct EmbeddingTests {
     /// related orders, writes).
     @Test func oneToOneEmbedsAnObjectBothWays() throws {
         let server = try Self.server(.both)
-        _ = try Self.fixtures(
-            server,
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_students (id int, code text, name text, PRIMARY KEY (id, code));
             -- The key's columns in another order than the primary key's: compared as a set.
@@ -515,8 +497,7 @@ struct EmbeddingTests {
     /// writes' answers.
     @Test func computedRelationshipsEmbedAFunctionsRows() throws {
         let server = try Self.server(.both)
-        _ = try Self.fixtures(
-            server,
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_designers (id int PRIMARY KEY, name text);
             CREATE TABLE public.fx_videogames (id int PRIMARY KEY, name text, designer_id int REFERENCES public.fx_designers);
@@ -576,8 +557,7 @@ struct EmbeddingTests {
     /// a foreign key named by its constraint or its one column.
     @Test func selfReferencingKeysAndKeysAsTargets() throws {
         let server = try Self.server(.both)
-        _ = try Self.fixtures(
-            server,
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_web_content (id int PRIMARY KEY, name text, p_web_id int REFERENCES public.fx_web_content (id));
             INSERT INTO public.fx_web_content VALUES (5, 'wat', NULL), (0, 'tardis', 5), (1, 'fezz', 0), (2, 'foo', 0), (3, 'bar', 0), (4, 'wut', 1);

@@ -12,8 +12,7 @@ struct FidelityFunctionTests {
 
     init() throws {
         server = try TestServer()
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(
+        try server.installFixtures(
             """
             CREATE FUNCTION public.fx_over(a integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'one ' || a $$;
             CREATE FUNCTION public.fx_over(a integer, b integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'two ' || (a + b) $$;
@@ -48,16 +47,7 @@ struct FidelityFunctionTests {
             GRANT ALL ON public.fx_calls, public.fx_calls_n_seq TO service_role;
             CREATE FUNCTION public.fx_tick() RETURNS SETOF integer LANGUAGE sql VOLATILE AS $$ INSERT INTO public.fx_calls DEFAULT VALUES RETURNING n $$;
             CREATE FUNCTION public.fx_greet(name text, VARIADIC v text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'Hello, ' || name || ' (' || cardinality(v) || ')' $$;
-            """)
-        // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
-        // listening just after it serves): ask again until the schema cache has the fixtures.
-        let http = server.client()
-        let headers = server.headers(server.serviceKey)
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", "/rest/v1/rpc/fx_request", headers: headers).status) == 200
-            })
+            """, probe: "/rest/v1/rpc/fx_request")
     }
 
     func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {

@@ -13,9 +13,9 @@ struct FidelityRepresentationTests {
 
     init() throws {
         server = try TestServer()
-        admin = try Connection(conninfo: server.databaseURL)
         // PostgREST's own fixtures (test/spec/fixtures/schema.sql): `fx_color` is an integer
         // written `#RRGGBB`, with json and text parsers; `fx_isodate` has no text parser.
+        admin = try Connection(conninfo: server.databaseURL)
         try admin.execute(
             """
             CREATE DOMAIN public.fx_color AS integer CHECK (VALUE >= 0 AND VALUE <= 16777215);
@@ -49,7 +49,8 @@ struct FidelityRepresentationTests {
             """)
         // Media type handlers (PostgREST's CustomMediaSpec fixtures): domains named for media
         // types, functions returning them, aggregates over a table's rows or any rows.
-        try admin.execute(
+        let server = self.server
+        try server.installFixtures(
             #"""
             CREATE DOMAIN public."text/plain" AS text;
             CREATE DOMAIN public."text/xml" AS xml;
@@ -114,17 +115,11 @@ struct FidelityRepresentationTests {
             CREATE FUNCTION public.fx_ov_trans(state "application/json", next public.fx_overridden) RETURNS "application/json" LANGUAGE sql AS $$ SELECT state $$;
             CREATE AGGREGATE public.fx_ov_agg(public.fx_overridden) (initcond = '{"overridden": "true"}', stype = "application/json", sfunc = public.fx_ov_trans);
             GRANT ALL ON public.fx_projects, public.fx_notes, public.fx_numbers, public.fx_overridden TO service_role;
-            """#)
-        // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
-        // listening just after it serves): ask again until the schema cache has the fixtures.
-        let http = server.client()
-        let headers = server.headers(server.serviceKey)
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", "/rest/v1/fx_todos?select=id&limit=1", headers: headers).status) == 200
-                    && (try? http.request("GET", "/rest/v1/rpc/fx_welcome", headers: headers + [("Accept", "text/plain")]).status) == 200
-            })
+            """#
+        ) {
+            guard try server.get("/rest/v1/fx_todos?select=id&limit=1", token: server.serviceKey).status == 200 else { return false }
+            return try server.get("/rest/v1/rpc/fx_welcome", token: server.serviceKey, headers: [("Accept", "text/plain")]).status == 200
+        }
     }
 
     func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {

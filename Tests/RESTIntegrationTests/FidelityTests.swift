@@ -13,8 +13,7 @@ struct FidelityTests {
 
     init() throws {
         server = try TestServer()
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_ranges (id int PRIMARY KEY, r int4range);
             INSERT INTO public.fx_ranges VALUES (1, '[1,3)'), (2, '[5,8)'), (3, '[10,20)');
@@ -46,16 +45,7 @@ struct FidelityTests {
             GRANT INSERT ON public.fx_inbox TO authenticated;
             GRANT USAGE ON SEQUENCE public.fx_inbox_id_seq TO authenticated;
             GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items, public.fx_many TO anon, authenticated, service_role;
-            """)
-        // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
-        // listening just after it serves): ask again until the schema cache has the fixtures.
-        let http = server.client()
-        let headers = server.headers(server.serviceKey)
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", "/rest/v1/rpc/fx_search?min=1", headers: headers).status) == 200
-            })
+            """, probe: "/rest/v1/rpc/fx_search?min=1")
     }
 
     func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {

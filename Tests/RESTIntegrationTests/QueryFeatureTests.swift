@@ -13,8 +13,7 @@ struct QueryFeatureTests {
 
     init() throws {
         server = try TestServer { $0.aggregatesEnabled = true }
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_json (id int PRIMARY KEY, metadata jsonb, settings json, goals text[]);
             INSERT INTO public.fx_json VALUES
@@ -39,14 +38,7 @@ struct QueryFeatureTests {
             CREATE FUNCTION public.fx_all_invoices() RETURNS SETOF public.fx_invoices LANGUAGE sql STABLE AS $$ SELECT * FROM public.fx_invoices $$;
             GRANT ALL ON public.fx_json, public.fx_clients, public.fx_projects, public.fx_invoices, public.fx_users, public.fx_tasks,
                 public.fx_users_tasks TO service_role;
-            """)
-        let http = server.client()
-        let headers = server.headers(server.serviceKey)
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", "/rest/v1/fx_users_tasks", headers: headers).status) == 200
-            })
+            """, probe: "/rest/v1/fx_users_tasks")
     }
 
     func get(_ target: String) throws -> TestResponse {
