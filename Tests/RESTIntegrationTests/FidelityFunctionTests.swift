@@ -63,14 +63,6 @@ struct FidelityFunctionTests {
         return try server.client().request("POST", target, headers: headers, body: body)
     }
 
-    /// The body's JSON re-serialised compactly with sorted keys.
-    func compact(_ response: TestResponse) -> String {
-        guard let value = response.json, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else {
-            return response.text
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
     // MARK: overloads
 
     @Test func theOverloadWhoseParametersTheArgumentsNameIsCalled() throws {
@@ -123,11 +115,11 @@ struct FidelityFunctionTests {
         // Without the preference, x and y are argument names fx_mult lacks.
         #expect(try post("/rest/v1/rpc/fx_mult", #"{"x":4,"y":2}"#).status == 404)
         let array = try post("/rest/v1/rpc/fx_echo", #"[{"a":1},{"a":2}]"#, [("Prefer", "params=single-object")])
-        #expect(compact(array) == #"[{"a":1},{"a":2}]"#, "\(array.text)")
+        #expect(array.compactJSON == #"[{"a":1},{"a":2}]"#, "\(array.text)")
         let form = try post("/rest/v1/rpc/fx_echo", "p=1&q=two", [("Prefer", "params=single-object")], contentType: "application/x-www-form-urlencoded")
-        #expect(compact(form) == #"{"p":"1","q":"two"}"#, "\(form.text)")
+        #expect(form.compactJSON == #"{"p":"1","q":"two"}"#, "\(form.text)")
         let query = try get("/rest/v1/rpc/fx_echo?p1=1&p2=text", [("Prefer", "params=single-object")])
-        #expect(compact(query) == #"{"p1":"1","p2":"text"}"#, "\(query.text)")
+        #expect(query.compactJSON == #"{"p1":"1","p2":"text"}"#, "\(query.text)")
         let none = try post("/rest/v1/rpc/fx_over", "{}", [("Prefer", "params=single-object")])
         #expect(none.status == 404)
         #expect(
@@ -138,8 +130,8 @@ struct FidelityFunctionTests {
 
     @Test func aSingleUnnamedParameterTakesTheRawBody() throws {
         // JSON: the overload whose names fit first, the unnamed json one otherwise.
-        #expect(compact(try post("/rest/v1/rpc/fx_raw", #"{"x":1,"y":2}"#)) == #"{"sum":3}"#)
-        #expect(compact(try post("/rest/v1/rpc/fx_raw", #"{"z":[1,2]}"#)) == #"{"got":{"z":[1,2]}}"#)
+        #expect(try post("/rest/v1/rpc/fx_raw", #"{"x":1,"y":2}"#).compactJSON == #"{"sum":3}"#)
+        #expect(try post("/rest/v1/rpc/fx_raw", #"{"z":[1,2]}"#).compactJSON == #"{"got":{"z":[1,2]}}"#)
         #expect(try post("/rest/v1/rpc/fx_raw_text", "plain words", contentType: "text/plain").text == #""got plain words""#)
         #expect(try post("/rest/v1/rpc/fx_raw_xml", "<a>inside</a>", contentType: "text/xml").text == #""inside""#)
         var bytes = server.headers(server.serviceKey)
@@ -165,7 +157,7 @@ struct FidelityFunctionTests {
         #expect(first.status == 200 && first.text == #""two 3""#, "\(first.status) \(first.text)")
         #expect(try post("/rest/v1/rpc/fx_raw", #"[{"x":1,"y":2},{"x":3,"y":4}]"#).text == #"{"sum" : 3}"#)
         let rows = try post("/rest/v1/rpc/fx_doe?select=first&order=first", #"[{}, {}]"#)
-        #expect(compact(rows) == #"[{"first":"Jane"},{"first":"John"}]"#, "\(rows.text)")
+        #expect(rows.compactJSON == #"[{"first":"Jane"},{"first":"John"}]"#, "\(rows.text)")
         // The objects' keys must be the same (PGRST102).
         let mixed = try post("/rest/v1/rpc/fx_over", #"[{"a":1},{"b":2}]"#)
         #expect(
@@ -186,12 +178,12 @@ struct FidelityFunctionTests {
     // MARK: variadic
 
     @Test func variadicParametersTakeAnArrayOrRepeatedParameters() throws {
-        #expect(compact(try post("/rest/v1/rpc/fx_variadic", #"{"v":["hi","hello","there"]}"#)) == #"["hi","hello","there"]"#)
-        #expect(compact(try get("/rest/v1/rpc/fx_variadic")) == "[]")
-        #expect(compact(try get("/rest/v1/rpc/fx_variadic?v=hi")) == #"["hi"]"#)
-        #expect(compact(try get("/rest/v1/rpc/fx_variadic?v=hi&v=there")) == #"["hi","there"]"#)
+        #expect(try post("/rest/v1/rpc/fx_variadic", #"{"v":["hi","hello","there"]}"#).compactJSON == #"["hi","hello","there"]"#)
+        #expect(try get("/rest/v1/rpc/fx_variadic").compactJSON == "[]")
+        #expect(try get("/rest/v1/rpc/fx_variadic?v=hi").compactJSON == #"["hi"]"#)
+        #expect(try get("/rest/v1/rpc/fx_variadic?v=hi&v=there").compactJSON == #"["hi","there"]"#)
         let form = try post("/rest/v1/rpc/fx_variadic", "v=hi&v=there", contentType: "application/x-www-form-urlencoded")
-        #expect(compact(form) == #"["hi","there"]"#, "\(form.text)")
+        #expect(form.compactJSON == #"["hi","there"]"#, "\(form.text)")
         // A repeated parameter that is not variadic: the last value.
         #expect(try get("/rest/v1/rpc/fx_greet?name=ignored&name=world&v=a&v=b").text == #""Hello, world (2)""#)
     }
@@ -216,21 +208,22 @@ struct FidelityFunctionTests {
     @Test func computedFieldsInSelectFiltersAndOrder() throws {
         let read = try get("/rest/v1/fx_people?select=id,fx_full_name,fx_initials&fx_full_name=like.*Doe&order=fx_full_name.desc")
         #expect(
-            compact(read) == #"[{"fx_full_name":"John Doe","fx_initials":"JD","id":2},{"fx_full_name":"Jane Doe","fx_initials":"JD","id":3}]"#, "\(read.text)")
+            read.compactJSON == #"[{"fx_full_name":"John Doe","fx_initials":"JD","id":2},{"fx_full_name":"Jane Doe","fx_initials":"JD","id":3}]"#,
+            "\(read.text)")
         // `*` is the columns only; an alias and a cast apply as to a column.
         let star = try get("/rest/v1/fx_people?select=*,name:fx_full_name&id=eq.1")
-        #expect(compact(star) == #"[{"first":"Ada","id":1,"last":"Lovelace","name":"Ada Lovelace"}]"#, "\(star.text)")
+        #expect(star.compactJSON == #"[{"first":"Ada","id":1,"last":"Lovelace","name":"Ada Lovelace"}]"#, "\(star.text)")
         // On a write's returned rows, on a function's rows and in an embed.
         let patched = try server.client().request(
             "PATCH", "/rest/v1/fx_people?id=eq.1&select=fx_full_name",
             headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: #"{"last":"King"}"#)
-        #expect(compact(patched) == #"[{"fx_full_name":"Ada King"}]"#, "\(patched.text)")
+        #expect(patched.compactJSON == #"[{"fx_full_name":"Ada King"}]"#, "\(patched.text)")
         let rows = try get("/rest/v1/rpc/fx_doe?select=fx_initials,fx_full_name&fx_full_name=eq.Jane%20Doe")
-        #expect(compact(rows) == #"[{"fx_full_name":"Jane Doe","fx_initials":"JD"}]"#, "\(rows.text)")
+        #expect(rows.compactJSON == #"[{"fx_full_name":"Jane Doe","fx_initials":"JD"}]"#, "\(rows.text)")
         let embedded = try get("/rest/v1/fx_pets?select=name,fx_people(fx_full_name)")
-        #expect(compact(embedded) == #"[{"fx_people":{"fx_full_name":"John Doe"},"name":"Rex"}]"#, "\(embedded.text)")
+        #expect(embedded.compactJSON == #"[{"fx_people":{"fx_full_name":"John Doe"},"name":"Rex"}]"#, "\(embedded.text)")
         let spread = try get("/rest/v1/fx_pets?select=name,...fx_people(who:fx_full_name)")
-        #expect(compact(spread) == #"[{"name":"Rex","who":"John Doe"}]"#, "\(spread.text)")
+        #expect(spread.compactJSON == #"[{"name":"Rex","who":"John Doe"}]"#, "\(spread.text)")
         // Not a column to write, and an unknown name is still 42703.
         let written = try server.client().request(
             "PATCH", "/rest/v1/fx_people?id=eq.1", headers: server.headers(server.serviceKey), body: #"{"fx_full_name":"x"}"#)
@@ -247,9 +240,9 @@ struct FidelityFunctionTests {
     @Test func callsCountTheirRows() throws {
         let counted = [("Prefer", "count=exact")]
         let rows = try get("/rest/v1/rpc/fx_doe?select=id&order=id", counted)
-        #expect(rows.header("Content-Range") == "0-1/2" && compact(rows) == #"[{"id":2},{"id":3}]"#, "\(rows.text)")
+        #expect(rows.header("Content-Range") == "0-1/2" && rows.compactJSON == #"[{"id":2},{"id":3}]"#, "\(rows.text)")
         let page = try get("/rest/v1/rpc/fx_numbers?limit=2&offset=1", counted)
-        #expect(page.header("Content-Range") == "1-2/5" && compact(page) == "[2,3]", "\(page.header("Content-Range") ?? "") \(page.text)")
+        #expect(page.header("Content-Range") == "1-2/5" && page.compactJSON == "[2,3]", "\(page.header("Content-Range") ?? "") \(page.text)")
         let head = try server.client().request("HEAD", "/rest/v1/rpc/fx_numbers?limit=1", headers: server.headers(server.serviceKey, counted))
         #expect(head.header("Content-Range") == "0-0/5" && head.text.isEmpty)
         #expect(try get("/rest/v1/rpc/fx_numbers").header("Content-Range") == "0-4/*")
@@ -266,7 +259,7 @@ struct FidelityFunctionTests {
             try server.client().request("PUT", target, headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]), body: body)
         }
         let one = try put("/rest/v1/fx_people?id=eq.7", #"[{"id":7,"first":"Grace","last":"Hopper"}]"#)
-        #expect(one.status == 201 && compact(one) == #"[{"first":"Grace","id":7,"last":"Hopper"}]"#, "\(one.status) \(one.text)")
+        #expect(one.status == 201 && one.compactJSON == #"[{"first":"Grace","id":7,"last":"Hopper"}]"#, "\(one.status) \(one.text)")
         for body in [#"[{"id":8,"first":"A","last":"B"},{"id":9,"first":"C","last":"D"}]"#, "[]"] {
             let many = try put("/rest/v1/fx_people?id=eq.8", body)
             #expect(many.status == 400 && many.jsonObject?["code"] as? String == "PGRST115", "\(many.text)")

@@ -130,14 +130,6 @@ struct FidelityRepresentationTests {
         try server.client().request(method, target, headers: server.headers(server.serviceKey, extra), body: body)
     }
 
-    /// The body's JSON re-serialised compactly with sorted keys.
-    func compact(_ response: TestResponse) -> String {
-        guard let value = response.json, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else {
-            return response.text
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
     /// A value as stored, read past the API.
     func stored(_ sql: String) throws -> String? {
         try admin.query(SQL(unsafeSQL: sql, binds: [])).scalar
@@ -147,57 +139,57 @@ struct FidelityRepresentationTests {
 
     @Test func selectedColumnsAreWrittenThroughTheDomainsJSONCast() throws {
         #expect(
-            compact(try get("/rest/v1/fx_todos?select=id,label_color&id=lt.4&order=id"))
+            try get("/rest/v1/fx_todos?select=id,label_color&id=lt.4&order=id").compactJSON
                 == ##"[{"id":1,"label_color":"#000000"},{"id":2,"label_color":"#000100"},{"id":3,"label_color":"#01E240"}]"##)
         #expect(
-            compact(try get("/rest/v1/fx_todos?select=id,label_color,due_at&id=lt.3&order=id"))
+            try get("/rest/v1/fx_todos?select=id,label_color,due_at&id=lt.3&order=id").compactJSON
                 == ##"[{"due_at":"2018-01-02T00:00:00Z","id":1,"label_color":"#000000"},{"due_at":"2018-01-03T00:00:00Z","id":2,"label_color":"#000100"}]"##)
         // Renamed, and a cast on top of the representation.
-        #expect(compact(try get("/rest/v1/fx_todos?select=id,clr:label_color&id=eq.2")) == ##"[{"clr":"#000100","id":2}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id,clr:label_color::text&id=eq.2")) == ##"[{"clr":"\"#000100\"","id":2}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id,clr:label_color&id=eq.2").compactJSON == ##"[{"clr":"#000100","id":2}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id,clr:label_color::text&id=eq.2").compactJSON == ##"[{"clr":"\"#000100\"","id":2}]"##)
         // A null is whatever the function makes of it.
-        #expect(compact(try get("/rest/v1/fx_todos?select=id,label_color,due_at&id=eq.4")) == ##"[{"due_at":null,"id":4,"label_color":""}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id,label_color,due_at&id=eq.4").compactJSON == ##"[{"due_at":null,"id":4,"label_color":""}]"##)
         // `*`, explicit or implied, expands to every column, each through its representation.
         let star = ##"[{"due_at":"2018-01-03T00:00:00Z","id":2,"label_color":"#000100","name":"Essay"}]"##
-        #expect(compact(try get("/rest/v1/fx_todos?select=*&id=eq.2")) == star)
-        #expect(compact(try get("/rest/v1/fx_todos?id=eq.2")) == star)
+        #expect(try get("/rest/v1/fx_todos?select=*&id=eq.2").compactJSON == star)
+        #expect(try get("/rest/v1/fx_todos?id=eq.2").compactJSON == star)
         let csv = try get("/rest/v1/fx_todos?id=eq.2", [("Accept", "text/csv")])
         #expect(csv.text == "id,name,label_color,due_at\n2,Essay,\"\"\"#000100\"\"\",\"\"\"2018-01-03T00:00:00Z\"\"\"", "\(csv.text)")
         // Through an embed, a spread and a function's rows of the table's type.
         let embedded = try get("/rest/v1/fx_todo_pairs?select=id,first:fx_todos!fx_todo_pairs_first_id_fkey(label_color,due_at)&order=id")
         #expect(
-            compact(embedded)
+            embedded.compactJSON
                 == ##"[{"first":{"due_at":"2018-01-03T00:00:00Z","label_color":"#000100"},"id":1},{"first":{"due_at":"2018-01-02T00:00:00Z","label_color":"#000000"},"id":2}]"##,
             "\(embedded.text)")
         let starEmbed = try get("/rest/v1/fx_todo_pairs?select=id,second:fx_todos!fx_todo_pairs_second_id_fkey(*)&id=eq.1")
         #expect(
-            compact(starEmbed) == ##"[{"id":1,"second":{"due_at":"2018-01-01T14:12:34.123456Z","id":3,"label_color":"#01E240","name":"Algebra"}}]"##,
+            starEmbed.compactJSON == ##"[{"id":1,"second":{"due_at":"2018-01-01T14:12:34.123456Z","id":3,"label_color":"#01E240","name":"Algebra"}}]"##,
             "\(starEmbed.text)")
         let spread = try get("/rest/v1/fx_todo_pairs?select=id,...fx_todos!fx_todo_pairs_first_id_fkey(label_color)&id=eq.1")
-        #expect(compact(spread) == ##"[{"id":1,"label_color":"#000100"}]"##, "\(spread.text)")
+        #expect(spread.compactJSON == ##"[{"id":1,"label_color":"#000100"}]"##, "\(spread.text)")
         #expect(
-            compact(try get("/rest/v1/rpc/fx_todos_before?before=3"))
+            try get("/rest/v1/rpc/fx_todos_before?before=3").compactJSON
                 == ##"[{"due_at":"2018-01-02T00:00:00Z","id":1,"label_color":"#000000","name":"Report"},{"due_at":"2018-01-03T00:00:00Z","id":2,"label_color":"#000100","name":"Essay"}]"##
         )
-        #expect(compact(try get("/rest/v1/rpc/fx_todos_before?before=3&select=label_color&label_color=eq.000100")) == ##"[{"label_color":"#000100"}]"##)
+        #expect(try get("/rest/v1/rpc/fx_todos_before?before=3&select=label_color&label_color=eq.000100").compactJSON == ##"[{"label_color":"#000100"}]"##)
     }
 
     @Test func filterValuesAreReadThroughTheDomainsTextCast() throws {
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=eq.000100")) == ##"[{"id":2}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=eq.%23000100")) == ##"[{"id":2}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=gt.000100&order=id")) == ##"[{"id":3}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=in.(000100,01E240)&order=id")) == ##"[{"id":2},{"id":3}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=not.in.(000000,01E240)&order=id")) == ##"[{"id":2}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=eq(any).{000100,01E240}&order=id")) == ##"[{"id":2},{"id":3}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&or=(label_color.eq.01E240,id.eq.1)&order=id")) == ##"[{"id":1},{"id":3}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id&label_color=eq.000100").compactJSON == ##"[{"id":2}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id&label_color=eq.%23000100").compactJSON == ##"[{"id":2}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id&label_color=gt.000100&order=id").compactJSON == ##"[{"id":3}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id&label_color=in.(000100,01E240)&order=id").compactJSON == ##"[{"id":2},{"id":3}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id&label_color=not.in.(000000,01E240)&order=id").compactJSON == ##"[{"id":2}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id&label_color=eq(any).{000100,01E240}&order=id").compactJSON == ##"[{"id":2},{"id":3}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id&or=(label_color.eq.01E240,id.eq.1)&order=id").compactJSON == ##"[{"id":1},{"id":3}]"##)
         // On an embed's filter.
         let embedded = try get("/rest/v1/fx_todo_pairs?select=id,fx_todos!fx_todo_pairs_first_id_fkey(label_color)&fx_todos.label_color=neq.000100&order=id")
-        #expect(compact(embedded) == ##"[{"fx_todos":null,"id":1},{"fx_todos":{"label_color":"#000000"},"id":2}]"##, "\(embedded.text)")
+        #expect(embedded.compactJSON == ##"[{"fx_todos":null,"id":1},{"fx_todos":{"label_color":"#000000"},"id":2}]"##, "\(embedded.text)")
         // No text cast: the value is the base type's text (the json parser is not tried).
         let noParser = try get("/rest/v1/fx_todos?select=id&due_at=eq.Z")
         #expect(noParser.status == 400 && noParser.jsonObject?["code"] as? String == "22007", "\(noParser.text)")
         #expect(noParser.jsonObject?["message"] as? String == ##"invalid input syntax for type timestamp with time zone: "Z""##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&due_at=eq.2018-01-03T00:00:00%2B00:00")) == ##"[{"id":2}]"##)
+        #expect(try get("/rest/v1/fx_todos?select=id&due_at=eq.2018-01-03T00:00:00%2B00:00").compactJSON == ##"[{"id":2}]"##)
         // Patterns are not parsed: PostgreSQL has no ILIKE for the domain (PostgREST's answer).
         let pattern = try get("/rest/v1/fx_todos?select=id&label_color=ilike.*100")
         #expect(pattern.status == 404 && pattern.jsonObject?["code"] as? String == "42883", "\(pattern.status) \(pattern.text)")
@@ -207,7 +199,7 @@ struct FidelityRepresentationTests {
         let inserted = try send(
             "POST", "/rest/v1/fx_todos?select=id,label_color,due_at", ##"{"id":5,"name":"party","label_color":"#001100","due_at":"2018-01-03T11:00:00Z"}"##,
             [("Prefer", "return=representation")])
-        #expect(inserted.status == 201 && compact(inserted) == ##"[{"due_at":"2018-01-03T11:00:00Z","id":5,"label_color":"#001100"}]"##, "\(inserted.text)")
+        #expect(inserted.status == 201 && inserted.compactJSON == ##"[{"due_at":"2018-01-03T11:00:00Z","id":5,"label_color":"#001100"}]"##, "\(inserted.text)")
         #expect(try stored("SELECT label_color::int::text FROM public.fx_todos WHERE id = 5") == "4352")
         // Several rows, `columns=` (a key it leaves out is not parsed), `missing=default`.
         let bulk = try send(
@@ -215,21 +207,21 @@ struct FidelityRepresentationTests {
             ##"[{"id":6,"label_color":"#000001","due_at":"not parsed"},{"id":7,"label_color":"FF0000","name":"ignored"}]"##,
             [("Prefer", "return=representation")])
         #expect(
-            compact(bulk)
+            bulk.compactJSON
                 == ##"[{"due_at":"2018-01-01T00:00:00Z","id":6,"label_color":"#000001","name":null},{"due_at":"2018-01-01T00:00:00Z","id":7,"label_color":"#FF0000","name":null}]"##,
             "\(bulk.text)")
         let defaults = try send(
             "POST", "/rest/v1/fx_todos?columns=id,label_color&select=id,label_color", ##"{"id":8}"##,
             [("Prefer", "return=representation,missing=default")])
-        #expect(compact(defaults) == ##"[{"id":8,"label_color":"#000000"}]"##, "\(defaults.text)")
+        #expect(defaults.compactJSON == ##"[{"id":8,"label_color":"#000000"}]"##, "\(defaults.text)")
         // PATCH, and an upsert's update.
         let patched = try send("PATCH", "/rest/v1/fx_todos?id=eq.5&select=label_color", ##"{"label_color":"#00000A"}"##, [("Prefer", "return=representation")])
-        #expect(compact(patched) == ##"[{"label_color":"#00000A"}]"##, "\(patched.text)")
+        #expect(patched.compactJSON == ##"[{"label_color":"#00000A"}]"##, "\(patched.text)")
         #expect(try stored("SELECT label_color::int::text FROM public.fx_todos WHERE id = 5") == "10")
         let upserted = try send(
             "POST", "/rest/v1/fx_todos?select=id,label_color", ##"{"id":5,"label_color":"#0000FF"}"##,
             [("Prefer", "return=representation,resolution=merge-duplicates")])
-        #expect(compact(upserted) == ##"[{"id":5,"label_color":"#0000FF"}]"##, "\(upserted.text)")
+        #expect(upserted.compactJSON == ##"[{"id":5,"label_color":"#0000FF"}]"##, "\(upserted.text)")
         // A value the parser refuses is the database's error.
         let invalid = try send("POST", "/rest/v1/fx_todos", ##"{"id":9,"label_color":"#GGGGGG"}"##)
         #expect(invalid.status == 400, "\(invalid.status) \(invalid.text)")

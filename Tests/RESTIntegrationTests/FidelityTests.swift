@@ -52,36 +52,27 @@ struct FidelityTests {
         try server.client().request("GET", target, headers: server.headers(server.serviceKey, extra))
     }
 
-    /// The body's JSON re-serialised compactly with sorted keys (json_agg separates elements
-    /// with ", ", as PostgREST's bodies do).
-    func compact(_ response: TestResponse) -> String {
-        guard let value = response.json, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else {
-            return response.text
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test func rangeOperatorsNxrAndNxlAsPostgREST() throws {
         // nxr: does not extend to the right of [4,9) (&<); nxl: does not extend to its left (&>).
-        #expect(compact(try get("/rest/v1/fx_ranges?select=id&r=nxr.[4,9)&order=id")) == #"[{"id":1},{"id":2}]"#)
-        #expect(compact(try get("/rest/v1/fx_ranges?select=id&r=nxl.[4,9)&order=id")) == #"[{"id":2},{"id":3}]"#)
+        #expect(try get("/rest/v1/fx_ranges?select=id&r=nxr.[4,9)&order=id").compactJSON == #"[{"id":1},{"id":2}]"#)
+        #expect(try get("/rest/v1/fx_ranges?select=id&r=nxl.[4,9)&order=id").compactJSON == #"[{"id":2},{"id":3}]"#)
     }
 
     @Test func fullTextSearchUsesTheLanguageAndSearchesJSON() throws {
         // English stems "cats" to "cat"; the simple configuration does not.
-        #expect(compact(try get("/rest/v1/fx_docs?select=id&body=fts(english).cat")) == #"[{"id":1}]"#)
-        #expect(compact(try get("/rest/v1/fx_docs?select=id&body=fts(simple).cat")) == "[]")
+        #expect(try get("/rest/v1/fx_docs?select=id&body=fts(english).cat").compactJSON == #"[{"id":1}]"#)
+        #expect(try get("/rest/v1/fx_docs?select=id&body=fts(simple).cat").compactJSON == "[]")
         let json = try get("/rest/v1/fx_docs?select=id&meta=fts(english).cat")
-        #expect(json.status == 200 && compact(json) == #"[{"id":1}]"#, "\(json.text)")
+        #expect(json.status == 200 && json.compactJSON == #"[{"id":1}]"#, "\(json.text)")
     }
 
     @Test func functionResultsTakeSelectFiltersOrderAndLimit() throws {
-        #expect(compact(try get("/rest/v1/rpc/fx_search?min=2&select=id")) == #"[{"id":2},{"id":3}]"#)
-        #expect(compact(try get("/rest/v1/rpc/fx_search?min=1&select=id,name&id=gt.1&name=neq.c")) == #"[{"id":2,"name":"b"}]"#)
-        #expect(compact(try get("/rest/v1/rpc/fx_search?min=1&select=id&order=id.desc&limit=1")) == #"[{"id":3}]"#)
+        #expect(try get("/rest/v1/rpc/fx_search?min=2&select=id").compactJSON == #"[{"id":2},{"id":3}]"#)
+        #expect(try get("/rest/v1/rpc/fx_search?min=1&select=id,name&id=gt.1&name=neq.c").compactJSON == #"[{"id":2,"name":"b"}]"#)
+        #expect(try get("/rest/v1/rpc/fx_search?min=1&select=id&order=id.desc&limit=1").compactJSON == #"[{"id":3}]"#)
         let posted = try server.client().request(
             "POST", "/rest/v1/rpc/fx_search?select=name&id=eq.2", headers: server.headers(server.serviceKey), body: #"{"min":1}"#)
-        #expect(compact(posted) == #"[{"name":"b"}]"#)
+        #expect(posted.compactJSON == #"[{"name":"b"}]"#)
         let unknown = try get("/rest/v1/rpc/fx_search?min=1&select=nope")
         #expect(unknown.status == 400 && unknown.jsonObject?["code"] as? String == "42703")
     }
@@ -100,7 +91,7 @@ struct FidelityTests {
             "PATCH", "/rest/v1/fx_items?order=id.desc&limit=1", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]),
             body: #"{"note":"last"}"#)
         #expect(limited.jsonArray?.map { $0["id"] as? Int } == [3], "\(limited.text)")
-        #expect(compact(try get("/rest/v1/fx_items?select=id&note=eq.last")) == #"[{"id":3}]"#)
+        #expect(try get("/rest/v1/fx_items?select=id&note=eq.last").compactJSON == #"[{"id":3}]"#)
         let deleted = try http.request(
             "DELETE", "/rest/v1/fx_ranges?order=id.asc&limit=2", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]))
         #expect(deleted.jsonArray?.map { $0["id"] as? Int } == [1, 2])
@@ -108,9 +99,9 @@ struct FidelityTests {
 
     @Test func timezonePreferenceRendersTimestampsInThatZone() throws {
         let local = try get("/rest/v1/fx_items?select=at&id=eq.2", [("Prefer", "timezone=America/Los_Angeles")])
-        #expect(compact(local) == #"[{"at":"2025-01-01T04:00:00-08:00"}]"#, "\(local.text)")
+        #expect(local.compactJSON == #"[{"at":"2025-01-01T04:00:00-08:00"}]"#, "\(local.text)")
         #expect(local.header("Preference-Applied") == "timezone=America/Los_Angeles")
-        #expect(compact(try get("/rest/v1/fx_items?select=at&id=eq.2")) == #"[{"at":"2025-01-01T12:00:00+00:00"}]"#)
+        #expect(try get("/rest/v1/fx_items?select=at&id=eq.2").compactJSON == #"[{"at":"2025-01-01T12:00:00+00:00"}]"#)
         let invalid = try get("/rest/v1/fx_items?select=at", [("Prefer", "timezone=Mars/Olympus_Mons")])
         #expect(invalid.status == 400, "\(invalid.text)")
     }
@@ -138,14 +129,14 @@ struct FidelityTests {
         let string = try http.request("POST", "/rest/v1/rpc/fx_json", headers: server.headers(server.serviceKey), body: #"{"j":"{\"a\":1}"}"#)
         #expect(string.text == #""{\"a\": 1}""# || string.text == #""{\"a\":1}""#, "\(string.text)")
         let object = try http.request("POST", "/rest/v1/rpc/fx_json", headers: server.headers(server.serviceKey), body: #"{"j":{"a":1}}"#)
-        #expect(compact(object) == #"{"a":1}"#, "\(object.text)")
+        #expect(object.compactJSON == #"{"a":1}"#, "\(object.text)")
     }
 
     @Test func anyAndAllModifiers() throws {
-        #expect(compact(try get("/rest/v1/fx_items?select=id&name=like(any).{a*,c*}&order=id")) == #"[{"id":1},{"id":3}]"#)
-        #expect(compact(try get("/rest/v1/fx_items?select=id&id=gt(all).{0,1}&order=id")) == #"[{"id":2},{"id":3}]"#)
-        #expect(compact(try get("/rest/v1/fx_items?select=id&id=eq(any).{2,3}&order=id")) == #"[{"id":2},{"id":3}]"#)
-        #expect(compact(try get("/rest/v1/fx_items?select=id&or=(name.like(any).{b*},id.eq.1)&order=id")) == #"[{"id":1},{"id":2}]"#)
+        #expect(try get("/rest/v1/fx_items?select=id&name=like(any).{a*,c*}&order=id").compactJSON == #"[{"id":1},{"id":3}]"#)
+        #expect(try get("/rest/v1/fx_items?select=id&id=gt(all).{0,1}&order=id").compactJSON == #"[{"id":2},{"id":3}]"#)
+        #expect(try get("/rest/v1/fx_items?select=id&id=eq(any).{2,3}&order=id").compactJSON == #"[{"id":2},{"id":3}]"#)
+        #expect(try get("/rest/v1/fx_items?select=id&or=(name.like(any).{b*},id.eq.1)&order=id").compactJSON == #"[{"id":1},{"id":2}]"#)
         let bad = try get("/rest/v1/fx_items?name=like(some).{a}")
         #expect(bad.status == 400 && bad.jsonObject?["code"] as? String == "PGRST100")
     }
@@ -191,7 +182,7 @@ struct FidelityTests {
         // JSON with parameters (what supabase-swift sends) is JSON.
         let json = try send("POST", "/rest/v1/fx_pairs", "application/json;charset=UTF-8", #"{"k":"content-type","n":2}"#)
         #expect(json.status == 201, "\(json.text)")
-        #expect(compact(try get("/rest/v1/fx_pairs?k=eq.content-type&select=n")) == #"[{"n":2}]"#)
+        #expect(try get("/rest/v1/fx_pairs?k=eq.content-type&select=n").compactJSON == #"[{"n":2}]"#)
     }
 
     @Test func bulkInsertFromCSV() throws {
@@ -201,7 +192,7 @@ struct FidelityTests {
         let csv = "id,name,note,qty\r\n20,\"Doe, J\",,5\r\n21,\"say \"\"hi\"\"\",NULL,6\r\n"
         let created = try server.client().request("POST", "/rest/v1/fx_items?select=id,name,note,qty", headers: headers, body: csv)
         #expect(created.status == 201, "\(created.text)")
-        #expect(compact(created) == #"[{"id":20,"name":"Doe, J","note":"","qty":5},{"id":21,"name":"say \"hi\"","note":null,"qty":6}]"#, "\(created.text)")
+        #expect(created.compactJSON == #"[{"id":20,"name":"Doe, J","note":"","qty":5},{"id":21,"name":"say \"hi\"","note":null,"qty":6}]"#, "\(created.text)")
         let ragged = try server.client().request("POST", "/rest/v1/fx_items", headers: headers, body: "id,name\n22\n")
         #expect(ragged.status == 400 && ragged.jsonObject?["code"] as? String == "PGRST102")
     }
@@ -209,7 +200,7 @@ struct FidelityTests {
     @Test func aFunctionRaisingPGRSTChoosesTheWholeAnswer() throws {
         let refused = try server.client().request("POST", "/rest/v1/rpc/fx_refuse", headers: server.headers(server.serviceKey), body: "{}")
         #expect(refused.status == 402 && refused.header("X-Powered-By") == "Nerd Rage", "\(refused.status) \(refused.text)")
-        #expect(compact(refused) == #"{"code":"123","details":"Quota exceeded","hint":"Upgrade your plan","message":"Payment Required"}"#)
+        #expect(refused.compactJSON == #"{"code":"123","details":"Quota exceeded","hint":"Upgrade your plan","message":"Payment Required"}"#)
     }
 
     @Test func aFunctionSetsResponseHeaders() throws {
@@ -237,7 +228,7 @@ struct FidelityTests {
 
     @Test func arrayWithNullsStripped() throws {
         let stripped = try get("/rest/v1/fx_items?select=id,note&id=lte.2&order=id", [("Accept", "application/vnd.pgrst.array+json;nulls=stripped")])
-        #expect(compact(stripped) == #"[{"id":1},{"id":2,"note":"two"}]"#, "\(stripped.text)")
+        #expect(stripped.compactJSON == #"[{"id":1},{"id":2,"note":"two"}]"#, "\(stripped.text)")
         #expect(stripped.header("Content-Type") == "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8")
     }
 
@@ -253,7 +244,7 @@ struct FidelityTests {
         // Several rows: no one location.
         let bulk = try http.request("POST", "/rest/v1/fx_items", headers: prefer, body: #"[{"id":31},{"id":32}]"#)
         #expect(bulk.status == 201 && bulk.header("Location") == nil)
-        #expect(compact(try get("/rest/v1/fx_items?select=id&id=gte.30&order=id")) == #"[{"id":30},{"id":31},{"id":32}]"#)
+        #expect(try get("/rest/v1/fx_items?select=id&id=gte.30&order=id").compactJSON == #"[{"id":30},{"id":31},{"id":32}]"#)
     }
 
     @Test func badTokensAreRefusedInPostgRESTsWords() throws {

@@ -49,7 +49,7 @@ struct QueryFeatureTests {
     func expect(_ target: String, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let response = try get(target)
         #expect(response.status == 200, "\(target): \(response.status) \(response.text)", sourceLocation: sourceLocation)
-        #expect(EmbeddingTests.compact(response) == Self.canonical(expected), "\(target): \(response.text)", sourceLocation: sourceLocation)
+        #expect(response.compactJSON == Self.canonical(expected), "\(target): \(response.text)", sourceLocation: sourceLocation)
     }
 
     static func canonical(_ json: String) -> String {
@@ -187,11 +187,11 @@ struct QueryFeatureTests {
             let response = try plain.client().request("GET", target, headers: plain.headers(plain.serviceKey))
             #expect(response.status == 400, "\(target): \(response.text)")
             #expect(
-                EmbeddingTests.compact(response) == #"{"code":"PGRST123","details":null,"hint":null,"message":"Use of aggregate functions is not allowed"}"#)
+                response.compactJSON == #"{"code":"PGRST123","details":null,"hint":null,"message":"Use of aggregate functions is not allowed"}"#)
         }
         // `count` as a column (PostgreSQL's `t.count` is `count(t)`) still counts, as in PostgREST.
         let legacy = try plain.client().request("GET", "/rest/v1/children?select=count", headers: plain.headers(plain.serviceKey))
-        #expect(EmbeddingTests.compact(legacy) == #"[{"count":0}]"#, "\(legacy.text)")
+        #expect(legacy.compactJSON == #"[{"count":0}]"#, "\(legacy.text)")
         // JSON paths and spreads need no setting.
         let path = try plain.client().request("GET", "/rest/v1/children?select=goals->0", headers: plain.headers(plain.serviceKey))
         #expect(path.status == 200, "\(path.text)")
@@ -248,7 +248,7 @@ struct QueryFeatureTests {
         let many = try get("/rest/v1/fx_clients?select=*,...fx_projects(count())")
         #expect(many.status == 400, "\(many.text)")
         #expect(
-            EmbeddingTests.compact(many)
+            many.compactJSON
                 == #"{"code":"PGRST119","details":"'fx_clients' and 'fx_projects' do not form a many-to-one or one-to-one relationship","hint":null,"message":"A spread operation on 'fx_projects' is not possible"}"#
         )
         let grammar = try get("/rest/v1/fx_projects?select=alias:...fx_clients(*)")
