@@ -28,6 +28,30 @@ extension TestServer {
         try request("POST", target, token: token, headers: extra, body: body)
     }
 
+    /// Requests as the service role (its key as bearer).
+    public var service: Caller { Caller(server: self, token: serviceKey) }
+
+    /// Requests with `token` as bearer (nil: the anon key).
+    public func caller(_ token: String?) -> Caller { Caller(server: self, token: token) }
+
+    /// `request`, `get` and `post` with one bearer token.
+    public struct Caller: Sendable {
+        public let server: TestServer
+        public let token: String?
+
+        public func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil) throws -> TestResponse {
+            try server.request(method, target, token: token, headers: headers, body: body)
+        }
+
+        public func get(_ target: String, headers: [(String, String)] = []) throws -> TestResponse {
+            try server.get(target, token: token, headers: headers)
+        }
+
+        public func post(_ target: String, _ body: String, headers: [(String, String)] = []) throws -> TestResponse {
+            try server.post(target, body, token: token, headers: headers)
+        }
+    }
+
     /// Runs `sql` (tables, functions, rows of a test's own, not in migrations/) on the server's
     /// database, then has the server reload its schema cache until `ready` holds. The server may
     /// not listen for reloads yet when the first NOTIFY goes out (it starts listening just after
@@ -48,7 +72,7 @@ extension TestServer {
     /// `installFixtures(_:until:)` until `probe` answers 200 to the service role.
     @discardableResult
     public func installFixtures(_ sql: String, probe: String) throws -> Connection {
-        try installFixtures(sql) { try get(probe, token: serviceKey).status == 200 }
+        try installFixtures(sql) { try service.get(probe).status == 200 }
     }
 
     /// A new address, `prefix-` and 12 random characters at example.com.
