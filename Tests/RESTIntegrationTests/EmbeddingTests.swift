@@ -37,7 +37,6 @@ struct EmbeddingTests {
         let a = try server.signUp(data: #"{"full_name":"Ada"}"#)
         let b = try server.signUp(data: #"{"full_name":"Ben"}"#)
         let c = try server.signUp()
-        func get(_ target: String, _ token: String) throws -> TestResponse { try http.request("GET", target, headers: server.headers(token)) }
 
         // Many-to-one through the composite key (current_child_id, id) → children (id, user_id).
         let child = try http.request(
@@ -45,23 +44,23 @@ struct EmbeddingTests {
             body: #"{"user_id":"\#(a.id)","name":"Kid","age":4}"#)
         let childID = try #require(child.jsonArray?.first?["id"] as? String)
         _ = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(a.id)", headers: server.headers(a.token), body: #"{"current_child_id":"\#(childID)"}"#)
-        let profile = try get("/rest/v1/user_profiles?select=id,onboarding_state,children!current_child_id(name,age)", a.token)
+        let profile = try server.get("/rest/v1/user_profiles?select=id,onboarding_state,children!current_child_id(name,age)", token: a.token)
         #expect(profile.status == 200, "\(profile.text)")
         #expect(profile.compactJSON == #"[{"children":{"age":4,"name":"Kid"},"id":"\#(a.id)","onboarding_state":"NOT_STARTED"}]"#, "\(profile.text)")
         // An alias names the embed.
-        let aliased = try get("/rest/v1/user_profiles?select=current:children!current_child_id(name)", a.token)
+        let aliased = try server.get("/rest/v1/user_profiles?select=current:children!current_child_id(name)", token: a.token)
         #expect(aliased.compactJSON == #"[{"current":{"name":"Kid"}}]"#, "\(aliased.text)")
 
         // One-to-many: a family with its members; B joins A's family, C stays outside.
         let created = try http.request("POST", "/rest/v1/rpc/create_family", headers: server.headers(a.token), body: #"{"name":"Fam"}"#)
         let code = try #require(created.jsonObject?["invite_code"] as? String)
         #expect(try http.request("POST", "/rest/v1/rpc/join_family", headers: server.headers(b.token), body: #"{"code":"\#(code)"}"#).status == 200)
-        let family = try get("/rest/v1/families?select=name,family_members(role)&family_members.order=role.desc", b.token)
+        let family = try server.get("/rest/v1/families?select=name,family_members(role)&family_members.order=role.desc", token: b.token)
         #expect(family.compactJSON == #"[{"family_members":[{"role":"parent"},{"role":"owner"}],"name":"Fam"}]"#, "\(family.text)")
         // !inner with an embedded filter: the family only if it has a member matching.
-        let owners = try get("/rest/v1/families?select=name,family_members!inner(role)&family_members.role=eq.owner", b.token)
+        let owners = try server.get("/rest/v1/families?select=name,family_members!inner(role)&family_members.role=eq.owner", token: b.token)
         #expect(owners.compactJSON == #"[{"family_members":[{"role":"owner"}],"name":"Fam"}]"#, "\(owners.text)")
-        let none = try get("/rest/v1/families?select=name,family_members!inner(role)&family_members.role=eq.nobody", b.token)
+        let none = try server.get("/rest/v1/families?select=name,family_members!inner(role)&family_members.role=eq.nobody", token: b.token)
         #expect(none.text == "[]", "\(none.text)")
 
         // C sees nothing of it, however it embeds.
@@ -69,12 +68,12 @@ struct EmbeddingTests {
             "/rest/v1/families?select=*,family_members(*)", "/rest/v1/families?select=name,family_members!inner(user_id)",
             "/rest/v1/user_profiles?select=id,children!current_child_id(*)", "/rest/v1/family_members?select=*,families(*)"
         ] {
-            let seen = try get(target, c.token)
+            let seen = try server.get(target, token: c.token)
             #expect(seen.status == 200, "\(layers) \(target): \(seen.text)")
             #expect(!seen.text.contains(a.id) && !seen.text.contains("Fam") && !seen.text.contains("Kid"), "\(layers) \(target): \(seen.text)")
         }
         // And the anon key nothing at all.
-        let anonymous = try get("/rest/v1/families?select=*,family_members(*)", server.anonKey)
+        let anonymous = try server.get("/rest/v1/families?select=*,family_members(*)", token: server.anonKey)
         #expect(anonymous.text == "[]" || anonymous.status == 401, "\(anonymous.status) \(anonymous.text)")
     }
 
@@ -85,7 +84,6 @@ struct EmbeddingTests {
         let a = try server.signUp()
         let b = try server.signUp()
         let c = try server.signUp()
-        func get(_ target: String, _ token: String) throws -> TestResponse { try http.request("GET", target, headers: server.headers(token)) }
         var kid = ""
         for (name, age) in [("Kid", 4), ("Teen", 13)] {
             let child = try http.request(
@@ -100,17 +98,19 @@ struct EmbeddingTests {
         _ = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(a.id)", headers: server.headers(a.token), body: #"{"current_child_id":"\#(kid)"}"#)
 
         // Before any family: each counts and sums their own children only; an outsider 0.
-        #expect(try get("/rest/v1/children?select=count(),age.sum()", a.token).compactJSON == #"[{"count":2,"sum":17}]"#)
-        #expect(try get("/rest/v1/children?select=count(),age.sum()", b.token).compactJSON == #"[{"count":1,"sum":30}]"#)
-        #expect(try get("/rest/v1/children?select=count(),age.sum(),age.max()", c.token).compactJSON == #"[{"count":0,"max":null,"sum":null}]"#, "\(layers)")
-        #expect(try get("/rest/v1/children?select=name,age.sum()&order=name", c.token).compactJSON == "[]")
+        #expect(try server.get("/rest/v1/children?select=count(),age.sum()", token: a.token).compactJSON == #"[{"count":2,"sum":17}]"#)
+        #expect(try server.get("/rest/v1/children?select=count(),age.sum()", token: b.token).compactJSON == #"[{"count":1,"sum":30}]"#)
+        #expect(
+            try server.get("/rest/v1/children?select=count(),age.sum(),age.max()", token: c.token).compactJSON == #"[{"count":0,"max":null,"sum":null}]"#,
+            "\(layers)")
+        #expect(try server.get("/rest/v1/children?select=name,age.sum()&order=name", token: c.token).compactJSON == "[]")
         // An embedded count counts the embedded rows the caller may see: A's profile points at
         // Kid, which A sees and C does not (C's own children are none).
         #expect(
-            try get("/rest/v1/children?select=name,user_profiles(count())&order=name", a.token).compactJSON
+            try server.get("/rest/v1/children?select=name,user_profiles(count())&order=name", token: a.token).compactJSON
                 == #"[{"name":"Kid","user_profiles":[{"count":1}]},{"name":"Teen","user_profiles":[{"count":0}]}]"#)
         #expect(
-            try get("/rest/v1/user_profiles?select=id,children!current_child_id(age.sum())", c.token).compactJSON
+            try server.get("/rest/v1/user_profiles?select=id,children!current_child_id(age.sum())", token: c.token).compactJSON
                 == #"[{"children":{"sum":null},"id":"\#(c.id)"}]"#, "\(layers)")
 
         // B joins A's family: B now reads A's children (and counts them), but still not A's
@@ -118,36 +118,38 @@ struct EmbeddingTests {
         let created = try http.request("POST", "/rest/v1/rpc/create_family", headers: server.headers(a.token), body: #"{"name":"Fam"}"#)
         let code = try #require(created.jsonObject?["invite_code"] as? String)
         #expect(try http.request("POST", "/rest/v1/rpc/join_family", headers: server.headers(b.token), body: #"{"code":"\#(code)"}"#).status == 200)
-        #expect(try get("/rest/v1/children?select=count(),age.sum()", b.token).compactJSON == #"[{"count":3,"sum":47}]"#, "\(layers)")
+        #expect(try server.get("/rest/v1/children?select=count(),age.sum()", token: b.token).compactJSON == #"[{"count":3,"sum":47}]"#, "\(layers)")
         #expect(
-            try get("/rest/v1/children?select=name,user_profiles(count())&name=eq.Kid", b.token).compactJSON
+            try server.get("/rest/v1/children?select=name,user_profiles(count())&name=eq.Kid", token: b.token).compactJSON
                 == #"[{"name":"Kid","user_profiles":[{"count":0}]}]"#, "\(layers)")
-        #expect(try get("/rest/v1/children?select=count(),age.sum()", c.token).compactJSON == #"[{"count":0,"sum":null}]"#, "\(layers)")
+        #expect(try server.get("/rest/v1/children?select=count(),age.sum()", token: c.token).compactJSON == #"[{"count":0,"sum":null}]"#, "\(layers)")
         // Family members per family, counted inside the embed: C sees no family at all.
-        #expect(try get("/rest/v1/families?select=name,family_members(count())", b.token).compactJSON == #"[{"family_members":[{"count":2}],"name":"Fam"}]"#)
-        #expect(try get("/rest/v1/families?select=name,family_members(count())", c.token).text == "[]")
+        #expect(
+            try server.get("/rest/v1/families?select=name,family_members(count())", token: b.token).compactJSON
+                == #"[{"family_members":[{"count":2}],"name":"Fam"}]"#)
+        #expect(try server.get("/rest/v1/families?select=name,family_members(count())", token: c.token).text == "[]")
 
         // Spread: A's current child merged into A's profile; nobody else reaches it.
         #expect(
-            try get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name,age)", a.token).compactJSON
+            try server.get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name,age)", token: a.token).compactJSON
                 == #"[{"age":4,"child":"Kid","id":"\#(a.id)"}]"#)
         for token in [b.token, c.token] {
-            let spread = try get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name)", token)
+            let spread = try server.get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name)", token: token)
             #expect(spread.status == 200 && !spread.text.contains("Kid") && !spread.text.contains(a.id), "\(layers): \(spread.text)")
-            #expect(try get("/rest/v1/user_profiles?select=id,...children!current_child_id!inner(name)", token).text == "[]", "\(layers)")
+            #expect(try server.get("/rest/v1/user_profiles?select=id,...children!current_child_id!inner(name)", token: token).text == "[]", "\(layers)")
         }
-        #expect(try get("/rest/v1/family_members?select=role,...families(family:name)&order=role", c.token).compactJSON == "[]")
+        #expect(try server.get("/rest/v1/family_members?select=role,...families(family:name)&order=role", token: c.token).compactJSON == "[]")
         #expect(
-            try get("/rest/v1/family_members?select=role,...families(family:name)&order=role", b.token).compactJSON
+            try server.get("/rest/v1/family_members?select=role,...families(family:name)&order=role", token: b.token).compactJSON
                 == #"[{"family":"Fam","role":"owner"},{"family":"Fam","role":"parent"}]"#)
         // Aggregates hoisted out of a spread count what the caller sees of both tables.
         #expect(
-            try get("/rest/v1/family_members?select=...families(families:count()),members:count()", b.token).compactJSON
+            try server.get("/rest/v1/family_members?select=...families(families:count()),members:count()", token: b.token).compactJSON
                 == #"[{"families":2,"members":2}]"#)
         #expect(
-            try get("/rest/v1/family_members?select=...families(families:count()),members:count()", c.token).compactJSON
+            try server.get("/rest/v1/family_members?select=...families(families:count()),members:count()", token: c.token).compactJSON
                 == #"[{"families":0,"members":0}]"#)
-        let anonymous = try get("/rest/v1/children?select=count()", server.anonKey)
+        let anonymous = try server.get("/rest/v1/children?select=count()", token: server.anonKey)
         #expect(anonymous.compactJSON == #"[{"count":0}]"# || anonymous.status == 401, "\(anonymous.status) \(anonymous.text)")
     }
 
@@ -188,20 +190,23 @@ struct EmbeddingTests {
             INSERT INTO public.fx_tags VALUES (1, '\(a.id)', 'mine'), (2, '\(c.id)', 'theirs'), (3, '\(a.id)', 'linked-by-them');
             INSERT INTO public.fx_child_tags VALUES ('\(kid)', 1, '\(a.id)'), ('\(kid)', 2, '\(a.id)'), ('\(kid)', 3, '\(c.id)');
             """)
-        func get(_ target: String, _ token: String) throws -> TestResponse { try http.request("GET", target, headers: server.headers(token)) }
-        let service = try get("/rest/v1/children?select=name,fx_tags(label)&fx_tags.order=id", server.serviceKey)
+        let service = try server.get("/rest/v1/children?select=name,fx_tags(label)&fx_tags.order=id", token: server.serviceKey)
         #expect(service.compactJSON == #"[{"fx_tags":[{"label":"mine"},{"label":"theirs"},{"label":"linked-by-them"}],"name":"Kid"}]"#, "\(service.text)")
         // A: only tags A may read, reached through junction rows A may read.
         #expect(
-            try get("/rest/v1/children?select=name,fx_tags(label)", a.token).compactJSON == #"[{"fx_tags":[{"label":"mine"}],"name":"Kid"}]"#, "\(layers)")
-        #expect(try get("/rest/v1/children?select=name,fx_tags(count())", a.token).compactJSON == #"[{"fx_tags":[{"count":1}],"name":"Kid"}]"#, "\(layers)")
+            try server.get("/rest/v1/children?select=name,fx_tags(label)", token: a.token).compactJSON == #"[{"fx_tags":[{"label":"mine"}],"name":"Kid"}]"#,
+            "\(layers)")
         #expect(
-            try get("/rest/v1/fx_tags?select=label,children(name)&order=id", a.token).compactJSON
+            try server.get("/rest/v1/children?select=name,fx_tags(count())", token: a.token).compactJSON == #"[{"fx_tags":[{"count":1}],"name":"Kid"}]"#,
+            "\(layers)")
+        #expect(
+            try server.get("/rest/v1/fx_tags?select=label,children(name)&order=id", token: a.token).compactJSON
                 == #"[{"children":[{"name":"Kid"}],"label":"mine"},{"children":[],"label":"linked-by-them"}]"#, "\(layers)")
         // C: its tag, but not A's child through it; nothing through C's own junction row.
-        #expect(try get("/rest/v1/fx_tags?select=label,children(name)", c.token).compactJSON == #"[{"children":[],"label":"theirs"}]"#, "\(layers)")
-        #expect(try get("/rest/v1/fx_tags?select=label,children!inner(name)", c.token).text == "[]", "\(layers)")
-        #expect(try get("/rest/v1/children?select=name,fx_tags(label)", c.token).text == "[]", "\(layers)")
+        #expect(
+            try server.get("/rest/v1/fx_tags?select=label,children(name)", token: c.token).compactJSON == #"[{"children":[],"label":"theirs"}]"#, "\(layers)")
+        #expect(try server.get("/rest/v1/fx_tags?select=label,children!inner(name)", token: c.token).text == "[]", "\(layers)")
+        #expect(try server.get("/rest/v1/children?select=name,fx_tags(label)", token: c.token).text == "[]", "\(layers)")
     }
 
     /// PostgREST's mutation specs ("embedding" in InsertSpec, UpdateSpec, UpsertSpec, DeleteSpec):
