@@ -156,7 +156,7 @@ public struct Migrator: Sendable {
     }
 
     private func ensureTable(_ connection: Connection) throws {
-        if try connection.query("SELECT to_regclass('onboard_migrations.schema_migrations') IS NOT NULL").scalar == "t" { return }
+        if try connection.query("SELECT to_regclass('onboard_migrations.schema_migrations') IS NOT NULL").first?.bool(0) == true { return }
         // Concurrent first runs may race on CREATE ... IF NOT EXISTS; the lock makes it safe.
         try connection.withTransaction { connection in
             try connection.execute(
@@ -190,7 +190,7 @@ public struct Migrator: Sendable {
         for row in 0..<applied.count {
             let version = applied[row, "version"]!
             appliedVersions.insert(version)
-            let kind: MigrationState.Kind = applied[row, "present"] == "f" ? .missing : (applied[row, "same"] == "t" ? .applied : .changed)
+            let kind: MigrationState.Kind = applied[row].bool("present") == false ? .missing : (applied[row].bool("same") == true ? .applied : .changed)
             result.append(
                 MigrationState(
                     version: version, name: applied[row, "name"]!, kind: kind,

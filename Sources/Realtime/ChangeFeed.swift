@@ -299,7 +299,7 @@ public final class ChangeFeed: Sendable {
         let matched = slots.map { slot -> Bool in
             guard let slot else { return true }
             let chunk = results[1 + slot / Self.filtersPerStatement]
-            return chunk.count == 1 && chunk[0, 2 + slot % Self.filtersPerStatement] == "t"
+            return chunk.count == 1 && chunk[0].bool(2 + slot % Self.filtersPerStatement) == true
         }
         guard matched.contains(true) else { return nil }
 

@@ -71,7 +71,7 @@ public final class TestStandby: Sendable {
         let target = try Connection(conninfo: primary.url(database: "postgres")).query("SELECT pg_current_wal_insert_lsn()::text").scalar ?? "0/0"
         let standby = try adminConnection()
         return try eventually(timeout: timeout) {
-            try standby.query("SELECT pg_last_wal_replay_lsn() >= \(target)::pg_lsn").scalar == "t"
+            try standby.query("SELECT pg_last_wal_replay_lsn() >= \(target)::pg_lsn").first?.bool(0) == true
         }
     }
 

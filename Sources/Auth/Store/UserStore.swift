@@ -26,7 +26,7 @@ enum Users {
             """,
             "SELECT count(*) FROM auth.users"
         ])
-        return (results[0].scalar ?? "[]", Int(results[1].scalar ?? "0") ?? 0)
+        return (results[0].scalar ?? "[]", results[1].first?.int(0) ?? 0)
     }
 
     static func delete(_ connection: Connection, id: String) throws {
@@ -174,12 +174,12 @@ enum Users {
             WHERE lower(email) = \(email) AND deleted_at IS NULL
             """)
         guard found.count == 1, let id = found[0, 0] else { return nil }
-        return PasswordSignIn(id: id, passwordHash: found[0, 1], confirmed: found[0, 2] == "t", banned: found[0, 3] == "t")
+        return PasswordSignIn(id: id, passwordHash: found[0, 1], confirmed: found[0].bool(2) == true, banned: found[0].bool(3) == true)
     }
 
     /// Whether the user's `banned_until` is in the future.
     static func isBanned(_ connection: Connection, id: String) throws -> Bool {
-        try connection.query("SELECT coalesce(banned_until > now(), false) FROM auth.users WHERE id = \(id)::uuid").scalar == "t"
+        try connection.query("SELECT coalesce(banned_until > now(), false) FROM auth.users WHERE id = \(id)::uuid").first?.bool(0) == true
     }
 
     /// Whether another user than `id` has this (lower-cased) address.
@@ -191,7 +191,7 @@ enum Users {
     static func lockForUpdate(_ connection: Connection, id: String) throws -> (isAnonymous: Bool, email: String?)? {
         let current = try connection.query("SELECT is_anonymous, email FROM auth.users WHERE id = \(id)::uuid FOR UPDATE")
         guard current.count == 1 else { return nil }
-        return (current[0, 0] == "t", current[0, 1])
+        return (current[0].bool(0) == true, current[0, 1])
     }
 
     /// The user row the mail flows read (by address or by id), locked for the transaction.
@@ -208,9 +208,9 @@ enum Users {
         guard found.count == 1, let userID = found[0, 0] else { return nil }
         return MailUserRow(
             user: MailUser(id: userID, email: found[0, 1] ?? "", metadataJSON: found[0, 2] ?? "{}"),
-            confirmed: found[0, 3] == "t", isAnonymous: found[0, 4] == "t", pendingEmail: found[0, 5].flatMap { $0.isEmpty ? nil : $0 },
-            confirmationAgo: found[0, 6].flatMap(Double.init), recoveryAgo: found[0, 7].flatMap(Double.init),
-            emailChangeAgo: found[0, 8].flatMap(Double.init), reauthenticationAgo: found[0, 9].flatMap(Double.init))
+            confirmed: found[0].bool(3) == true, isAnonymous: found[0].bool(4) == true, pendingEmail: found[0, 5].flatMap { $0.isEmpty ? nil : $0 },
+            confirmationAgo: found[0].double(6), recoveryAgo: found[0].double(7),
+            emailChangeAgo: found[0].double(8), reauthenticationAgo: found[0].double(9))
     }
 
     /// The pending e-mail change and its confirmation status (`0`: none confirmed yet, `1`: one
@@ -346,7 +346,7 @@ enum Users {
             """,
             OneTimeTokens.deleteAllStatement(userID: id)
         ])
-        return results[0].scalar == "t"
+        return results[0].first?.bool(0) == true
     }
 
     static func confirmEmailChangeHalfway(_ connection: Connection, id: String, tokenID: String) throws {
