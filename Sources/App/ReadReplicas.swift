@@ -129,8 +129,8 @@ public final class ReadReplicas: ReadRouting {
     /// Starts the health and position threads and the standbys' pipelined connections.
     func start() {
         for standby in standbys { standby.target.pipeline?.start() }
-        Thread.detachNewThread { [self] in checkHealth() }
-        Thread.detachNewThread { [self] in fetchPositions() }
+        startThread(name: "replica-health") { [self] in checkHealth() }
+        startThread(name: "replica-lsn") { [self] in fetchPositions() }
     }
 
     func stop() {

@@ -1,5 +1,4 @@
 import CPostgres
-import Dispatch
 import EventLoop
 import Glibc
 import Synchronization
@@ -190,17 +189,21 @@ public final class PipelineClient: @unchecked Sendable {
         }
     }
 
-    /// Connects on a background thread (libpq's connect blocks) and hands the connection to the
-    /// loop; retries every second while the database is unreachable.
+    /// Connects on a thread of its own (libpq's connect blocks) and hands the connection to the
+    /// loop; retries every second while the database is unreachable, until the client closes.
     private func connectInBackground(after delay: Double) {
         let conninfo = conninfo
         let prepared = allowsPreparedStatements
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
-            guard let handle = PipelinedConnection.open(conninfo) else {
-                if !closed.load(ordering: .acquiring) { connectInBackground(after: 1) }
-                return
+        startThread(name: "db-connect") { [self] in
+            var wait = delay
+            var opened: OpaquePointer?
+            while opened == nil {
+                if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+                guard !closed.load(ordering: .acquiring) else { return }
+                opened = PipelinedConnection.open(conninfo)
+                wait = 1
             }
-            let box = HandleBox(handle)
+            let box = HandleBox(opened!)
             loop.execute { [self] in
                 let connection = PipelinedConnection(handle: box.handle, allowsPreparedStatements: prepared, client: self)
                 switch machine.joined(ObjectIdentifier(connection)) {

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import HTTP
 import Identity
@@ -83,7 +84,7 @@ public final class ChangeFeed: Sendable {
             service.logger.error("realtime: the change feed cannot reach the database yet; retrying", metadata: ["error": "\(logText(error))"])
         }
         started.store(true, ordering: .releasing)
-        Thread.detachNewThread { [self, first] in
+        startThread(name: "change-feed") { [self, first] in
             run(first)
             ended.signal()
         }

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Identity
 import Logging
@@ -112,7 +113,7 @@ public final class Mailer: Sendable {
         self.retention = retention
         self.workers = workers
         for index in 0..<workers {
-            Thread.detachNewThread { [self] in work(purges: index == 0) }
+            startThread(name: "mail-sender-\(index)") { [self] in work(purges: index == 0) }
         }
     }
 
