@@ -179,7 +179,7 @@ public final class Application: Sendable {
     /// force stay).
     private func listenForSchemaReloads() {
         let url = config.listenDatabaseURL ?? database.url
-        Thread.detachNewThread { [self] in
+        startThread(name: "schema-listener") { [self] in
             defer { schemaListenerEnded.signal() }
             var connection: Connection?
             while !stopping.load(ordering: .acquiring) {

@@ -69,7 +69,7 @@ extension HTTPServer {
             write(serialize(response, head: false, keepAlive: false, requestID: nil), to: connection)
         case .close:
             closeConnection(connection)
-        case .rejectTimeout, .parseBuffered, .finish, .startWebSocket, .nothing:
+        case .nothing:
             break
         }
     }
@@ -115,7 +115,7 @@ extension HTTPServer {
                 closeConnection(connection)
             case .close:
                 closeConnection(connection)
-            default:
+            case .nothing:
                 break
             }
         }
@@ -184,7 +184,7 @@ extension HTTPServer {
             closeConnection(connection)
         case .startWebSocket(let delegate):
             startWebSocket(connection, delegate: delegate)
-        default:
+        case .nothing:
             break
         }
     }

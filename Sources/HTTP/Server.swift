@@ -45,7 +45,7 @@ public final class HTTPServer: Sendable {
         var webSockets: [Int32: WebSocket] = [:]
         var stopping = false
         var stopped = false
-        var threads: [pthread_t] = []
+        var threads: [OSThread] = []
     }
 
     public init(
@@ -82,7 +82,7 @@ public final class HTTPServer: Sendable {
             $0.epoll = epoll
             $0.port = listener.port
         }
-        var threads: [pthread_t] = [startThread(name: "http-io") { [self] in self.ioLoop() }]
+        var threads: [OSThread] = [startThread(name: "http-io") { [self] in self.ioLoop() }]
         for index in 0..<max(1, limits.workerThreads) {
             threads.append(startThread(name: "http-worker-\(index)") { [self] in self.workerLoop() })
         }
@@ -106,12 +106,12 @@ public final class HTTPServer: Sendable {
         while inFlight.load(ordering: .acquiring) > 0 && monotonicNow() < deadline {
             usleep(10_000)
         }
-        let threads = state.withLock { state -> [pthread_t] in
+        let threads = state.withLock { state -> [OSThread] in
             state.stopped = true
             return state.threads
         }
         for _ in 0..<max(1, limits.workerThreads) { workQueue.push(nil) }
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { thread.join() }
         let (remaining, webSockets) = state.withLock { state -> ([ClientConnection], [WebSocket]) in
             defer {
                 state.connections.removeAll()

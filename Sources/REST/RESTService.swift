@@ -167,11 +167,11 @@ public final class RESTService: Sendable {
     /// follow-privileges): tables with any of SELECT/INSERT/UPDATE/DELETE, functions it may EXECUTE.
     func privileged(_ cache: SchemaCache, caller: Caller) throws(RESTError) -> SchemaCache {
         let query: SQL = """
-            SELECT 't', c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            SELECT true, c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
               AND pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE')
             UNION ALL
-            SELECT 'f', p.proname::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+            SELECT false, p.proname::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
             WHERE n.nspname = 'public' AND pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
             """
         do {
@@ -180,7 +180,7 @@ public final class RESTService: Sendable {
             var functions = Set<String>()
             for row in 0..<rows.count {
                 guard let name = rows[row, 1] else { continue }
-                if rows[row, 0] == "t" { tables.insert(name) } else { functions.insert(name) }
+                if rows[row].bool(0) == true { tables.insert(name) } else { functions.insert(name) }
             }
             return SchemaCache(
                 tables: cache.tables.values.filter { tables.contains($0.name) },

@@ -68,6 +68,6 @@ public enum KnownDataSet {
 
     /// Inserts the data set into the database at `databaseURL`, in a transaction of its own.
     public static func insert(into databaseURL: String) throws {
-        try Connection(conninfo: databaseURL).execute("BEGIN;\n" + sql + "\nCOMMIT;")
+        try Connection(conninfo: databaseURL).execute(unsafeSQL: "BEGIN;\n" + sql + "\nCOMMIT;")
     }
 }

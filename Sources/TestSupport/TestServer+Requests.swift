@@ -60,7 +60,7 @@ extension TestServer {
     @discardableResult
     public func installFixtures(_ sql: String, until ready: () throws -> Bool) throws -> Connection {
         let admin = try Connection(conninfo: databaseURL)
-        try admin.execute(sql)
+        try admin.execute(unsafeSQL: sql)
         let seen = eventually {
             try? admin.execute("NOTIFY pgrst, 'reload schema'")
             return (try? ready()) == true

@@ -288,7 +288,7 @@ struct MFATests {
             for role in ["anon", "authenticated"] {
                 #expect(throws: PostgresError.self, "\(role) reads auth.\(table)") {
                     try admin.withTransaction { connection in
-                        try connection.execute("SET LOCAL ROLE \(role)")
+                        try connection.execute(unsafeSQL: "SET LOCAL ROLE \(role)")
                         _ = try connection.query("SELECT * FROM auth.\(ident: table)")
                     }
                 }

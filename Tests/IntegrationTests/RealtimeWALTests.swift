@@ -265,7 +265,7 @@ struct RealtimeWALTests {
 
     @Test func aRoleWithoutReplicationFallsBackToTheTriggersUnlessTheWALIsRequired() throws {
         let role = "norepl_\(UInt32.random(in: 0...UInt32.max))"
-        try TestPostgres.adminConnection().execute("CREATE ROLE \(quoteIdentifier(role)) LOGIN NOREPLICATION")
+        try TestPostgres.adminConnection().execute(unsafeSQL: "CREATE ROLE \(quoteIdentifier(role)) LOGIN NOREPLICATION")
         // The feed's direct connection logs in as that role; the pool as before.
         func listenAsRole(_ config: inout ServerConfig) {
             guard case .url(let url) = config.database else { return }

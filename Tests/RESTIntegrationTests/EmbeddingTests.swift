@@ -186,7 +186,7 @@ struct EmbeddingTests {
         let kid = try #require(child.jsonArray?.first?["id"] as? String)
         // A's tag, C's tag linked by A's junction row, and A's tag linked only by C's junction row.
         try admin.execute(
-            """
+            unsafeSQL: """
             INSERT INTO public.fx_tags VALUES (1, '\(a.id)', 'mine'), (2, '\(c.id)', 'theirs'), (3, '\(a.id)', 'linked-by-them');
             INSERT INTO public.fx_child_tags VALUES ('\(kid)', 1, '\(a.id)'), ('\(kid)', 2, '\(a.id)'), ('\(kid)', 3, '\(c.id)');
             """)
@@ -299,7 +299,7 @@ struct EmbeddingTests {
         let kid = try #require(child.jsonArray?.first?["id"] as? String, "\(layers): \(child.text)")
         #expect(child.compactJSON == #"[{"fx_notes":[],"id":"\#(kid)","name":"Kid"}]"#)
         // A's note and C's note on A's child.
-        try admin.execute("INSERT INTO public.fx_notes VALUES (1, '\(a.id)', '\(kid)', 'a-note'), (2, '\(c.id)', '\(kid)', 'c-note')")
+        try admin.execute(unsafeSQL: "INSERT INTO public.fx_notes VALUES (1, '\(a.id)', '\(kid)', 'a-note'), (2, '\(c.id)', '\(kid)', 'c-note')")
 
         // A's update embeds A's note, not C's.
         let patched = try send("PATCH", "children?id=eq.\(kid)&select=name,fx_notes(body)", a.token, #"{"age":5}"#)
@@ -420,10 +420,10 @@ struct EmbeddingTests {
         }
         // Notes of both users on A's children: 1 and 3 on Zed, 2 and 4 on Amy.
         try admin.execute(
-            """
-            INSERT INTO public.fx_notes VALUES (1, '\(a.id)', '\(kids[0])', 'a1'), (2, '\(a.id)', '\(kids[1])', 'a2'),
-                                               (3, '\(c.id)', '\(kids[0])', 'c1'), (4, '\(c.id)', '\(kids[1])', 'c2')
-            """)
+            unsafeSQL: """
+                INSERT INTO public.fx_notes VALUES (1, '\(a.id)', '\(kids[0])', 'a1'), (2, '\(a.id)', '\(kids[1])', 'a2'),
+                                                   (3, '\(c.id)', '\(kids[0])', 'c1'), (4, '\(c.id)', '\(kids[1])', 'c2')
+                """)
         func ids(_ target: String, _ token: String) throws -> [Int] {
             let response = try http.request("GET", "/rest/v1/" + target, headers: server.headers(token))
             #expect(response.status == 200, "\(layers): \(response.text)")

@@ -60,7 +60,7 @@ struct SchemaSQLTests {
         try connection.execute("BEGIN")
         defer { try? connection.execute("ROLLBACK") }
         do {
-            try connection.execute(testCase.sql)
+            try connection.execute(unsafeSQL: testCase.sql)
         } catch let error as PostgresError {
             Issue.record("\(testCase.file) › \(testCase.name): \(error)\(error.hint.map { " HINT: \($0)" } ?? "")")
         }
