@@ -370,8 +370,7 @@ public final class RESTService: Sendable {
     /// `request.path`, `request.headers` and `request.cookies` (JSON objects), in the same
     /// statement. Realtime's re-reads start the same way (without a request).
     public static func setup(caller: Caller, readOnly: Bool, timezone: String? = nil, context: RequestContext? = nil) -> SQL {
-        // One literal per shape (not fragments appended): this runs for every request, and an
-        // appended fragment's placeholders would be renumbered by scanning its text.
+        // One literal per shape: this runs for every request.
         var sql: SQL
         if let context {
             sql = """

@@ -97,7 +97,7 @@ public struct Explain: Sendable, Equatable {
 
     /// `EXPLAIN (FORMAT …, ANALYZE, …) `: the options are this type's constants.
     var prefix: SQL {
-        SQL(unsafeSQL: "EXPLAIN (FORMAT \(json ? "JSON" : "TEXT")" + options.map { ", " + $0.uppercased() }.joined() + ") ", binds: [])
+        SQL(unsafeSQL: "EXPLAIN (FORMAT \(json ? "JSON" : "TEXT")" + options.map { ", " + $0.uppercased() }.joined() + ") ")
     }
 
     /// `Content-Type` as PostgREST writes it.

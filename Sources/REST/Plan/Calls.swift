@@ -174,7 +174,7 @@ extension Planner {
         } else {
             let body: SQL
             if case .custom(let custom) = request.media {
-                body = SQL(unsafeSQL: Self.customBody(custom), binds: [])  // names from the catalog
+                body = SQL(unsafeSQL: Self.customBody(custom))  // names from the catalog
             } else if function.returnsSet {
                 body =
                     request.singleObject
