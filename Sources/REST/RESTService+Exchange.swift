@@ -22,7 +22,7 @@ extension RESTService {
         // `Accept: application/vnd.pgrst.plan…`: EXPLAIN's output (one JSON document, or the
         // text's lines) is the body.
         if let media = plan.request.explain {
-            var explained = media.prefix
+            var explained = QueryWriter.explainPrefix(media)
             explained.append(statement)
             let statements = plan.rollback ? ["BEGIN"] + preamble + [explained, "ROLLBACK"] : preamble + [explained]
             return Exchange(statements: statements) { results in
