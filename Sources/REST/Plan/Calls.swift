@@ -118,7 +118,7 @@ extension Planner {
             rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: function.name)
         let counted = request.preferences.wantsCount
         var call = CallPlan(
-            invocation: CallPlan.Invocation(function: QualifiedIdentifier(schema: "public", name: function.name), arguments: arguments),
+            invocation: CallPlan.Invocation(function: function.qualifiedName, arguments: arguments),
             result: .void, limit: request.limit, offset: request.offset, counted: counted,
             answer: AnswerPlan(media: request.media, total: counted ? .all : .none, nullForEmptyObject: !function.returnsSet))
         // An empty array's first object is none: PostgREST calls a function that has parameters

@@ -7,6 +7,8 @@ struct TableStatementPlan: Sendable {
     }
     var source: Source
     var answer: AnswerPlan
+    /// `Prefer: count=planned`: the rows whose estimate (`EXPLAIN`) is the total.
+    var plannedCount: ReadPlan? = nil
 }
 
 /// A write (PostgREST's MutatePlan): INSERT (with its conflict handling), UPDATE or DELETE of

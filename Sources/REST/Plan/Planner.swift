@@ -93,33 +93,48 @@ struct Planner {
             rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: table.name)
         let statement: TableStatementPlan
         switch request.action {
-        case .read:
-            let read = try readPlan(table, request, scope: scope, caller: caller)
-            if request.preferences.count == .planned { plan.plannedCount = QueryWriter.plannedCount(Self.counted(read, select: .one)) }
-            var answer = AnswerPlan(media: request.media)
-            if request.preferences.wantsCount && request.preferences.count != .planned { answer.total = .rows(Self.counted(read, select: .count)) }
-            statement = TableStatementPlan(source: .read(read), answer: answer)
-        case .insert, .singleUpsert, .update, .delete:
-            // A write's rows with their embeds: `pgrst_source` read back through the read's select
-            // (PostgREST's mutation read plan), the embedded rows narrowed by the caller's read
-            // rule exactly as on a read. Planned (and so checked) first, whatever `Prefer: return`.
-            let embeds = request.select.contains { $0.embed != nil }
-            let returned = try returnedRows(table, request, caller: caller)
-            let limited = try limitedRows(table, request, scope: scope, caller: caller)
-            var mutate = MutatePlan(
-                table: table, action: .delete, conditions: scope.conditions.map { .condition($0) }, denyAll: scope.denyAll, limited: limited)
-            var answer = AnswerPlan(media: request.media, rows: embeds && request.preferences.returning != .representation ? .source : .read(returned))
-            if request.action == .update {
-                mutate.action = try updateAction(table, request)
-            } else if request.action != .delete {
-                try planInsert(table, request, owner: scope.owner, into: &mutate, answer: &answer, plan: &plan)
-            }
-            statement = TableStatementPlan(source: .mutate(mutate), answer: answer)
-        case .call, .describe:
-            throw .unsupportedMethod("?")
+        case .read: statement = try readStatement(table, request, scope: scope, caller: caller)
+        case .insert, .singleUpsert, .update, .delete: statement = try writeStatement(table, request, scope: scope, caller: caller, plan: &plan)
+        case .call, .describe: throw .unsupportedMethod("?")
         }
+        // The SQL is written only now, from the values.
         plan.statement = QueryWriter.statement(statement)
+        plan.plannedCount = statement.plannedCount.map(QueryWriter.plannedCount)
         return plan
+    }
+
+    /// A read's rows as `pgrst_source`, the total when counted (exactly, by its own count of the
+    /// same rows, or by the planner's estimate of them).
+    private func readStatement(_ table: SchemaCache.Table, _ request: ApiRequest, scope: Scope, caller: Caller) throws(RESTError) -> TableStatementPlan {
+        let read = try readPlan(table, request, scope: scope, caller: caller)
+        var statement = TableStatementPlan(source: .read(read), answer: AnswerPlan(media: request.media))
+        if request.preferences.count == .planned {
+            statement.plannedCount = Self.counted(read, select: .one)
+        } else if request.preferences.wantsCount {
+            statement.answer.total = .rows(Self.counted(read, select: .count))
+        }
+        return statement
+    }
+
+    /// A write's rows as `pgrst_source`, and its answer: the rows with their embeds,
+    /// `pgrst_source` read back through the read's select (PostgREST's mutation read plan), the
+    /// embedded rows narrowed by the caller's read rule exactly as on a read; planned (and so
+    /// checked) first, whatever `Prefer: return`.
+    private func writeStatement(
+        _ table: SchemaCache.Table, _ request: ApiRequest, scope: Scope, caller: Caller, plan: inout ActionPlan
+    ) throws(RESTError) -> TableStatementPlan {
+        let embeds = request.select.contains { $0.embed != nil }
+        let returned = try returnedRows(table, request, caller: caller)
+        let limited = try limitedRows(table, request, scope: scope, caller: caller)
+        var mutate = MutatePlan(
+            table: table, action: .delete, conditions: scope.conditions.map { .condition($0) }, denyAll: scope.denyAll, limited: limited)
+        var answer = AnswerPlan(media: request.media, rows: embeds && request.preferences.returning != .representation ? .source : .read(returned))
+        if request.action == .update {
+            mutate.action = try updateAction(table, request)
+        } else if request.action != .delete {
+            try planInsert(table, request, owner: scope.owner, into: &mutate, answer: &answer, plan: &plan)
+        }
+        return TableStatementPlan(source: .mutate(mutate), answer: answer)
     }
 
     /// The media a table's rows are answered in: a media handler of the table (for its whole

@@ -23,6 +23,11 @@ extension SchemaCache.Table {
     }
 }
 
+extension SchemaCache.Function {
+    /// The function's name with its schema.
+    var qualifiedName: QualifiedIdentifier { QualifiedIdentifier(schema: "public", name: name) }
+}
+
 /// One level of a read: the rows of a table (or of `pgrst_source`, a write's returned rows),
 /// what is selected of them, which rows and in what order.
 struct ReadPlan: Sendable {
