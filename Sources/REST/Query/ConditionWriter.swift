@@ -43,7 +43,7 @@ extension QueryBuilder {
     func write(_ scope: OwnershipScope, into sql: inout SQLBuilder) {
         switch scope {
         case .family(let column, let user, let ownerOnly, let membership):
-            let table = quoteIdentifier(membership.schema) + "." + quoteIdentifier(membership.table)
+            let table = QueryWriter.qualified(QualifiedIdentifier(schema: membership.schema, name: membership.table))
             let family = quoteIdentifier(membership.familyColumn)
             let member = quoteIdentifier(membership.userColumn)
             sql.raw("(")
@@ -62,7 +62,7 @@ extension QueryBuilder {
         case .familyID(let column, let user, let membership):
             writeColumn(column, into: &sql)
             sql.raw(
-                " IN (SELECT mine.\(quoteIdentifier(membership.familyColumn)) FROM \(quoteIdentifier(membership.schema)).\(quoteIdentifier(membership.table)) mine WHERE mine.\(quoteIdentifier(membership.userColumn)) = "
+                " IN (SELECT mine.\(quoteIdentifier(membership.familyColumn)) FROM \(QueryWriter.qualified(QualifiedIdentifier(schema: membership.schema, name: membership.table))) mine WHERE mine.\(quoteIdentifier(membership.userColumn)) = "
             )
             sql.bind(user)
             sql.raw(")")
