@@ -108,9 +108,9 @@ extension Planner {
         var qualifier: String? = nil
     }
 
-    /// What every embed, spread and related order starts with: the relationship the name and
-    /// hint leave, the target table, and the embed's own query terms; the columns it names are
-    /// checked.
+    /// What every embed and spread starts with (the one preamble): the relationship the name
+    /// and hint leave, the target table, its select list (`count` read as PostgREST's clients
+    /// mean it) and the embed's own query terms (`rel.col=…`, `rel.order`, `rel.limit`).
     struct Related {
         var relationship: Relationship
         var target: SchemaCache.Table
