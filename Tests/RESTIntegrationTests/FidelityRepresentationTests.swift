@@ -124,7 +124,7 @@ struct FidelityRepresentationTests {
 
     /// A value as stored, read past the API.
     func stored(_ sql: String) throws -> String? {
-        try admin.query(SQL(unsafeSQL: sql, binds: [])).scalar
+        try admin.query(SQL(unsafeSQL: sql)).scalar
     }
 
     // MARK: domain representations
