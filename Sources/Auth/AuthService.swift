@@ -70,9 +70,12 @@ public final class AuthService: Sendable {
         self.mailer = mailer ?? Mailer(transport: .log, conninfo: pool.conninfo, logger: logger)
     }
 
-    /// Serves `route` (the path after `/auth/v1`).
+    /// What every Auth request passes before `respond`, outermost first: the API-version header.
+    public static let stages: [any Middleware] = [APIVersionStage()]
+
+    /// Serves `route` (the path after `/auth/v1`); the answer still passes `stages` on its way out.
     public func respond(to request: HTTPRequest, route: String) -> HTTPResponse {
-        var response: HTTPResponse
+        let response: HTTPResponse
         do {
             response = try dispatch(request, route: route)
         } catch let error as AuthError {
@@ -82,7 +85,6 @@ public final class AuthService: Sendable {
             logger.error("auth request failed", metadata: ["request.id": "\(request.id)", "path": "\(request.path)", "error": "\(logText(error))"])
             response = AuthError.unexpected("\(error)").response(for: request)
         }
-        if request.headers["X-Supabase-Api-Version"] != nil { response.headers.replace("X-Supabase-Api-Version", "2024-01-01") }
         return response
     }
 

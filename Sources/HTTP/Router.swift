@@ -32,6 +32,12 @@ public struct Router: Sendable {
         routes.append(Route(method: method, segments: pattern.split(separator: "/"), handler: handler))
     }
 
+    /// A route whose requests pass `stages` (outermost first) before its handler, as GoTrue's
+    /// `r.With(…)`; a stage's refusal is rendered by the chain, like a handler's error.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, through stages: [any Middleware], _ handler: @escaping Handler) {
+        add(method, pattern, MiddlewareChain(stages, errorStyle: errorStyle, logger: logger).handler(handler))
+    }
+
     /// Finds the route, runs its handler, and renders errors.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
