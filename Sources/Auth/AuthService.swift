@@ -88,8 +88,16 @@ public final class AuthService: Sendable {
         return response
     }
 
+    /// Parses the request, passes it through `admission` (providers, then budgets) and runs its
+    /// handler.
     func dispatch(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
-        switch try AuthRequest.parse(method: request.method, route: route, query: request.query, body: request.body) {
+        let parsed = try AuthRequest.parse(method: request.method, route: route, query: request.query, body: request.body)
+        for stage in Self.admission { try stage.admit(parsed, request, by: self) }
+        return try handle(parsed, request)
+    }
+
+    func handle(_ parsed: AuthRequest, _ request: HTTPRequest) throws -> HTTPResponse {
+        switch parsed {
         case .health:
             return .json(.ok, #"{"version":"onboard","name":"GoTrue","description":"GoTrue-compatible auth of onboard"}"#)
         case .settings:
@@ -101,12 +109,10 @@ public final class AuthService: Sendable {
         case .openIDConfiguration:
             return .json(.ok, openIDConfigurationJSON())
         case .signUp(let signUp):
-            try checkSignUpAllowed(signUp)
             if let email = signUp.email, !config.mail.autoconfirm {
-                try checkRate(config.signInLimit, "signin", keys: ["ip:\(clientAddress(request))", "email:\(email)"])
                 return try signUpAwaitingConfirmation(signUp, email: email, request: request)
             }
-            return try self.signUp(signUp, client: clientAddress(request))
+            return try self.signUp(signUp)
         case .token(let grant):
             return try token(grant, request: request)
         case .getUser:
@@ -119,13 +125,10 @@ public final class AuthService: Sendable {
         case .admin(let operation):
             return try admin(request, operation)
         case .recover(let body):
-            try checkEmailProvider(status: .badRequest)
             return try recover(body, request: request)
         case .otp(let body):
-            try checkEmailProvider(status: .unprocessableContent)
             return try sendOTP(body, request: request)
         case .resend(let body):
-            try checkEmailProvider(status: .badRequest)
             return try resend(body, request: request)
         case .verify(let body):
             return try verify(body, request: request)
