@@ -21,38 +21,7 @@ struct Budget: Sendable, Equatable {
     var keys: [String]
 }
 
-/// A check a parsed Auth request passes before its handler runs (GoTrue's per-route
-/// middleware, `r.With(…)`); it refuses by throwing an `AuthError`.
-protocol AuthStage: Sendable {
-    func admit(_ parsed: AuthRequest, _ request: HTTPRequest, by service: AuthService) throws
-}
-
-/// The providers and sign-ups an endpoint needs switched on, before any budget is spent:
-/// `/signup` (`checkSignUpAllowed`), `/recover`, `/otp` and `/resend` (e-mail logins).
-struct ProviderStage: AuthStage {
-    func admit(_ parsed: AuthRequest, _ request: HTTPRequest, by service: AuthService) throws {
-        switch parsed {
-        case .signUp(let signUp): try service.checkSignUpAllowed(signUp)
-        case .recover, .resend: try service.checkEmailProvider(status: .badRequest)
-        case .otp: try service.checkEmailProvider(status: .unprocessableContent)
-        default: break
-        }
-    }
-}
-
-/// GoTrue's request budgets per endpoint (`budget(for:client:)`), spent before the handler runs;
-/// 429 (`over_request_rate_limit`, with `Retry-After`) once a key is over.
-struct RateLimitStage: AuthStage {
-    func admit(_ parsed: AuthRequest, _ request: HTTPRequest, by service: AuthService) throws {
-        guard let budget = service.budget(for: parsed, client: service.clientAddress(request)) else { return }
-        try service.spend(budget)
-    }
-}
-
 extension AuthService {
-    /// The checks every parsed request passes, in order, before its handler.
-    static let admission: [any AuthStage] = [ProviderStage(), RateLimitStage()]
-
     /// The budget an endpoint spends before its handler: sign-ups and sign-ins per client
     /// address and per e-mail, refresh and PKCE grants, verifications and mail-sending requests
     /// per client address. Two more depend on what the handler finds and are spent by it
