@@ -107,13 +107,7 @@ enum Routes {
         { request, reply in
             let method = request.method == .head ? .get : request.method
             guard restMethods.contains(method), let resource = restResource(request.path, config: config) else { return false }
-            let caller: Caller
-            do throws(RESTError) {
-                caller = try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience)
-            } catch {
-                reply(error.response(for: request))
-                return true
-            }
+            let caller = try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience)
             return rest.respond(to: request, resource: resource, caller: caller, pipeline: pipeline, reply: reply)
         }
     }

@@ -225,8 +225,9 @@ extension HTTPRequest {
 
 /// Answers a request on the loop thread without blocking, or declines (false) and leaves it to a
 /// worker. Having taken it, the responder calls `reply` exactly once, on the loop thread, now or
-/// when its database results arrive.
-public typealias InlineResponder = @Sendable (HTTPRequest, _ reply: @escaping (HTTPResponse) -> Void) -> Bool
+/// when its database results arrive. A refusal it throws before taking the request is rendered
+/// by the server's chain, as a worker's handler's is.
+public typealias InlineResponder = @Sendable (HTTPRequest, _ reply: @escaping (HTTPResponse) -> Void) throws -> Bool
 
 struct Work: Sendable {
     let connection: ClientConnection
