@@ -74,10 +74,18 @@ public struct MiddlewareChain: Sendable {
         }
     }
 
-    /// The one place a refusal thrown by a stage or an endpoint becomes HTTP.
     func render(_ error: any Error, for request: HTTPRequest) -> HTTPResponse {
+        errorStyle.render(error, for: request, logger: logger)
+    }
+}
+
+extension ErrorStyle {
+    /// The one place an error thrown by a stage, a route's handler or an inline endpoint becomes
+    /// HTTP: an `HTTPResponseError` renders itself; anything else is one log line and a bare 500
+    /// in this style.
+    public func render(_ error: any Error, for request: HTTPRequest, logger: Logger) -> HTTPResponse {
         if let error = error as? any HTTPResponseError { return error.response(for: request) }
         logger.error("unhandled error", metadata: ["request.id": "\(request.id)", "error": "\(error)"])
-        return errorStyle.response(.internalServerError, "Internal Server Error")
+        return response(.internalServerError, "Internal Server Error")
     }
 }

@@ -52,11 +52,8 @@ public struct Router: Sendable {
             routed.pathParameters = parameters
             do {
                 return try route.handler(routed)
-            } catch let error as any HTTPResponseError {
-                return error.response(for: routed)
             } catch {
-                logger.error("unhandled error", metadata: ["request.id": "\(request.id)", "error": "\(error)"])
-                return errorStyle.response(.internalServerError, "Internal Server Error")
+                return errorStyle.render(error, for: routed, logger: logger)
             }
         }
         if !allowed.isEmpty {
