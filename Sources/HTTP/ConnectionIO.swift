@@ -52,11 +52,10 @@ extension HTTPServer {
             state.withLock { _ = $0.deadlines.removeValue(forKey: connection.fd) }
             request.remoteAddress = connection.remoteAddress
             if let inline, request.method != .options, loop.inLoop {
-                request.id = Self.requestID(from: request.headers["X-Request-Id"])
                 inFlight.add(1, ordering: .acquiringAndReleasing)
                 let started = monotonicNow()
-                let taken = inline(request) { [self] response in
-                    deliver(finished(response, for: request), for: request, on: connection, started: started)
+                let taken = chain.respond(to: request, inline) { [self] response in
+                    deliver(response, for: request, on: connection, started: started)
                 }
                 if taken { return }
                 inFlight.add(-1, ordering: .acquiringAndReleasing)

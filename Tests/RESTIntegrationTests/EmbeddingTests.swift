@@ -187,9 +187,9 @@ struct EmbeddingTests {
         // A's tag, C's tag linked by A's junction row, and A's tag linked only by C's junction row.
         try admin.execute(
             unsafeSQL: """
-            INSERT INTO public.fx_tags VALUES (1, '\(a.id)', 'mine'), (2, '\(c.id)', 'theirs'), (3, '\(a.id)', 'linked-by-them');
-            INSERT INTO public.fx_child_tags VALUES ('\(kid)', 1, '\(a.id)'), ('\(kid)', 2, '\(a.id)'), ('\(kid)', 3, '\(c.id)');
-            """)
+                INSERT INTO public.fx_tags VALUES (1, '\(a.id)', 'mine'), (2, '\(c.id)', 'theirs'), (3, '\(a.id)', 'linked-by-them');
+                INSERT INTO public.fx_child_tags VALUES ('\(kid)', 1, '\(a.id)'), ('\(kid)', 2, '\(a.id)'), ('\(kid)', 3, '\(c.id)');
+                """)
         let service = try server.get("/rest/v1/children?select=name,fx_tags(label)&fx_tags.order=id", token: server.serviceKey)
         #expect(service.compactJSON == #"[{"fx_tags":[{"label":"mine"},{"label":"theirs"},{"label":"linked-by-them"}],"name":"Kid"}]"#, "\(service.text)")
         // A: only tags A may read, reached through junction rows A may read.
