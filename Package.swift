@@ -22,7 +22,8 @@ let package = Package(
         // C: libcrypto for Identity's tokens (and libxcrypt's bcrypt) and for the WebSocket handshake's SHA-1; libssl for the SMTP client's TLS.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev", "libcrypt-dev"])]),
 
-        // The epoll loop that the HTTP server and the pipelined database connections share.
+        // The epoll loop that the HTTP server and the pipelined database connections share, and
+        // `startThread`, which starts every thread of the server.
         .target(name: "EventLoop", dependencies: ["CSystemLinux"], swiftSettings: swiftSettings),
         .target(name: "Postgres", dependencies: ["CPostgres", "EventLoop"], swiftSettings: swiftSettings),
         .target(name: "EmbeddedPostgres", swiftSettings: swiftSettings),
@@ -37,10 +38,10 @@ let package = Package(
         // `onboard gen types`: the schema cache (and the catalog beside it) as Swift, TypeScript and Python types.
         .target(name: "TypeGen", dependencies: ["REST", "Postgres"], swiftSettings: swiftSettings),
         .target(
-            name: "Auth", dependencies: ["HTTP", "Postgres", "Identity", "COpenSSL", .product(name: "Logging", package: "swift-log")],
+            name: "Auth", dependencies: ["EventLoop", "HTTP", "Postgres", "Identity", "COpenSSL", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .target(
-            name: "Realtime", dependencies: ["HTTP", "Postgres", "Identity", "REST", .product(name: "Logging", package: "swift-log")],
+            name: "Realtime", dependencies: ["EventLoop", "HTTP", "Postgres", "Identity", "REST", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .target(
             name: "App",

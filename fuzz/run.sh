@@ -19,10 +19,18 @@ printf 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\nWiki\r\n
 printf 'GET / HTTP/1.0\r\n\r\nGET / HTTP/1.1\r\nHost: y\r\nConnection: close\r\n\r\n' >"$out/corpus/pipelined"
 printf 'POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab' >"$out/corpus/conflict"
 printf 'PUT / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc' >"$out/corpus/expect"
+# Each target's libFuzzer stats (-print_final_stats=1: its `stat::…` lines) and the verdict go to
+# $reports/<name>.stats, which scripts/test-report reads.
+reports="${TEST_REPORTS:-.build/test-reports}/fuzz"
+mkdir -p "$reports"
+rm -f "$reports"/*.stats
 run() {  # name, corpus, max_len[, read-only seed folder]
   "$out/$1" "$2" ${4:-} -max_total_time="$seconds" -max_len="$3" -timeout=2 \
     -artifact_prefix="$out/$1-" -print_final_stats=1 2>&1 | tee "$out/$1.log" | grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|SUMMARY" || true
-  if grep -qE "ERROR: |SUMMARY: |deadly signal|timeout|Program crashed" "$out/$1.log"; then
+  local result=ok
+  grep -qE "ERROR: |SUMMARY: |deadly signal|timeout|Program crashed" "$out/$1.log" && result=failure
+  { grep -E '^stat::' "$out/$1.log" || true; echo "seconds: $seconds"; echo "log: $out/$1.log"; echo "result: $result"; } >"$reports/$1.stats"
+  if [ $result != ok ]; then
     echo "fuzzing $1 found a failure: see $out/$1.log and the $1-crash-* artifact" >&2
     exit 1
   fi

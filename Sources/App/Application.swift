@@ -127,20 +127,14 @@ public final class Application: Sendable {
         let rest = RESTService(pool: pool, schema: schema, config: restConfig, settings: SettingsStore(config.postgrest), reads: readReplicas)
         self.rest = rest
         let migrator = Migrator(directory: config.migrationsDirectory)
-        let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, metrics: metrics) : nil
+        let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline) : nil
         let router = Routes.make(
             config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
             migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed, readReplicas: readReplicas) }, logger: logger)
         server = HTTPServer(
             host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
-            loop: loop, inline: inline,
-            responder: { request in
-                let started = DispatchTime.now().uptimeNanoseconds
-                let response = router.respond(to: request)
-                if let readReplicas { readReplicas.recordAuthWrite(request, config: config) }
-                metrics.record(request, response, since: started)
-                return response
-            })
+            loop: loop, middleware: Routes.stages(config: config, metrics: metrics, readReplicas: readReplicas), inline: inline,
+            responder: { request in router.respond(to: request) })
     }
 
     public var port: Int { server.port }
@@ -181,7 +175,7 @@ public final class Application: Sendable {
     /// force stay).
     private func listenForSchemaReloads() {
         let url = config.listenDatabaseURL ?? database.url
-        Thread.detachNewThread { [self] in
+        startThread(name: "schema-listener") { [self] in
             defer { schemaListenerEnded.signal() }
             var connection: Connection?
             while !stopping.load(ordering: .acquiring) {

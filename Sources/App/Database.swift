@@ -55,7 +55,7 @@ public enum DatabaseBootstrap {
         let admin = try Connection(conninfo: cluster.url(database: "postgres"))
         let exists = try admin.query("SELECT 1 FROM pg_database WHERE datname = \(name)")
         if exists.isEmpty {
-            try admin.execute("CREATE DATABASE \(quoteIdentifier(name))")
+            try admin.execute(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(name))")
         }
     }
 

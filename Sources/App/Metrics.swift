@@ -219,8 +219,16 @@ public final class Metrics: Sendable {
 
     /// The Prometheus text exposition (version 0.0.4).
     func render() -> String {
-        let snapshot = snapshot()
-        let poolStats = pool.stats
+        var out = requestsText(snapshot()) + poolText() + pipelineText()
+        if let readReplicas { out += readReplicas.metricsText() }
+        out += "# HELP onboard_process_start_time_seconds Start time of the process since the Unix epoch.\n"
+        out += "# TYPE onboard_process_start_time_seconds gauge\n"
+        out += "onboard_process_start_time_seconds \(Int(started.timeIntervalSince1970))\n"
+        return out + mailText() + realtimeText()
+    }
+
+    /// Requests by route, method and status; latency by route; auth failures; database errors.
+    private func requestsText(_ snapshot: State) -> String {
         var out = ""
         out += "# HELP onboard_http_requests_total HTTP requests answered, by route, method and status.\n"
         out += "# TYPE onboard_http_requests_total counter\n"
@@ -250,6 +258,13 @@ public final class Metrics: Sendable {
         for (state, count) in snapshot.databaseErrors.sorted(by: { $0.key < $1.key }) {
             out += "onboard_rest_database_errors_total{sqlstate=\(Self.label(state))} \(count)\n"
         }
+        return out
+    }
+
+    /// The pool's connections, size and waiters.
+    private func poolText() -> String {
+        var out = ""
+        let poolStats = pool.stats
         out += "# HELP onboard_db_pool_connections Database connections of the pool, by state.\n"
         out += "# TYPE onboard_db_pool_connections gauge\n"
         out += "onboard_db_pool_connections{state=\"in_use\"} \(poolStats.inUse)\n"
@@ -260,6 +275,12 @@ public final class Metrics: Sendable {
         out += "# HELP onboard_db_pool_waiting Requests waiting for a pool connection.\n"
         out += "# TYPE onboard_db_pool_waiting gauge\n"
         out += "onboard_db_pool_waiting \(poolStats.waiting)\n"
+        return out
+    }
+
+    /// The pipelined connections (none without them).
+    private func pipelineText() -> String {
+        var out = ""
         if let pipeline {
             let stats = pipeline.stats
             out += "# HELP onboard_db_pipeline_connections Pipelined connections open (REST answered on the I/O thread).\n"
@@ -272,10 +293,12 @@ public final class Metrics: Sendable {
             out += "# TYPE onboard_db_pipeline_declined_total counter\n"
             out += "onboard_db_pipeline_declined_total \(stats.declined)\n"
         }
-        if let readReplicas { out += readReplicas.metricsText() }
-        out += "# HELP onboard_process_start_time_seconds Start time of the process since the Unix epoch.\n"
-        out += "# TYPE onboard_process_start_time_seconds gauge\n"
-        out += "onboard_process_start_time_seconds \(Int(started.timeIntervalSince1970))\n"
+        return out
+    }
+
+    /// The mail flows' deliveries and the shared outbox (none without a mailer).
+    private func mailText() -> String {
+        var out = ""
         if let mailer {
             let stats = mailer.stats
             out +=
@@ -299,6 +322,12 @@ public final class Metrics: Sendable {
                 }
             }
         }
+        return out
+    }
+
+    /// Realtime's sockets, subscriptions and change feed (none without Realtime).
+    private func realtimeText() -> String {
+        var out = ""
         if let realtime, let feed {
             out += "# HELP onboard_realtime_sockets Open Realtime WebSockets.\n"
             out += "# TYPE onboard_realtime_sockets gauge\n"
@@ -332,39 +361,5 @@ public final class Metrics: Sendable {
             }
         }
         return out + "\""
-    }
-}
-
-/// What `GET /ready` reports: whether the database answers and its migrations are current, and
-/// which Realtime change feed runs (`wal` or `triggers`) and whether it is connected (a feed
-/// reconnecting does not make the server unready: REST and Auth serve on).
-struct Readiness: Sendable {
-    var ready: Bool
-    /// The answer for the service role: with the database's error text when it does not answer.
-    var json: String
-    /// The answer for anyone else: without that text (host names, ports, socket paths).
-    var publicJSON: String
-
-    static func check(pool: Pool, migrator: Migrator, feed: ChangeFeed? = nil, readReplicas: ReadReplicas? = nil) -> Readiness {
-        var realtime = ""
-        if let feed {
-            realtime = #","realtime":{"feed":\#(feed.kind.map { jsonString($0.rawValue) } ?? "null"),"connected":\#(feed.isListening)}"#
-        }
-        // The standbys never make the server unready: reads fall back to the primary.
-        if let readReplicas { realtime += "," + readReplicas.readinessJSON() }
-        do {
-            let states = try pool.withConnection { try migrator.status($0) }
-            let pending = states.filter { $0.kind == .pending }.map { "\($0.version)_\($0.name)" }
-            let changed = states.filter { $0.kind == .changed }.map { "\($0.version)_\($0.name)" }
-            let ready = pending.isEmpty && changed.isEmpty
-            let list = { (names: [String]) in "[" + names.map(jsonString).joined(separator: ",") + "]" }
-            let json =
-                #"{"status":\#(ready ? "\"ready\"" : "\"not ready\""),"database":"ok","migrations":{"applied":\#(states.filter { $0.kind == .applied }.count),"pending":\#(list(pending)),"changed":\#(list(changed))}\#(realtime)}"#
-            return Readiness(ready: ready, json: json, publicJSON: json)
-        } catch {
-            return Readiness(
-                ready: false, json: #"{"status":"not ready","database":\#(jsonString("unavailable: " + logText(error)))\#(realtime)}"#,
-                publicJSON: #"{"status":"not ready","database":"unavailable"\#(realtime)}"#)
-        }
     }
 }

@@ -129,8 +129,8 @@ public final class ReadReplicas: ReadRouting {
     /// Starts the health and position threads and the standbys' pipelined connections.
     func start() {
         for standby in standbys { standby.target.pipeline?.start() }
-        Thread.detachNewThread { [self] in checkHealth() }
-        Thread.detachNewThread { [self] in fetchPositions() }
+        startThread(name: "replica-health") { [self] in checkHealth() }
+        startThread(name: "replica-lsn") { [self] in fetchPositions() }
     }
 
     func stop() {
@@ -240,7 +240,7 @@ public final class ReadReplicas: ReadRouting {
                     }
                     let row = try connections[index]!.query("SELECT pg_is_in_recovery(), coalesce(pg_last_wal_replay_lsn(), '0/0')::text")
                     health.replay = Self.lsn(row[0, 1] ?? "") ?? 0
-                    if row[0, 0] != "t" {
+                    if row[0].bool(0) != true {
                         health.status = .notStandby
                         health.error = "not in recovery (promoted?): its data may have diverged from the primary"
                     } else {

@@ -1,5 +1,4 @@
 import Auth
-import Dispatch
 import HTTP
 import Identity
 import Logging
@@ -49,23 +48,13 @@ enum Routes {
             for table in config.ownership.ownedTables { router.add(method, "/" + table, restHandler) }
         }
 
-        // GoTrue: /auth/v1/…. As Supabase's gateway: every route needs one of our keys as
-        // `apikey`, except the links opened from e-mails and OAuth redirects. The bearer on
-        // /signup and /token is ignored (clients send stale ones).
-        let authHandler: Handler = { request in
-            let route = String(request.path.dropFirst("/auth/v1".count))
-            if !AuthRequest.isOpenRoute(route) {
-                guard let key = apiKey(request), !key.isEmpty else {
-                    return .json(.unauthorized, #"{"message":"No API key found in request","hint":"No `apikey` request header or url param was found."}"#)
-                }
-                guard config.keys.role(ofKey: key) != nil else {
-                    return .json(.unauthorized, #"{"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}"#)
-                }
-            }
-            return auth.respond(to: request, route: route)
-        }
+        // GoTrue: /auth/v1/…, behind the gateway's apikey rule (`APIKeyStage`), then Auth's own
+        // stages. The bearer on /signup and /token is ignored (clients send stale ones).
+        let authStages: [any Middleware] = [APIKeyStage(keys: config.keys, prefix: "/auth/v1", isOpen: AuthRequest.isOpenRoute)] + AuthService.stages
         for method in [HTTPMethod.get, .post, .put, .delete] {
-            router.add(method, "/auth/v1/*", authHandler)
+            router.add(method, "/auth/v1/*", through: authStages) { request in
+                auth.respond(to: request, route: String(request.path.dropFirst("/auth/v1".count)))
+            }
         }
 
         // Supabase Realtime (postgres_changes): Kong maps /realtime/v1/* to Realtime's /socket/*.
@@ -81,6 +70,13 @@ enum Routes {
 
     static let restMethods: [HTTPMethod] = [.get, .post, .patch, .put, .delete]
 
+    /// The application's stages of every request, after the server's request id and CORS, on
+    /// the worker path and the inline path alike: metrics, then (with standbys) the record of
+    /// Auth writes that sends their user's next reads to the primary.
+    static func stages(config: ServerConfig, metrics: Metrics, readReplicas: ReadReplicas?) -> [any Middleware] {
+        [MetricsStage(metrics: metrics)] + (readReplicas.map { [AuthWritesStage(readReplicas: $0, config: config)] } ?? [])
+    }
+
     /// The PostgREST resource a path names (`/rest/v1/children` → `/children`; an owned table's
     /// bare path is its own resource), or nil when the path is not PostgREST's.
     static func restResource(_ path: String, config: ServerConfig) -> String? {
@@ -95,7 +91,7 @@ enum Routes {
         let bearer = Credentials.bearerToken(authorization)
         let caller: Caller
         do {
-            caller = try Credentials.resolve(apikey: apiKey(request), bearer: bearer, keys: config.keys, audience: audience)
+            caller = try Credentials.resolve(apikey: Gateway.apiKey(request), bearer: bearer, keys: config.keys, audience: audience)
         } catch {
             throw restError(error)
         }
@@ -105,37 +101,21 @@ enum Routes {
     }
 
     /// The REST routes answered on the I/O thread over the pipelined connections (the same
-    /// routing, credentials and answers as `restHandler`); anything else, or a plan that needs
-    /// a worker, is declined.
-    static func inlineREST(config: ServerConfig, rest: RESTService, pipeline: PipelineClient, metrics: Metrics) -> InlineResponder {
+    /// routing, credentials and answers as `restHandler`; the server's stages run around it as
+    /// around the router); anything else, or a plan that needs a worker, is declined.
+    static func inlineREST(config: ServerConfig, rest: RESTService, pipeline: PipelineClient) -> InlineResponder {
         { request, reply in
             let method = request.method == .head ? .get : request.method
             guard restMethods.contains(method), let resource = restResource(request.path, config: config) else { return false }
-            let started = DispatchTime.now().uptimeNanoseconds
-            let recorded: (HTTPResponse) -> Void = { response in
-                metrics.record(request, response, since: started)
-                reply(response)
-            }
-            let caller: Caller
-            do throws(RESTError) {
-                caller = try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience)
-            } catch {
-                recorded(error.response(for: request))
-                return true
-            }
-            return rest.respond(to: request, resource: resource, caller: caller, pipeline: pipeline, reply: recorded)
+            let caller = try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience)
+            return rest.respond(to: request, resource: resource, caller: caller, pipeline: pipeline, reply: reply)
         }
     }
 
     /// Whether the request carries the service role's key (or a secret key), as `apikey` or as bearer.
     static func isServiceRole(_ request: HTTPRequest, config: ServerConfig) -> Bool {
         let bearer = Credentials.bearerToken(request.headers["Authorization"])
-        return [apiKey(request), bearer].contains { $0.flatMap(config.keys.role(ofKey:))?.isServiceRole ?? false }
-    }
-
-    /// The `apikey` header (any case) or query parameter, as Supabase's gateway accepts it.
-    static func apiKey(_ request: HTTPRequest) -> String? {
-        request.headers["apikey"] ?? request.queryValue("apikey")
+        return [Gateway.apiKey(request), bearer].contains { $0.flatMap(config.keys.role(ofKey:))?.isServiceRole ?? false }
     }
 
     static func restError(_ error: CredentialError) -> RESTError {

@@ -248,15 +248,45 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         }
     }
 
+    /// The id_token grant's failures are answered in OAuth's shape (`error`, `error_description`),
+    /// as GoTrue answers them; nil for every other error.
+    var oauthError: String? {
+        switch self {
+        case .badIDToken, .idToken: return "invalid request"
+        case .idTokenNonce: return "invalid nonce"
+        case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
+            .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .rateLimited, .providerDisabled, .notFound,
+            .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .overEmailSendRateLimit, .flowStateNotFound, .flowStateExpired,
+            .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
+            .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .identityAlreadyExists, .singleIdentityNotDeletable,
+            .identityNotFound, .emailConflictIdentityNotDeletable, .identityIDNotUUID, .linkedEmailExists, .linkedEmailNotConfirmed, .userBanned,
+            .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
+            .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected:
+            return nil
+        }
+    }
+
+    /// Seconds before the client may try again (`Retry-After`): the rate limits only.
+    var retryAfter: Int? {
+        switch self {
+        case .rateLimited(let seconds), .overEmailSendRateLimit(_, let seconds): return seconds
+        case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
+            .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .providerDisabled, .badIDToken, .idToken,
+            .idTokenNonce, .notFound, .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .flowStateNotFound, .flowStateExpired,
+            .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
+            .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .identityAlreadyExists, .singleIdentityNotDeletable,
+            .identityNotFound, .emailConflictIdentityNotDeletable, .identityIDNotUUID, .linkedEmailExists, .linkedEmailNotConfirmed, .userBanned,
+            .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
+            .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected:
+            return nil
+        }
+    }
+
     public func response(for request: HTTPRequest) -> HTTPResponse {
         var headers = HTTPHeaders()
-        switch self {
-        case .badIDToken, .idToken:
-            return .json(.badRequest, #"{"error":"invalid request","error_description":\#(jsonString(message))}"#, headers: ["x-sb-error-code": code])
-        case .idTokenNonce:
-            return .json(.badRequest, #"{"error":"invalid nonce","error_description":"Nonces mismatch"}"#, headers: ["x-sb-error-code": code])
-        default:
-            break
+        if let oauthError {
+            return .json(
+                .badRequest, #"{"error":\#(jsonString(oauthError)),"error_description":\#(jsonString(message))}"#, headers: ["x-sb-error-code": code])
         }
         var body: String
         if let version = request.headers["X-Supabase-Api-Version"], version >= "2024-01-01" {
@@ -270,10 +300,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         }
         body += "}"
         headers.add("x-sb-error-code", code)
-        switch self {
-        case .rateLimited(let seconds), .overEmailSendRateLimit(_, let seconds): headers.add("Retry-After", String(seconds))
-        default: break
-        }
+        if let retryAfter { headers.add("Retry-After", String(retryAfter)) }
         return .json(status, body, headers: headers)
     }
 }

@@ -70,9 +70,12 @@ public final class AuthService: Sendable {
         self.mailer = mailer ?? Mailer(transport: .log, conninfo: pool.conninfo, logger: logger)
     }
 
-    /// Serves `route` (the path after `/auth/v1`).
+    /// What every Auth request passes before `respond`, outermost first: the API-version header.
+    public static let stages: [any Middleware] = [APIVersionStage()]
+
+    /// Serves `route` (the path after `/auth/v1`); the answer still passes `stages` on its way out.
     public func respond(to request: HTTPRequest, route: String) -> HTTPResponse {
-        var response: HTTPResponse
+        let response: HTTPResponse
         do {
             response = try dispatch(request, route: route)
         } catch let error as AuthError {
@@ -82,12 +85,19 @@ public final class AuthService: Sendable {
             logger.error("auth request failed", metadata: ["request.id": "\(request.id)", "path": "\(request.path)", "error": "\(logText(error))"])
             response = AuthError.unexpected("\(error)").response(for: request)
         }
-        if request.headers["X-Supabase-Api-Version"] != nil { response.headers.replace("X-Supabase-Api-Version", "2024-01-01") }
         return response
     }
 
+    /// Parses the request, passes it through `admission` (providers, then budgets) and runs its
+    /// handler.
     func dispatch(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
-        switch try AuthRequest.parse(method: request.method, route: route, query: request.query, body: request.body) {
+        let parsed = try AuthRequest.parse(method: request.method, route: route, query: request.query, body: request.body)
+        for stage in Self.admission { try stage.admit(parsed, request, by: self) }
+        return try handle(parsed, request)
+    }
+
+    func handle(_ parsed: AuthRequest, _ request: HTTPRequest) throws -> HTTPResponse {
+        switch parsed {
         case .health:
             return .json(.ok, #"{"version":"onboard","name":"GoTrue","description":"GoTrue-compatible auth of onboard"}"#)
         case .settings:
@@ -99,12 +109,10 @@ public final class AuthService: Sendable {
         case .openIDConfiguration:
             return .json(.ok, openIDConfigurationJSON())
         case .signUp(let signUp):
-            try checkSignUpAllowed(signUp)
             if let email = signUp.email, !config.mail.autoconfirm {
-                try checkRate(config.signInLimit, "signin", keys: ["ip:\(clientAddress(request))", "email:\(email)"])
                 return try signUpAwaitingConfirmation(signUp, email: email, request: request)
             }
-            return try self.signUp(signUp, client: clientAddress(request))
+            return try self.signUp(signUp)
         case .token(let grant):
             return try token(grant, request: request)
         case .getUser:
@@ -117,13 +125,10 @@ public final class AuthService: Sendable {
         case .admin(let operation):
             return try admin(request, operation)
         case .recover(let body):
-            try checkEmailProvider(status: .badRequest)
             return try recover(body, request: request)
         case .otp(let body):
-            try checkEmailProvider(status: .unprocessableContent)
             return try sendOTP(body, request: request)
         case .resend(let body):
-            try checkEmailProvider(status: .badRequest)
             return try resend(body, request: request)
         case .verify(let body):
             return try verify(body, request: request)

@@ -6,8 +6,7 @@ import Postgres
 /// `POST /token?grant_type=pkce`: the code `GET /verify` issued, exchanged once for a session
 /// against the verifier whose challenge the mail-sending request carried.
 extension AuthService {
-    func exchangePKCE(authCode: String, codeVerifier: String, client: String) throws -> HTTPResponse {
-        try checkRate(config.refreshLimit, "refresh", keys: ["ip:\(client)"])
+    func exchangePKCE(authCode: String, codeVerifier: String) throws -> HTTPResponse {
         enum Outcome { case session(String), expired }
         let outcome = try pool.withTransaction { connection -> Outcome in
             guard let flow = try FlowStates.lock(connection, authCodeDigest: Self.digest(authCode)) else {

@@ -3,7 +3,53 @@ import HTTP
 import Identity
 import Postgres
 
+/// At most `hits` requests per `window` seconds.
+public struct RateLimit: Sendable, Equatable {
+    public var hits: Int
+    public var window: Double
+
+    public init(hits: Int, window: Double) {
+        self.hits = hits
+        self.window = window
+    }
+}
+
+/// One hit a request spends on each of `keys` (`bucket:key`) against `limit`.
+struct Budget: Sendable, Equatable {
+    var limit: RateLimit
+    var bucket: String
+    var keys: [String]
+}
+
 extension AuthService {
+    /// The budget an endpoint spends before its handler: sign-ups and sign-ins per client
+    /// address and per e-mail, refresh and PKCE grants, verifications and mail-sending requests
+    /// per client address. Two more depend on what the handler finds and are spent by it
+    /// (`emailChangeBudget`, `mfaBudget`): spending them here would count requests refused later.
+    func budget(for parsed: AuthRequest, client: String) -> Budget? {
+        let ip = "ip:\(client)"
+        switch parsed {
+        case .signUp(let signUp): return Budget(limit: config.signInLimit, bucket: "signin", keys: [ip] + (signUp.email.map { ["email:\($0)"] } ?? []))
+        case .token(.password(let email, _, _)): return Budget(limit: config.signInLimit, bucket: "signin", keys: [ip, "email:\(email)"])
+        case .token(.idToken): return Budget(limit: config.signInLimit, bucket: "signin", keys: [ip])
+        case .token(.refreshToken), .token(.pkce): return Budget(limit: config.refreshLimit, bucket: "refresh", keys: [ip])
+        case .verify, .verifyLink: return Budget(limit: config.mail.verifyLimit, bucket: "verify", keys: [ip])
+        case .recover, .otp, .resend: return Budget(limit: config.mail.otpRequestLimit, bucket: "otp", keys: [ip])
+        default: return nil
+        }
+    }
+
+    /// `PUT /user` with a new e-mail: spent once the change is valid, before its mails.
+    func emailChangeBudget(_ request: HTTPRequest) -> Budget {
+        Budget(limit: config.mail.otpRequestLimit, bucket: "otp", keys: ["ip:\(clientAddress(request))"])
+    }
+
+    /// An MFA challenge or verification: spent once the caller's factor is found and TOTP
+    /// verification is on.
+    func mfaBudget(_ request: HTTPRequest) -> Budget {
+        Budget(limit: config.mfa.challengeAndVerifyLimit, bucket: "mfa", keys: ["ip:\(clientAddress(request))"])
+    }
+
     /// The client's address: the configured header's last hop (the one the trusted proxy
     /// appended to `X-Forwarded-For`), else the TCP peer.
     func clientAddress(_ request: HTTPRequest) -> String {
@@ -21,20 +67,9 @@ extension AuthService {
         return hop
     }
 
-    /// One hit on each key of `bucket`, counted in PostgreSQL so that every replica shares the
-    /// budget (one small upsert beside a bcrypt check); 429 once a key is over.
-    func checkRate(_ limit: RateLimit, _ bucket: String, keys: [String]) throws {
-        try pool.withConnection { try RateLimitCounters.check($0, keys: keys.map { "\(bucket):\($0)" }, limit: limit) }
-    }
-}
-
-/// At most `hits` requests per `window` seconds.
-public struct RateLimit: Sendable, Equatable {
-    public var hits: Int
-    public var window: Double
-
-    public init(hits: Int, window: Double) {
-        self.hits = hits
-        self.window = window
+    /// One hit on each key of the budget, counted in PostgreSQL so that every replica shares
+    /// it (one small upsert beside a bcrypt check); 429 once a key is over.
+    func spend(_ budget: Budget) throws {
+        try pool.withConnection { try RateLimitCounters.check($0, keys: budget.keys.map { "\(budget.bucket):\($0)" }, limit: budget.limit) }
     }
 }

@@ -17,7 +17,6 @@ extension AuthService {
     }
 
     func verify(_ body: AuthRequest.Verify, request: HTTPRequest) throws -> HTTPResponse {
-        try checkRate(config.mail.verifyLimit, "verify", keys: ["ip:\(clientAddress(request))"])
         var failureKey: String?
         if case .otp(let email, _) = body.credential {
             guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Invalid email format") }
@@ -52,7 +51,6 @@ extension AuthService {
     /// `GET /verify`: always a 303 once the request parsed; failures go to the app as GoTrue's
     /// `error`, `error_code`, `error_description` (fragment; PKCE also in the query).
     func verifyLink(_ link: AuthRequest.VerifyLink, request: HTTPRequest) throws -> HTTPResponse {
-        try checkRate(config.mail.verifyLimit, "verify", keys: ["ip:\(clientAddress(request))"])
         let redirect = allowedRedirect(link.redirectTo)
         let pkce = link.token.hasPrefix("pkce_")
         enum Outcome { case session(String), code(String), halfway }

@@ -52,11 +52,10 @@ extension HTTPServer {
             state.withLock { _ = $0.deadlines.removeValue(forKey: connection.fd) }
             request.remoteAddress = connection.remoteAddress
             if let inline, request.method != .options, loop.inLoop {
-                request.id = Self.requestID(from: request.headers["X-Request-Id"])
                 inFlight.add(1, ordering: .acquiringAndReleasing)
                 let started = monotonicNow()
-                let taken = inline(request) { [self] response in
-                    deliver(finished(response, for: request), for: request, on: connection, started: started)
+                let taken = chain.respond(to: request, inline) { [self] response in
+                    deliver(response, for: request, on: connection, started: started)
                 }
                 if taken { return }
                 inFlight.add(-1, ordering: .acquiringAndReleasing)
@@ -69,7 +68,7 @@ extension HTTPServer {
             write(serialize(response, head: false, keepAlive: false, requestID: nil), to: connection)
         case .close:
             closeConnection(connection)
-        case .rejectTimeout, .parseBuffered, .finish, .startWebSocket, .nothing:
+        case .nothing:
             break
         }
     }
@@ -115,7 +114,7 @@ extension HTTPServer {
                 closeConnection(connection)
             case .close:
                 closeConnection(connection)
-            default:
+            case .nothing:
                 break
             }
         }
@@ -184,7 +183,7 @@ extension HTTPServer {
             closeConnection(connection)
         case .startWebSocket(let delegate):
             startWebSocket(connection, delegate: delegate)
-        default:
+        case .nothing:
             break
         }
     }

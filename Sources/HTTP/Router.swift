@@ -32,6 +32,12 @@ public struct Router: Sendable {
         routes.append(Route(method: method, segments: pattern.split(separator: "/"), handler: handler))
     }
 
+    /// A route whose requests pass `stages` (outermost first) before its handler, as GoTrue's
+    /// `r.With(…)`; a stage's refusal is rendered by the chain, like a handler's error.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, through stages: [any Middleware], _ handler: @escaping Handler) {
+        add(method, pattern, MiddlewareChain(stages, errorStyle: errorStyle, logger: logger).handler(handler))
+    }
+
     /// Finds the route, runs its handler, and renders errors.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
@@ -46,11 +52,8 @@ public struct Router: Sendable {
             routed.pathParameters = parameters
             do {
                 return try route.handler(routed)
-            } catch let error as any HTTPResponseError {
-                return error.response(for: routed)
             } catch {
-                logger.error("unhandled error", metadata: ["request.id": "\(request.id)", "error": "\(error)"])
-                return errorStyle.response(.internalServerError, "Internal Server Error")
+                return errorStyle.render(error, for: routed, logger: logger)
             }
         }
         if !allowed.isEmpty {

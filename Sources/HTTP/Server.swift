@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// A request the `inline` responder takes is answered on the loop thread instead, without a
 /// worker: the responder must not block (it waits for its database results through the same
-/// loop) and replies when they arrive.
+/// loop) and replies when they arrive. Both paths run the same `chain` of stages around their
+/// endpoint.
 ///
 /// Each connection is armed with EPOLLONESHOT, so exactly one thread owns it at any moment: the
 /// epoll thread while it waits for bytes or an inline answer, a worker while a request is
@@ -21,7 +22,9 @@ import Synchronization
 public final class HTTPServer: Sendable {
     public let host: String
     public let limits: ServerLimits
-    let cors: CORSConfig
+    /// What every request passes through, on the worker path and the inline path alike: the
+    /// request id, CORS (preflights answered here), then the application's stages.
+    let chain: MiddlewareChain
     /// The body of the server's own refusals (malformed requests, too many connections).
     let errorStyle: ErrorStyle
     let logger: Logger
@@ -45,17 +48,17 @@ public final class HTTPServer: Sendable {
         var webSockets: [Int32: WebSocket] = [:]
         var stopping = false
         var stopped = false
-        var threads: [pthread_t] = []
+        var threads: [OSThread] = []
     }
 
     public init(
         host: String = "127.0.0.1", port: Int = 54321, limits: ServerLimits = ServerLimits(), cors: CORSConfig = CORSConfig(),
         errorStyle: ErrorStyle = .plain, logger: Logger = Logger(label: "onboard.http"), loop: EventLoop = EventLoop(),
-        inline: InlineResponder? = nil, responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+        middleware: [any Middleware] = [], inline: InlineResponder? = nil, responder: @escaping @Sendable (HTTPRequest) -> HTTPResponse
     ) {
         self.host = host
         self.limits = limits
-        self.cors = cors
+        self.chain = MiddlewareChain([RequestIDStage(), CORSStage(cors)] + middleware, errorStyle: errorStyle, logger: logger)
         self.errorStyle = errorStyle
         self.logger = logger
         self.responder = responder
@@ -82,7 +85,7 @@ public final class HTTPServer: Sendable {
             $0.epoll = epoll
             $0.port = listener.port
         }
-        var threads: [pthread_t] = [startThread(name: "http-io") { [self] in self.ioLoop() }]
+        var threads: [OSThread] = [startThread(name: "http-io") { [self] in self.ioLoop() }]
         for index in 0..<max(1, limits.workerThreads) {
             threads.append(startThread(name: "http-worker-\(index)") { [self] in self.workerLoop() })
         }
@@ -106,12 +109,12 @@ public final class HTTPServer: Sendable {
         while inFlight.load(ordering: .acquiring) > 0 && monotonicNow() < deadline {
             usleep(10_000)
         }
-        let threads = state.withLock { state -> [pthread_t] in
+        let threads = state.withLock { state -> [OSThread] in
             state.stopped = true
             return state.threads
         }
         for _ in 0..<max(1, limits.workerThreads) { workQueue.push(nil) }
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { thread.join() }
         let (remaining, webSockets) = state.withLock { state -> ([ClientConnection], [WebSocket]) in
             defer {
                 state.connections.removeAll()
@@ -206,42 +209,8 @@ public final class HTTPServer: Sendable {
         while let work = workQueue.pop() {
             inFlight.add(1, ordering: .acquiringAndReleasing)
             let started = monotonicNow()
-            deliver(respond(to: work.request), for: work.request, on: work.connection, started: started)
+            deliver(chain.respond(to: work.request, responder), for: work.request, on: work.connection, started: started)
         }
-    }
-
-    // MARK: responses
-
-    /// The handler plus what every response gets: request id, CORS, preflight answers.
-    func respond(to incoming: HTTPRequest) -> HTTPResponse {
-        var request = incoming
-        request.id = Self.requestID(from: request.headers["X-Request-Id"])
-        let origin = request.headers["Origin"]
-        var response: HTTPResponse
-        if request.method == .options {
-            response = HTTPResponse(status: .noContent)
-            response.headers.add("Allow", CORSConfig.allowedMethods)
-            if let origin, cors.allows(origin) {
-                response.headers.add("Access-Control-Allow-Methods", CORSConfig.allowedMethods)
-                response.headers.add("Access-Control-Allow-Headers", request.headers["Access-Control-Request-Headers"] ?? cors.allowedHeaders)
-                response.headers.add("Access-Control-Max-Age", "86400")
-            }
-        } else {
-            response = responder(request)
-        }
-        return finished(response, for: request)
-    }
-
-    /// What every response gets on its way out: CORS and the request id.
-    func finished(_ handled: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
-        var response = handled
-        if let origin = request.headers["Origin"], cors.allows(origin) {
-            response.headers.replace("Access-Control-Allow-Origin", cors.allowedOrigins.contains("*") ? "*" : origin)
-            if !cors.allowedOrigins.contains("*") { response.headers.add("Vary", "Origin") }
-            if !cors.exposedHeaders.isEmpty { response.headers.replace("Access-Control-Expose-Headers", cors.exposedHeaders) }
-        }
-        response.headers.replace("X-Request-Id", request.id)
-        return response
     }
 }
 
@@ -256,8 +225,9 @@ extension HTTPRequest {
 
 /// Answers a request on the loop thread without blocking, or declines (false) and leaves it to a
 /// worker. Having taken it, the responder calls `reply` exactly once, on the loop thread, now or
-/// when its database results arrive.
-public typealias InlineResponder = @Sendable (HTTPRequest, _ reply: @escaping (HTTPResponse) -> Void) -> Bool
+/// when its database results arrive. A refusal it throws before taking the request is rendered
+/// by the server's chain, as a worker's handler's is.
+public typealias InlineResponder = @Sendable (HTTPRequest, _ reply: @escaping (HTTPResponse) -> Void) throws -> Bool
 
 struct Work: Sendable {
     let connection: ClientConnection

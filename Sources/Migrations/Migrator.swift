@@ -121,7 +121,7 @@ public struct Migrator: Sendable {
                     let done = try connection.query("SELECT 1 FROM onboard_migrations.schema_migrations WHERE version = \(migration.version)")
                     // Another runner applied it while this one waited for the lock.
                     guard done.count == 0 else { return nil }
-                    try connection.execute(migration.sql)
+                    try connection.execute(unsafeSQL: migration.sql)
                     let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
                     _ = try connection.query(
                         """
@@ -156,12 +156,12 @@ public struct Migrator: Sendable {
     }
 
     private func ensureTable(_ connection: Connection) throws {
-        if try connection.query("SELECT to_regclass('onboard_migrations.schema_migrations') IS NOT NULL").scalar == "t" { return }
+        if try connection.query("SELECT to_regclass('onboard_migrations.schema_migrations') IS NOT NULL").first?.bool(0) == true { return }
         // Concurrent first runs may race on CREATE ... IF NOT EXISTS; the lock makes it safe.
         try connection.withTransaction { connection in
+            _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey + 1))")
             try connection.execute(
                 """
-                SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey + 1));
                 CREATE SCHEMA IF NOT EXISTS onboard_migrations;
                 CREATE TABLE IF NOT EXISTS onboard_migrations.schema_migrations (
                     version     text PRIMARY KEY,
@@ -190,7 +190,7 @@ public struct Migrator: Sendable {
         for row in 0..<applied.count {
             let version = applied[row, "version"]!
             appliedVersions.insert(version)
-            let kind: MigrationState.Kind = applied[row, "present"] == "f" ? .missing : (applied[row, "same"] == "t" ? .applied : .changed)
+            let kind: MigrationState.Kind = applied[row].bool("present") == false ? .missing : (applied[row].bool("same") == true ? .applied : .changed)
             result.append(
                 MigrationState(
                     version: version, name: applied[row, "name"]!, kind: kind,

@@ -59,11 +59,19 @@ public final class Connection: @unchecked Sendable {  // confined: one thread at
     /// The backend process id (`pg_backend_pid()`), e.g. to terminate it in a test.
     public var backendPID: Int32 { PQbackendPID(handle) }
 
-    /// Runs SQL text through the simple protocol: several statements allowed, no parameters.
-    /// For migrations and fixed maintenance commands only.
-    public func execute(_ simpleSQL: String) throws {
+    /// Runs fixed SQL text through the simple protocol: several statements allowed, no
+    /// parameters. The text is a literal in the source, so no value can reach it; a statement
+    /// with values is a `query`.
+    public func execute(_ statements: StaticString) throws {
+        try execute(unsafeSQL: statements.description)
+    }
+
+    /// Runs SQL text built at run time through the simple protocol (a migration file, DDL that
+    /// names a database). The caller answers for every identifier in it (`quoteIdentifier`) and
+    /// every literal (`quoteLiteral`); it is never built from a request.
+    public func execute(unsafeSQL statements: String) throws {
         var failure: PostgresError?
-        guard PQsendQuery(handle, simpleSQL) == 1 else { throw PostgresError.connection(handle, "could not send query") }
+        guard PQsendQuery(handle, statements) == 1 else { throw PostgresError.connection(handle, "could not send query") }
         while let result = PQgetResult(handle) {
             let status = PQresultStatus(result)
             if failure == nil, status == PGRES_FATAL_ERROR || status == PGRES_BAD_RESPONSE {
@@ -211,7 +219,7 @@ public final class Connection: @unchecked Sendable {  // confined: one thread at
 
     /// Subscribes this connection to a channel (`LISTEN "channel"`).
     public func listen(_ channel: String) throws {
-        try execute("LISTEN \(quoteIdentifier(channel))")
+        try execute(unsafeSQL: "LISTEN \(quoteIdentifier(channel))")
     }
 
     /// Waits up to `timeout` seconds for notifications; returns (channel, payload) pairs.

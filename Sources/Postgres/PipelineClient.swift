@@ -1,5 +1,4 @@
 import CPostgres
-import Dispatch
 import EventLoop
 import Glibc
 import Synchronization
@@ -18,6 +17,7 @@ import Synchronization
 /// otherwise run inside its transaction. Explicit transactions are for `Pool`: `submit` declines
 /// statements that start one.
 ///
+/// What to do with each exchange and connection is its `PipelineClientStateMachine`'s to say.
 /// Confined to the loop thread, except `start` and `close`.
 public final class PipelineClient: @unchecked Sendable {
     public typealias Completion = (Result<[QueryResult], PostgresError>) -> Void
@@ -35,8 +35,11 @@ public final class PipelineClient: @unchecked Sendable {
     /// its blocking path).
     public let maxWaiting: Int
     let loop: EventLoop
-    private var live: [PipelinedConnection] = []
-    /// Exchanges submitted while every connection was `depth` deep, oldest first.
+    private var machine: PipelineClientStateMachine<ObjectIdentifier>
+    /// The connections open, by identity (the state machine's names for them).
+    private var live: [ObjectIdentifier: PipelinedConnection] = [:]
+    /// Exchanges submitted while every connection was `depth` deep, oldest first (as many as
+    /// the state machine counts waiting).
     private var waiting: [(statements: [SQL], completion: Completion)] = []
     private var waitingHead = 0
     /// Set by `close`; read by the connecting threads too.
@@ -72,6 +75,7 @@ public final class PipelineClient: @unchecked Sendable {
         self.depth = depth
         self.maxWaiting = maxWaiting
         self.loop = loop
+        self.machine = PipelineClientStateMachine(depth: depth, maxWaiting: maxWaiting)
     }
 
     /// Opens the connections in the background; each joins the loop when ready. Any thread.
@@ -91,22 +95,25 @@ public final class PipelineClient: @unchecked Sendable {
             completion(.failure(.nulCharacter))
             return true
         }
-        while let connection = leastBusy() {
-            guard connection.inFlightCount < depth else {
-                guard waiting.count - waitingHead < maxWaiting else { break }
+        while true {
+            switch machine.submit() {
+            case .send(let id, let checkAlive):
+                let connection = live[id]!
+                // Killed while idle (restart, pg_terminate_backend): drop it, try another.
+                if checkAlive && !connection.isAliveWhileIdle() {
+                    lost(connection, PostgresError(kind: .connection, message: "connection lost while idle"))
+                    continue
+                }
+                send(statements, on: connection, completion: completion)
+                return true
+            case .wait:
                 waiting.append((statements, completion))
                 return true
+            case .decline:
+                counters.declined.add(1, ordering: .relaxed)
+                return false
             }
-            // Killed while idle (restart, pg_terminate_backend): drop it, try another.
-            if connection.inFlightCount == 0 && !connection.isAliveWhileIdle() {
-                lost(connection, PostgresError(kind: .connection, message: "connection lost while idle"))
-                continue
-            }
-            send(statements, on: connection, completion: completion)
-            return true
         }
-        counters.declined.add(1, ordering: .relaxed)
-        return false
     }
 
     private func send(_ statements: [SQL], on connection: PipelinedConnection, completion: @escaping Completion) {
@@ -116,16 +123,27 @@ public final class PipelineClient: @unchecked Sendable {
         }
     }
 
-    /// A connection answered an exchange (or joined): it takes the oldest waiting ones.
-    func hasRoom(_ connection: PipelinedConnection) {
-        while waitingHead < waiting.count, connection.inFlightCount < depth, live.contains(where: { $0 === connection }) {
-            let next = waiting[waitingHead]
-            waitingHead += 1
-            if waitingHead == waiting.count {
-                waiting.removeAll(keepingCapacity: true)
-                waitingHead = 0
+    /// A connection answered an exchange (before its completion runs, which may submit again).
+    func answered(_ connection: PipelinedConnection) {
+        machine.answered(on: ObjectIdentifier(connection))
+    }
+
+    /// A connection joined or answered: it takes the oldest waiting exchanges, while the state
+    /// machine says it has room.
+    func takeWaiting(_ connection: PipelinedConnection) {
+        while true {
+            switch machine.room(on: ObjectIdentifier(connection)) {
+            case .sendOldestWaiting:
+                let next = waiting[waitingHead]
+                waitingHead += 1
+                if waitingHead == waiting.count {
+                    waiting.removeAll(keepingCapacity: true)
+                    waitingHead = 0
+                }
+                send(next.statements, on: connection, completion: next.completion)
+            case .done:
+                return
             }
-            send(next.statements, on: connection, completion: next.completion)
         }
     }
 
@@ -141,12 +159,14 @@ public final class PipelineClient: @unchecked Sendable {
     /// (or from it).
     public func close() {
         closed.store(true, ordering: .releasing)
-        let connections = live
-        live.removeAll()
-        counters.open.store(0, ordering: .relaxed)
         let error = PostgresError(kind: .client, message: "the database client is closed")
-        for connection in connections { connection.close(error) }
-        failWaiting(error)
+        switch machine.close() {
+        case .close(let ids, let failsWaiting):
+            let connections = ids.compactMap { live.removeValue(forKey: $0) }
+            counters.open.store(0, ordering: .relaxed)
+            for connection in connections { connection.close(error) }
+            if failsWaiting { failWaiting(error) }
+        }
     }
 
     /// `BEGIN …` or `START TRANSACTION …`, in any case, after leading blanks.
@@ -158,41 +178,43 @@ public final class PipelineClient: @unchecked Sendable {
         return starts("begin") || starts("start")
     }
 
-    private func leastBusy() -> PipelinedConnection? {
-        var best: PipelinedConnection?
-        for connection in live where best == nil || connection.inFlightCount < best!.inFlightCount { best = connection }
-        return best
-    }
-
     func lost(_ connection: PipelinedConnection, _ error: PostgresError) {
-        live.removeAll { $0 === connection }
-        counters.open.store(live.count, ordering: .relaxed)
-        connection.close(error)
-        if live.isEmpty { failWaiting(error) }
-        if !closed.load(ordering: .acquiring) { connectInBackground(after: 0.2) }
+        switch machine.lost(ObjectIdentifier(connection)) {
+        case .close(let failsWaiting, let reconnect):
+            live[ObjectIdentifier(connection)] = nil
+            counters.open.store(machine.open, ordering: .relaxed)
+            connection.close(error)
+            if failsWaiting { failWaiting(error) }
+            if reconnect { connectInBackground(after: 0.2) }
+        }
     }
 
-    /// Connects on a background thread (libpq's connect blocks) and hands the connection to the
-    /// loop; retries every second while the database is unreachable.
+    /// Connects on a thread of its own (libpq's connect blocks) and hands the connection to the
+    /// loop; retries every second while the database is unreachable, until the client closes.
     private func connectInBackground(after delay: Double) {
         let conninfo = conninfo
         let prepared = allowsPreparedStatements
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
-            guard let handle = PipelinedConnection.open(conninfo) else {
-                if !closed.load(ordering: .acquiring) { connectInBackground(after: 1) }
-                return
+        startThread(name: "db-connect") { [self] in
+            var wait = delay
+            var opened: OpaquePointer?
+            while opened == nil {
+                if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+                guard !closed.load(ordering: .acquiring) else { return }
+                opened = PipelinedConnection.open(conninfo)
+                wait = 1
             }
-            let box = HandleBox(handle)
+            let box = HandleBox(opened!)
             loop.execute { [self] in
-                guard !closed.load(ordering: .acquiring) else {
-                    PQfinish(box.handle)
-                    return
-                }
                 let connection = PipelinedConnection(handle: box.handle, allowsPreparedStatements: prepared, client: self)
-                live.append(connection)
-                counters.open.store(live.count, ordering: .relaxed)
-                connection.register()
-                hasRoom(connection)
+                switch machine.joined(ObjectIdentifier(connection)) {
+                case .register:
+                    live[ObjectIdentifier(connection)] = connection
+                    counters.open.store(machine.open, ordering: .relaxed)
+                    connection.register()
+                    takeWaiting(connection)
+                case .close:
+                    PQfinish(box.handle)  // never registered: the object goes unused
+                }
             }
         }
     }

@@ -3,28 +3,20 @@ import EventLoop
 import Glibc
 
 /// One connection of a `PipelineClient`: its exchanges in flight, in order, and the results read
-/// so far. Loop thread only.
+/// so far; which result belongs where is its `ExchangeStateMachine`'s to say. Loop thread only.
 final class PipelinedConnection {
-    private enum Step {
-        /// The Parse of a statement about to be prepared under `name` (its key in the cache).
-        case prepare(key: String, name: String)
-        case execute
-    }
-
+    /// What an exchange in flight has gathered, in the order the state machine answers them.
     private struct Exchange {
-        var steps: [Step]
         var completion: PipelineClient.Completion
         var results: [QueryResult] = []
         var failure: PostgresError?
-        var step = 0
-        /// A step's result was read; the NULL that ends it comes next.
-        var awaitingEnd = false
     }
 
     private let handle: OpaquePointer
     let fd: Int32
     private let allowsPreparedStatements: Bool
     private unowned let client: PipelineClient
+    private var machine = ExchangeStateMachine()
     private var inFlight: [Exchange] = []
     private var head = 0
     /// Statements prepared on this connection (confirmed by PostgreSQL), by key.
@@ -65,8 +57,6 @@ final class PipelinedConnection {
         self.client = client
     }
 
-    var inFlightCount: Int { inFlight.count - head }
-
     func register() {
         client.loop.register(fd, events: EventLoop.readable) { [weak self] events in self?.ready(events) }
     }
@@ -81,7 +71,7 @@ final class PipelinedConnection {
 
     /// Queues one exchange; the bytes leave at the end of the loop's round.
     func send(_ statements: [SQL], completion: @escaping PipelineClient.Completion) {
-        var steps: [Step] = []
+        var steps: [ExchangeStateMachine.Step] = []
         steps.reserveCapacity(statements.count + 1)
         var sent = true
         for statement in statements where sent {
@@ -107,7 +97,8 @@ final class PipelinedConnection {
                 }
             }
         }
-        inFlight.append(Exchange(steps: steps, completion: completion))
+        machine.sent(steps)
+        inFlight.append(Exchange(completion: completion))
         guard sent, PQpipelineSync(handle) == 1 else {
             fail(PostgresError.connection(handle, "could not send statement"))
             return
@@ -150,62 +141,61 @@ final class PipelinedConnection {
         if !closed && PQstatus(handle) != CONNECTION_OK { fail(PostgresError.connection(handle, "connection lost")) }
     }
 
-    /// Reads every result already received, in order: for each step its result and the NULL
-    /// after it, then the exchange's Sync.
+    /// Reads every result already received, in order, doing what the state machine says of each.
     private func readResults() {
-        while head < inFlight.count, !closed, PQisBusy(handle) == 0 {
-            let result = PQgetResult(handle)
-            if inFlight[head].step < inFlight[head].steps.count {
-                if inFlight[head].awaitingEnd {
-                    if let result {
-                        PQclear(result)
-                        continue
-                    }  // a further result of the same step
-                    inFlight[head].awaitingEnd = false
-                    inFlight[head].step += 1
+        while machine.inFlight > 0, !closed, PQisBusy(handle) == 0 {
+            guard let result = PQgetResult(handle) else {
+                switch machine.receivedEnd() {
+                case .nextStep, .ignore:
                     continue
-                }
-                guard let result else {
+                case .connectionLost:
                     fail(PostgresError.connection(handle, "connection lost"))
                     return
                 }
-                record(result, into: &inFlight[head])
+            }
+            let status = PQresultStatus(result)
+            switch machine.receivedResult(isSync: status == PGRES_PIPELINE_SYNC) {
+            case .record(let step):
+                record(result, status: status, step: step, into: &inFlight[head])
                 PQclear(result)
-                inFlight[head].awaitingEnd = true
-            } else {
-                guard let result else { continue }
-                let status = PQresultStatus(result)
+            case .discard:
                 PQclear(result)
-                guard status == PGRES_PIPELINE_SYNC else { continue }
-                let exchange = inFlight[head]
-                head += 1
-                if head == inFlight.count {
-                    inFlight.removeAll(keepingCapacity: true)
-                    head = 0
-                } else if head > 64 {
-                    inFlight.removeFirst(head)
-                    head = 0
-                }
-                // Every exchange is an implicit transaction; one left open would take the
-                // exchanges behind it along. (libpq reports the status only while nothing is in
-                // flight; `submit` declines BEGIN, this is the check behind that rule.)
-                if head == inFlight.count, PQtransactionStatus(handle) != PQTRANS_IDLE {
-                    exchange.completion(.failure(PostgresError(kind: .client, message: "an exchange left a transaction open")))
-                    fail(PostgresError(kind: .connection, message: "connection left inside a transaction"))
-                    return
-                }
-                if let failure = exchange.failure {
-                    exchange.completion(.failure(failure))
-                } else {
-                    exchange.completion(.success(exchange.results))
-                }
-                if !closed { client.hasRoom(self) }
+            case .answered(let last):
+                PQclear(result)
+                answer(last: last)
             }
         }
     }
 
-    private func record(_ result: OpaquePointer, into exchange: inout Exchange) {
-        let status = PQresultStatus(result)
+    /// The head exchange's Sync arrived: its completion runs, and the connection takes more.
+    private func answer(last: Bool) {
+        let exchange = inFlight[head]
+        client.answered(self)
+        head += 1
+        if head == inFlight.count {
+            inFlight.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64 {
+            inFlight.removeFirst(head)
+            head = 0
+        }
+        // Every exchange is an implicit transaction; one left open would take the exchanges
+        // behind it along. (libpq reports the status only while nothing is in flight; `submit`
+        // declines BEGIN, this is the check behind that rule.)
+        if last, PQtransactionStatus(handle) != PQTRANS_IDLE {
+            exchange.completion(.failure(PostgresError(kind: .client, message: "an exchange left a transaction open")))
+            fail(PostgresError(kind: .connection, message: "connection left inside a transaction"))
+            return
+        }
+        if let failure = exchange.failure {
+            exchange.completion(.failure(failure))
+        } else {
+            exchange.completion(.success(exchange.results))
+        }
+        if !closed { client.takeWaiting(self) }
+    }
+
+    private func record(_ result: OpaquePointer, status: ExecStatusType, step: ExchangeStateMachine.Step, into exchange: inout Exchange) {
         let ok = status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK || status == PGRES_EMPTY_QUERY
         var failure: PostgresError?
         if status == PGRES_PIPELINE_ABORTED {
@@ -213,7 +203,7 @@ final class PipelinedConnection {
         } else if !ok {
             failure = PostgresError(result: result)
         }
-        switch exchange.steps[exchange.step] {
+        switch step {
         case .prepare(let key, let name):
             preparing.remove(key)
             if failure == nil { prepared[key] = name }
@@ -239,6 +229,7 @@ final class PipelinedConnection {
         let pending = inFlight[head...]
         inFlight.removeAll()
         head = 0
+        machine.closed()
         for exchange in pending { exchange.completion(.failure(error)) }
     }
 }

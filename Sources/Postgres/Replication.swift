@@ -60,8 +60,13 @@ public final class ReplicationConnection: @unchecked Sendable {  // confined to 
     /// The walsender's process id (`pg_stat_replication.pid`).
     public var backendPID: Int32 { PQbackendPID(handle) }
 
-    /// Runs a replication command or plain SQL (simple protocol, no parameters).
-    public func command(_ text: String) throws -> QueryResult {
+    /// Runs a fixed replication command or plain SQL (simple protocol, no parameters).
+    public func command(_ text: StaticString) throws -> QueryResult {
+        try command(unsafeSQL: text.description)
+    }
+
+    /// Runs a replication command built at run time; the caller quotes every name and literal in it.
+    public func command(unsafeSQL text: String) throws -> QueryResult {
         guard let result = PQexec(handle, text) else { throw PostgresError.connection(handle, "could not send command") }
         defer { PQclear(result) }
         switch PQresultStatus(result) {
@@ -76,7 +81,7 @@ public final class ReplicationConnection: @unchecked Sendable {  // confined to 
     /// `CREATE_REPLICATION_SLOT name TEMPORARY LOGICAL plugin`, without an exported snapshot;
     /// returns the slot's consistent point (changes committed after it are streamed).
     public func createTemporaryLogicalSlot(name: String, plugin: String) throws -> LSN {
-        let result = try command("CREATE_REPLICATION_SLOT \(quoteIdentifier(name)) TEMPORARY LOGICAL \(quoteIdentifier(plugin)) NOEXPORT_SNAPSHOT")
+        let result = try command(unsafeSQL: "CREATE_REPLICATION_SLOT \(quoteIdentifier(name)) TEMPORARY LOGICAL \(quoteIdentifier(plugin)) NOEXPORT_SNAPSHOT")
         guard result.count == 1, let text = result[0, "consistent_point"], let point = LSN(text) else {
             throw PostgresError(kind: .client, message: "CREATE_REPLICATION_SLOT answered no consistent point")
         }

@@ -1,12 +1,17 @@
 /// A SQL statement whose values travel as bound parameters, never as text in the statement.
 ///
-/// Interpolating a value appends a bind and writes `$n`, as postgres-nio's `PostgresQuery` does:
+/// Interpolating a value appends a bind, as postgres-nio's `PostgresQuery` does:
 /// `let q: SQL = "SELECT * FROM children WHERE user_id = \(id)"`. Identifiers go through
 /// `\(ident:)` (quoted), and raw text only through the explicitly named `\(unsafeRaw:)` and
 /// `init(unsafeSQL:)`, so review only has to check those call sites.
+///
+/// A bind is a position between two pieces of text, not a `$n` in it: fragments compose (`+`,
+/// `append`, `\(fragment)`) by joining their pieces, and `$1…$n` are written only when `text`
+/// is read, so no statement is ever scanned or renumbered.
 public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
-    /// Statement text with `$1…$n` placeholders.
-    public private(set) var text: String
+    /// The trusted text around the binds: `pieces[i]` precedes bind `i`, the last follows them
+    /// all (`pieces.count == binds.count + 1`).
+    private var pieces: [String]
     /// Parameter values in text format; `nil` is SQL NULL. Sent with type OID 0 (unknown), so
     /// PostgreSQL infers each one's type from its context, as PostgREST's binds do, unless
     /// `types` names one.
@@ -16,36 +21,61 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
     /// replication sends it, in the column's own type.
     public private(set) var types: [UInt32]
 
-    public init(unsafeSQL text: String, binds: [String?] = []) {
-        self.text = text
-        self.binds = binds
-        self.types = []
-    }
-
-    public init(stringLiteral value: String) {
-        self.text = value
+    /// Trusted statement text without binds (no `$n` in it is treated as a placeholder).
+    public init(unsafeSQL text: String) {
+        self.pieces = [text]
         self.binds = []
         self.types = []
     }
 
+    public init(stringLiteral value: String) {
+        self.init(unsafeSQL: value)
+    }
+
     public init(stringInterpolation: Interpolation) {
-        self.text = stringInterpolation.text
+        self.pieces = stringInterpolation.pieces
         self.binds = stringInterpolation.binds
         self.types = stringInterpolation.types.contains(where: { $0 != 0 }) ? stringInterpolation.types : []
+    }
+
+    /// The statement text, the binds numbered `$1…$n` in order.
+    public var text: String {
+        guard pieces.count > 1 else { return pieces[0] }
+        var out = pieces[0]
+        out.reserveCapacity(pieces.reduce(0) { $0 + $1.utf8.count } + binds.count * 3)
+        for index in 1..<pieces.count {
+            out += "$"
+            out += String(index)
+            out += pieces[index]
+        }
+        return out
     }
 
     /// The type OID of every bind (0: inferred).
     public var bindTypes: [UInt32] { types.isEmpty ? [UInt32](repeating: 0, count: binds.count) : types }
 
-    /// Appends another fragment, renumbering its placeholders after this one's.
+    /// Whether the statement has no text at all.
+    public var isEmpty: Bool { binds.isEmpty && pieces[0].isEmpty }
+
+    /// Appends another fragment: its binds follow this one's.
     public mutating func append(_ other: SQL) {
-        if other.binds.isEmpty {
-            text += other.text
-        } else {
-            text += Self.renumber(other.text, offset: binds.count)
-            if !types.isEmpty || !other.types.isEmpty { types = bindTypes + other.bindTypes }
-            binds += other.binds
-        }
+        pieces[pieces.count - 1] += other.pieces[0]
+        guard !other.binds.isEmpty else { return }
+        pieces += other.pieces.dropFirst()
+        if !types.isEmpty || !other.types.isEmpty { types = bindTypes + other.bindTypes }
+        binds += other.binds
+    }
+
+    /// Appends trusted text (keywords, identifiers quoted from the schema cache). Never user input.
+    public mutating func append(unsafeRaw raw: String) {
+        pieces[pieces.count - 1] += raw
+    }
+
+    /// Appends a value as a bind (its type inferred from the context).
+    public mutating func append(bind value: String?) {
+        if !types.isEmpty { types.append(0) }
+        binds.append(value)
+        pieces.append("")
     }
 
     public static func + (lhs: SQL, rhs: SQL) -> SQL {
@@ -58,7 +88,7 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
     public static func join(_ parts: [SQL], separator: String) -> SQL {
         var result = SQL(unsafeSQL: "")
         for (index, part) in parts.enumerated() {
-            if index > 0 { result.text += separator }
+            if index > 0 { result.append(unsafeRaw: separator) }
             result.append(part)
         }
         return result
@@ -67,48 +97,18 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
     /// Binds are never printed: they may hold claims, e-mails or passwords.
     public var description: String { "\(text) [\(binds.count) binds]" }
 
-    /// Shifts every `$n` placeholder outside quotes by `offset`.
-    static func renumber(_ text: String, offset: Int) -> String {
-        guard offset > 0 else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 8)
-        var chars = Array(text.unicodeScalars)[...]
-        var quote: Unicode.Scalar? = nil
-        while let c = chars.popFirst() {
-            if let q = quote {
-                out.unicodeScalars.append(c)
-                if c == q { quote = nil }
-                continue
-            }
-            if c == "'" || c == "\"" {
-                quote = c
-                out.unicodeScalars.append(c)
-            } else if c == "$", let first = chars.first, ("0"..."9").contains(first) {
-                var digits = ""
-                while let d = chars.first, ("0"..."9").contains(d) {
-                    digits.unicodeScalars.append(d)
-                    chars.removeFirst()
-                }
-                out += "$\(Int(digits)! + offset)"
-            } else {
-                out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
-
     public struct Interpolation: StringInterpolationProtocol {
-        var text = ""
+        var pieces = [""]
         var binds: [String?] = []
         var types: [UInt32] = []
 
         public init(literalCapacity: Int, interpolationCount: Int) {
-            text.reserveCapacity(literalCapacity + interpolationCount * 3)
+            pieces[0].reserveCapacity(literalCapacity)
         }
 
-        public mutating func appendLiteral(_ literal: String) { text += literal }
+        public mutating func appendLiteral(_ literal: String) { pieces[pieces.count - 1] += literal }
 
-        /// A value: becomes `$n`.
+        /// A value: becomes a bind.
         public mutating func appendInterpolation(_ value: String?) {
             appendInterpolation(value, type: 0)
         }
@@ -117,7 +117,7 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
         public mutating func appendInterpolation(_ value: String?, type: UInt32) {
             binds.append(value)
             types.append(type)
-            text += "$\(binds.count)"
+            pieces.append("")
         }
 
         public mutating func appendInterpolation<T: BinaryInteger>(_ value: T?) {
@@ -139,19 +139,20 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
 
         /// An identifier (table, column, role): double-quoted.
         public mutating func appendInterpolation(ident name: String) {
-            text += quoteIdentifier(name)
+            pieces[pieces.count - 1] += quoteIdentifier(name)
         }
 
-        /// A nested fragment, its binds renumbered.
+        /// A nested fragment: its binds follow those so far.
         public mutating func appendInterpolation(_ fragment: SQL) {
-            text += SQL.renumber(fragment.text, offset: binds.count)
+            pieces[pieces.count - 1] += fragment.pieces[0]
+            pieces += fragment.pieces.dropFirst()
             binds += fragment.binds
             types += fragment.bindTypes
         }
 
         /// Trusted text (keywords from the planner's own enums). Never user input.
         public mutating func appendInterpolation(unsafeRaw raw: String) {
-            text += raw
+            pieces[pieces.count - 1] += raw
         }
     }
 

@@ -41,7 +41,7 @@ public enum RowAccess {
     }
 
     /// The conditions ANDed (`TRUE` when empty), columns written as `"table"."column"` and values
-    /// as binds from `$1` (append it to a statement with `SQL.+`, which renumbers).
+    /// as binds (append it to a statement with `SQL.+`: its binds follow the statement's).
     public static func sql(_ conditions: [Condition], table: SchemaCache.Table) throws(RESTError) -> SQL {
         let builder = QueryBuilder(table: table)
         try builder.validate(conditions)

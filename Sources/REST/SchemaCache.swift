@@ -79,8 +79,6 @@ public struct SchemaCache: Sendable {
         private let index: [String: Int]
         /// Quoted identifiers, computed once (quoting on every request was a fifth of the CPU).
         let quotedName: String
-        /// `"schema"."name"`: the table wherever SQL names it.
-        let qualifiedName: String
         let quotedColumns: [String: String]
         /// `"t"."a", "t"."b", …` and `pgrst_source."a", …`: the `*` select lists.
         let starSelect: String
@@ -106,7 +104,6 @@ public struct SchemaCache: Sendable {
             var quoted: [String: String] = [:]
             for column in columns { quoted[column.name] = quoteIdentifier(column.name) }
             self.quotedName = quotedName
-            self.qualifiedName = quoteIdentifier(schema) + "." + quotedName
             self.quotedColumns = quoted
             // A column with a domain representation is written through its json function, named
             // as the column (PostgREST expands `*` for it).

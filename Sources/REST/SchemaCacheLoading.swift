@@ -177,11 +177,11 @@ extension SchemaCache {
             guard let name = row["name"] ?? nil, let table = row["table_name"] ?? nil, let target = row["foreign_table"] ?? nil else { return nil }
             return ForeignKey(
                 name: name, table: table, columns: names(row["columns"]), referencedTable: target, referencedColumns: names(row["foreign_columns"]),
-                oneToOne: (row["one_to_one"] ?? nil) == "t")
+                oneToOne: row.bool("one_to_one") == true)
         }
         let computedRelationships = computed.rows.compactMap { row -> ComputedRelationship? in
             guard let name = row["name"] ?? nil, let table = row["table_name"] ?? nil, let target = row["target"] ?? nil else { return nil }
-            return ComputedRelationship(function: name, table: table, target: target, toOne: (row["to_one"] ?? nil) == "t")
+            return ComputedRelationship(function: name, table: table, target: target, toOne: row.bool("to_one") == true)
         }
         return SchemaCache(
             tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys,
@@ -193,7 +193,7 @@ extension SchemaCache {
         var handlers: [String: [String: MediaHandler]] = [:]
         for row in rows {
             guard let relation = row["relation"] ?? nil, let mediaType = row["media_type"] ?? nil, let resolved = row["resolved"] ?? nil else { continue }
-            let handler = MediaHandler(aggregate: row["aggregate"] ?? nil, mediaType: mediaType, resolvedType: resolved, binary: (row["binary"] ?? nil) == "t")
+            let handler = MediaHandler(aggregate: row["aggregate"] ?? nil, mediaType: mediaType, resolvedType: resolved, binary: row.bool("binary") == true)
             if handlers[relation]?[mediaType] == nil { handlers[relation, default: [:]][mediaType] = handler }
         }
         return handlers
@@ -230,10 +230,10 @@ extension SchemaCache {
             }
             pending[table]!.columns.append(
                 Column(
-                    name: name, type: type, nullable: (row["nullable"] ?? nil) == "t",
+                    name: name, type: type, nullable: row.bool("nullable") == true,
                     defaultExpression: row["default_expression"] ?? nil,
-                    representation: byType[type] ?? Representation(), tsvectorDomain: (row["tsvector_domain"] ?? nil) == "t"))
-            if (row["in_pk"] ?? nil) == "t" { pending[table]!.pk.append(name) }
+                    representation: byType[type] ?? Representation(), tsvectorDomain: row.bool("tsvector_domain") == true))
+            if row.bool("in_pk") == true { pending[table]!.pk.append(name) }
         }
         var parsed: [Function] = []
         var computed: [String: [String: ComputedField]] = [:]
@@ -253,8 +253,8 @@ extension SchemaCache {
             }
             let function = Function(
                 name: name, arguments: arguments, returnType: (row["return_type"] ?? nil) ?? "void",
-                returnsSet: (row["returns_set"] ?? nil) == "t", returnsComposite: (row["returns_composite"] ?? nil) == "t",
-                returnsVoid: (row["returns_void"] ?? nil) == "t",
+                returnsSet: row.bool("returns_set") == true, returnsComposite: row.bool("returns_composite") == true,
+                returnsVoid: row.bool("returns_void") == true,
                 volatility: Function.Volatility(rawValue: (row["volatility"] ?? nil) ?? "v") ?? .volatile, schema: schema)
             if let table = row["computed_table"] ?? nil, computed[table]?[name] == nil {
                 computed[table, default: [:]][name] = ComputedField(name: name, type: function.returnType)

@@ -154,7 +154,7 @@ public struct PostgRESTSettings: Sendable, Equatable {
         let reads = Self.names.map { "current_setting('pgrst.\($0.replacingOccurrences(of: "-", with: "_"))', true)" }
         let results = try connection.withTransaction { connection in
             // The names are this type's constants.
-            try connection.pipeline([preConfig.call, SQL(unsafeSQL: "SELECT " + reads.joined(separator: ", "), binds: [])])
+            try connection.pipeline([preConfig.call, SQL(unsafeSQL: "SELECT " + reads.joined(separator: ", "))])
         }
         for (index, name) in Self.names.enumerated() where name != "db-pre-config" {
             if let value = results[1][0, index], !value.isEmpty { try settings.apply(name, value) }

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import HTTP
 import Identity
@@ -332,7 +333,7 @@ public final class MessageFeed: Sendable {
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let ready = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { [self] in
+        startThread(name: "message-feed") { [self] in
             run(ready)
             ended.signal()
         }

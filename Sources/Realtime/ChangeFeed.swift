@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import HTTP
 import Identity
@@ -83,7 +84,7 @@ public final class ChangeFeed: Sendable {
             service.logger.error("realtime: the change feed cannot reach the database yet; retrying", metadata: ["error": "\(logText(error))"])
         }
         started.store(true, ordering: .releasing)
-        Thread.detachNewThread { [self, first] in
+        startThread(name: "change-feed") { [self, first] in
             run(first)
             ended.signal()
         }
@@ -299,7 +300,7 @@ public final class ChangeFeed: Sendable {
         let matched = slots.map { slot -> Bool in
             guard let slot else { return true }
             let chunk = results[1 + slot / Self.filtersPerStatement]
-            return chunk.count == 1 && chunk[0, 2 + slot % Self.filtersPerStatement] == "t"
+            return chunk.count == 1 && chunk[0].bool(2 + slot % Self.filtersPerStatement) == true
         }
         guard matched.contains(true) else { return nil }
 

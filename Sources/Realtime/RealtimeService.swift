@@ -285,7 +285,7 @@ public final class RealtimeService: Sendable {
                     statements.append(SQL(unsafeSQL: "SELECT 1 FROM \(qualified) WHERE false AND ") + (try RowAccess.sql([filter], table: table)))
                 }
                 let results = try pool.withConnection { try $0.pipeline(statements) }
-                if results[1].scalar != "t" { return Self.notEnabled(binding) }
+                if results[1].first?.bool(0) != true { return Self.notEnabled(binding) }
             } catch let error as PostgresError where error.kind == .server {
                 return
                     "Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: \(binding.parametersDescription). Exception: ERROR \(error.sqlState ?? "") (\(error.message))"

@@ -36,9 +36,9 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
     let socketToken: String
     let queue = DispatchQueue(label: "onboard.realtime.socket")
     private var webSocket: WebSocket?
-    private var channels: [String: Channel] = [:]
+    var channels: [String: Channel] = [:]
     /// Broadcast and presence messages in the current one-second window.
-    private var eventWindow = (start: 0.0, count: 0)
+    var eventWindow = (start: 0.0, count: 0)
 
     init(service: RealtimeService, serializer: PhoenixSerializer, socketToken: String) {
         self.service = service
@@ -286,7 +286,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
     }
 
     /// Realtime's `shutdown_response`: a system error, then the channel closes.
-    private func kick(_ topic: String, reason: String) {
+    func kick(_ topic: String, reason: String) {
         guard let channel = channels[topic] else { return }
         drop(topic)
         systemMessage(topic: topic, joinRef: channel.joinRef, extension: "system", status: "error", message: reason)
@@ -308,103 +308,9 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
             readsBroadcast: channel.policies?.readsBroadcast ?? true, readsPresence: channel.policies?.readsPresence ?? true)
     }
 
-    // MARK: broadcast and presence (on `queue`)
-
-    /// Counts one broadcast or presence message of the socket; past the limit the channel is
-    /// closed as Realtime closes it, and false is returned.
-    private func countEvent(_ topic: String) -> Bool {
-        let now = Date().timeIntervalSince1970
-        if now - eventWindow.start >= 1 { eventWindow = (now, 0) }
-        eventWindow.count += 1
-        guard eventWindow.count <= service.config.maxEventsPerSecond else {
-            kick(topic, reason: "Too many messages per second")
-            return false
-        }
-        return true
-    }
-
-    /// Whether the caller may write `name` (`broadcast`, `presence`) on a private channel,
-    /// asked once per token.
-    private func mayWrite(_ topic: String, _ name: String) -> Bool {
-        guard var channel = channels[topic], var policies = channel.policies else { return true }
-        let known = name == "broadcast" ? policies.writesBroadcast : policies.writesPresence
-        if let known { return known }
-        let allowed: Bool
-        do {
-            allowed = try service.mayWrite(topic: channel.key.name, extension: name, caller: channel.caller)
-        } catch {
-            service.logger.error("realtime: could not check a write policy", metadata: ["topic": "\(channel.key.name)", "error": "\(logText(error))"])
-            return false
-        }
-        if name == "broadcast" { policies.writesBroadcast = allowed } else { policies.writesPresence = allowed }
-        channel.policies = policies
-        channels[topic] = channel
-        return allowed
-    }
-
-    /// `broadcast`: to every subscriber of the topic on every server; `ack` answers ok (or
-    /// `payload_size_exceeded`). A private channel without the insert policy drops it silently,
-    /// as Realtime does.
-    private func broadcast(_ message: PhoenixMessage) {
-        guard let channel = channels[message.topic], mayWrite(message.topic, "broadcast") else { return }
-        let event = message.payload.event ?? ""
-        let payloadJSON = message.payload.payload.map { JWT.serialize($0.value) } ?? "null"
-        if payloadJSON.utf8.count > service.config.maxPayloadBytes {
-            if channel.ack { reply(message, status: "error", response: #""payload_size_exceeded""#) }
-            return
-        }
-        service.broadcast(channel.key, event: event, payloadJSON: payloadJSON, sender: self)
-        if channel.ack { reply(message, status: "ok", response: "{}") }
-    }
-
-    /// `presence`: `track` (again: an update) or `untrack`; answered ok, or an error reply.
-    private func presence(_ message: PhoenixMessage) {
-        guard var channel = channels[message.topic] else { return }
-        switch message.payload.event {
-        case "track":
-            guard let meta = message.payload.payload?.value as? [String: Any] else {
-                reply(message, status: "error", response: #"{"reason":"Presence track payload must be a map"}"#)
-                return
-            }
-            guard mayWrite(message.topic, "presence") else {
-                reply(message, status: "error", response: "{}")
-                return
-            }
-            channel = channels[message.topic] ?? channel
-            let metaJSON = JWT.serialize(meta)
-            // Each server's notification carries the meta: a larger one does not fit.
-            if metaJSON.utf8.count > min(service.config.maxPayloadBytes, RealtimeService.notificationLimit - 500) {
-                kick(message.topic, reason: "Track message size exceeded")
-                return
-            }
-            if metaJSON != channel.presenceJSON {
-                do {
-                    channel.presence = try service.track(channel.key, presenceKey: channel.presenceKey, meta: meta, previous: channel.presence)
-                    channel.presenceJSON = metaJSON
-                    channels[message.topic] = channel
-                } catch {
-                    service.logger.error("realtime: could not track a presence", metadata: ["topic": "\(channel.key.name)", "error": "\(logText(error))"])
-                    reply(message, status: "error", response: "{}")
-                    return
-                }
-            }
-            reply(message, status: "ok", response: "{}")
-        case "untrack":
-            if let presence = channel.presence {
-                channel.presence = nil
-                channel.presenceJSON = nil
-                channels[message.topic] = channel
-                service.untrack(channel.key, [presence])
-            }
-            reply(message, status: "ok", response: "{}")
-        default:
-            reply(message, status: "error", response: "{}")
-        }
-    }
-
     // MARK: output
 
-    private func reply(_ message: PhoenixMessage, status: String, response: String) {
+    func reply(_ message: PhoenixMessage, status: String, response: String) {
         push(message.joinRef, message.ref, message.topic, "phx_reply", #"{"status":\#(jsonString(status)),"response":\#(response)}"#)
     }
 

@@ -71,9 +71,9 @@ public enum TestPostgres {
         let admin = try adminConnection()
         try createLock.withLock { _ in
             if migrated {
-                try admin.execute("CREATE DATABASE \(quoteIdentifier(name)) TEMPLATE \(quoteIdentifier(templateName))")
+                try admin.execute(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(name)) TEMPLATE \(quoteIdentifier(templateName))")
             } else {
-                try admin.execute("CREATE DATABASE \(quoteIdentifier(name))")
+                try admin.execute(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(name))")
             }
         }
         return cluster.url(database: name)
@@ -84,9 +84,9 @@ public enum TestPostgres {
         let admin = try Connection(conninfo: cluster.url(database: "postgres"))
         let stale = try admin.query("SELECT datname FROM pg_database WHERE datname LIKE 'onboard_t\\_%' OR datname = \(templateName)")
         for row in 0..<stale.count {
-            try admin.execute("DROP DATABASE IF EXISTS \(quoteIdentifier(stale[row, 0]!)) WITH (FORCE)")
+            try admin.execute(unsafeSQL: "DROP DATABASE IF EXISTS \(quoteIdentifier(stale[row, 0]!)) WITH (FORCE)")
         }
-        try admin.execute("CREATE DATABASE \(quoteIdentifier(templateName))")
+        try admin.execute(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(templateName))")
         let template = try Connection(conninfo: cluster.url(database: templateName))
         try Migrator(directory: migrationsDirectory).up(template)
     }

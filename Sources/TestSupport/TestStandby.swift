@@ -25,7 +25,7 @@ public final class TestStandby: Sendable {
         try? FileManager.default.removeItem(at: primary.dataDirectory)
         try primary.start()
         let admin = try Connection(conninfo: primary.url(database: "postgres"))
-        try admin.execute("CREATE DATABASE \(quoteIdentifier(templateName))")
+        try admin.execute(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(templateName))")
         try Migrator(directory: TestPostgres.migrationsDirectory).up(Connection(conninfo: primary.url(database: templateName)))
         let folder = URL(fileURLWithPath: base + "-replication-standby")
         let standby = try primary.makeStandby(in: folder, slot: "test_standby")
@@ -51,7 +51,7 @@ public final class TestStandby: Sendable {
         }
         let name = "onboard_r_\(getpid())_\(number)"
         try Connection(conninfo: primary.url(database: "postgres"))
-            .execute("CREATE DATABASE \(quoteIdentifier(name)) TEMPLATE \(quoteIdentifier(Self.templateName))")
+            .execute(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(name)) TEMPLATE \(quoteIdentifier(Self.templateName))")
         return primary.url(database: name)
     }
 
@@ -71,7 +71,7 @@ public final class TestStandby: Sendable {
         let target = try Connection(conninfo: primary.url(database: "postgres")).query("SELECT pg_current_wal_insert_lsn()::text").scalar ?? "0/0"
         let standby = try adminConnection()
         return try eventually(timeout: timeout) {
-            try standby.query("SELECT pg_last_wal_replay_lsn() >= \(target)::pg_lsn").scalar == "t"
+            try standby.query("SELECT pg_last_wal_replay_lsn() >= \(target)::pg_lsn").first?.bool(0) == true
         }
     }
 

@@ -72,7 +72,7 @@ extension TypeSchema {
         var facts = CatalogFacts()
         for row in try connection.query(relationsQuery).rows {
             guard let name = row["name"] ?? nil else { continue }
-            facts.relations[name] = (view: (row["is_view"] ?? nil) == "t", writable: (row["writable"] ?? nil) == "t")
+            facts.relations[name] = (view: row.bool("is_view") == true, writable: row.bool("writable") == true)
         }
         for row in try connection.query(filledColumnsQuery).rows {
             guard let table = row["table_name"] ?? nil, let column = row["column_name"] ?? nil else { continue }

@@ -13,21 +13,9 @@ struct AuthTests {
 
     init() throws { server = try TestServer { $0.auth.refreshReuseInterval = 1 } }
 
-    func post(_ path: String, _ body: String, token: String? = nil, legacy: Bool = false) throws -> TestResponse {
-        var headers = server.headers(token)
-        if legacy { headers.removeAll { $0.0 == "X-Supabase-Api-Version" } }
-        return try server.client().request("POST", path, headers: headers, body: body)
-    }
-
-    static func email() -> String { "u-\(UUID().uuidString.prefix(12).lowercased())@example.com" }
-
-    func claims(_ token: String) throws -> [String: Any] {
-        try JWT.verifyHS256(token, secret: Array(TestServer.secret.utf8)).claims
-    }
-
     @Test func signUpAnswersAFullSessionWithGoTruesClaims() throws {
-        let address = Self.email()
-        let response = try post("/auth/v1/signup", #"{"email":"\#(address.uppercased())","password":"Secret-pass-1","data":{"full_name":"Ann"}}"#)
+        let address = TestServer.email("u")
+        let response = try server.post("/auth/v1/signup", #"{"email":"\#(address.uppercased())","password":"Secret-pass-1","data":{"full_name":"Ann"}}"#)
         #expect(response.status == 200)
         let session = try #require(response.jsonObject)
         #expect(session["token_type"] as? String == "bearer")
@@ -41,7 +29,7 @@ struct AuthTests {
         #expect((user["app_metadata"] as? [String: Any])?["provider"] as? String == "email")
         #expect(user["is_anonymous"] as? Bool == false)
         #expect((user["identities"] as? [[String: Any]])?.first?["provider"] as? String == "email")
-        let token = try claims(try #require(session["access_token"] as? String))
+        let token = try TestServer.claims(try #require(session["access_token"] as? String))
         for key in ["sub", "role", "aud", "exp", "iat", "email", "phone", "app_metadata", "user_metadata", "aal", "amr", "session_id", "is_anonymous"] {
             #expect(token[key] != nil, "claim \(key)")
         }
@@ -51,25 +39,27 @@ struct AuthTests {
     }
 
     @Test func signUpErrors() throws {
-        let address = Self.email()
+        let address = TestServer.email("u")
         _ = try server.signUp(email: address)
-        let taken = try post("/auth/v1/signup", #"{"email":"\#(address)","password":"Secret-pass-1"}"#)
+        let taken = try server.post("/auth/v1/signup", #"{"email":"\#(address)","password":"Secret-pass-1"}"#)
         #expect(taken.status == 422)
         #expect(taken.text == #"{"code":"user_already_exists","message":"User already registered"}"#)
         #expect(taken.header("x-sb-error-code") == "user_already_exists")
-        let weak = try post("/auth/v1/signup", #"{"email":"\#(Self.email())","password":"123"}"#)
+        let weak = try server.post("/auth/v1/signup", #"{"email":"\#(TestServer.email("u"))","password":"123"}"#)
         #expect(weak.status == 422)
         #expect((weak.jsonObject?["weak_password"] as? [String: Any])?["reasons"] as? [String] == ["length"])
         #expect(weak.jsonObject?["code"] as? String == "weak_password")
-        let invalid = try post("/auth/v1/signup", #"{"email":"not-an-email","password":"Secret-pass-1"}"#)
+        let invalid = try server.post("/auth/v1/signup", #"{"email":"not-an-email","password":"Secret-pass-1"}"#)
         #expect(invalid.status == 400 && invalid.jsonObject?["code"] as? String == "validation_failed")
-        let broken = try post("/auth/v1/signup", #"{"email":"#)
+        let broken = try server.post("/auth/v1/signup", #"{"email":"#)
         #expect(broken.status == 400 && broken.jsonObject?["code"] as? String == "validation_failed")
         // Without the API-version header GoTrue answers in its legacy shape.
-        let legacy = try post("/auth/v1/signup", #"{"email":"\#(address)","password":"Secret-pass-1"}"#, legacy: true)
+        let legacy = try server.client().request(
+            "POST", "/auth/v1/signup", headers: server.headers().filter { $0.0 != "X-Supabase-Api-Version" },
+            body: #"{"email":"\#(address)","password":"Secret-pass-1"}"#)
         #expect(legacy.text == #"{"code":422,"error_code":"user_already_exists","msg":"User already registered"}"#)
         // Nothing half-written: still exactly one user with that e-mail.
-        let admin = try server.client().request("GET", "/auth/v1/admin/users?per_page=1000", headers: server.headers(server.serviceKey))
+        let admin = try server.service.get("/auth/v1/admin/users?per_page=1000")
         let users = try #require(admin.jsonObject?["users"] as? [[String: Any]])
         #expect(users.filter { $0["email"] as? String == address }.count == 1)
     }
@@ -80,7 +70,7 @@ struct AuthTests {
     /// reads them). A repeated key counts with its last value; 0 and 1 pass as booleans.
     @Test func malformedBodiesAnswerExactly() throws {
         func failure(_ message: String) -> String { #"{"code":"validation_failed","message":"\#(message)"}"# }
-        let unknown = Self.email()
+        let unknown = TestServer.email("u")
         let cases: [(method: String, path: String, body: String, status: Int, text: String)] = [
             ("POST", "/auth/v1/signup", #"{"email":"#, 400, failure("Could not read request body: invalid JSON")),
             ("POST", "/auth/v1/signup", #"[{"email":"a@example.com"}]"#, 400, failure("Could not read request body: invalid JSON")),
@@ -158,56 +148,57 @@ struct AuthTests {
             )
         ]
         for item in cases {
-            let response = try server.client().request(item.method, item.path, headers: server.headers(), body: item.body)
+            let response = try server.request(item.method, item.path, body: item.body)
             #expect(response.status == item.status, "\(item.method) \(item.path) \(item.body)")
             #expect(response.text == item.text, "\(item.method) \(item.path) \(item.body)")
         }
         // The legacy shape, without the API-version header.
-        let legacy = try post("/auth/v1/signup", #"{"email":5}"#, legacy: true)
+        let legacy = try server.client().request(
+            "POST", "/auth/v1/signup", headers: server.headers().filter { $0.0 != "X-Supabase-Api-Version" }, body: #"{"email":5}"#)
         #expect(legacy.status == 400)
         #expect(legacy.text == #"{"code":400,"error_code":"validation_failed","msg":"Could not read request body: email must be a string"}"#)
     }
 
     @Test func passwordSignInAnswersUnknownAndWrongAlike() throws {
-        let address = Self.email()
+        let address = TestServer.email("u")
         let user = try server.signUp(email: address)
-        let ok = try post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#, token: "stale.bearer.token")
+        let ok = try server.post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#, token: "stale.bearer.token")
         #expect(ok.status == 200)
         let session = try #require(ok.jsonObject)
         #expect((session["user"] as? [String: Any])?["id"] as? String == user.id)
-        #expect(try claims(session["access_token"] as! String)["session_id"] as? String != claims(user.token)["session_id"] as? String)
-        let wrong = try post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"nope-nope"}"#)
-        let unknown = try post("/auth/v1/token?grant_type=password", #"{"email":"\#(Self.email())","password":"nope-nope"}"#)
+        #expect(try TestServer.claims(session["access_token"] as! String)["session_id"] as? String != TestServer.claims(user.token)["session_id"] as? String)
+        let wrong = try server.post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"nope-nope"}"#)
+        let unknown = try server.post("/auth/v1/token?grant_type=password", #"{"email":"\#(TestServer.email("u"))","password":"nope-nope"}"#)
         #expect(wrong.status == 400 && unknown.status == 400)
         #expect(wrong.text == unknown.text)
         #expect(wrong.text == #"{"code":"invalid_credentials","message":"Invalid login credentials"}"#)
-        let grant = try post("/auth/v1/token?grant_type=magic", "{}")
+        let grant = try server.post("/auth/v1/token?grant_type=magic", "{}")
         #expect(grant.status == 400)
     }
 
     @Test func refreshRotatesAndReuseRevokesTheSession() throws {
         let user = try server.signUp()
-        let first = try post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(user.refresh)"}"#)
+        let first = try server.post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(user.refresh)"}"#)
         #expect(first.status == 200)
         let rotated = try #require(first.jsonObject?["refresh_token"] as? String)
         #expect(rotated != user.refresh)
         let newToken = try #require(first.jsonObject?["access_token"] as? String)
-        #expect(try claims(newToken)["session_id"] as? String == claims(user.token)["session_id"] as? String)
-        #expect(try server.client().request("GET", "/auth/v1/user", headers: server.headers(newToken)).status == 200)
+        #expect(try TestServer.claims(newToken)["session_id"] as? String == TestServer.claims(user.token)["session_id"] as? String)
+        #expect(try server.get("/auth/v1/user", token: newToken).status == 200)
 
         // Within the reuse interval, a concurrent refresh with the old token still gets a child.
-        let concurrent = try post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(user.refresh)"}"#)
+        let concurrent = try server.post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(user.refresh)"}"#)
         #expect(concurrent.status == 200)
         // After it, the old token is treated as stolen: refused, and the whole session revoked.
         Thread.sleep(forTimeInterval: 1.3)
-        let reused = try post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(user.refresh)"}"#)
+        let reused = try server.post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(user.refresh)"}"#)
         #expect(reused.status == 400 && reused.jsonObject?["code"] as? String == "refresh_token_already_used")
-        let afterRevoke = try post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(rotated)"}"#)
+        let afterRevoke = try server.post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(rotated)"}"#)
         #expect(afterRevoke.status == 400 && afterRevoke.jsonObject?["code"] as? String == "refresh_token_not_found")
-        let user403 = try server.client().request("GET", "/auth/v1/user", headers: server.headers(newToken))
+        let user403 = try server.get("/auth/v1/user", token: newToken)
         #expect(user403.status == 403 && user403.jsonObject?["code"] as? String == "session_not_found")
 
-        let unknown = try post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"no-such-token"}"#)
+        let unknown = try server.post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"no-such-token"}"#)
         #expect(unknown.status == 400)
         #expect(unknown.text == #"{"code":"refresh_token_not_found","message":"Invalid Refresh Token: Refresh Token Not Found"}"#)
     }
@@ -227,7 +218,7 @@ struct AuthTests {
     }
 
     @Test func updateUserMergesMetadataAndChangesThePassword() throws {
-        let address = Self.email()
+        let address = TestServer.email("u")
         let user = try server.signUp(email: address, data: #"{"full_name":"Ann","theme":"dark"}"#)
         let http = server.client()
         let updated = try http.request("PUT", "/auth/v1/user", headers: server.headers(user.token), body: #"{"data":{"theme":null,"locale":"fr"}}"#)
@@ -236,52 +227,52 @@ struct AuthTests {
         #expect(metadata["full_name"] as? String == "Ann" && metadata["locale"] as? String == "fr" && metadata["theme"] == nil)
         let changed = try http.request("PUT", "/auth/v1/user", headers: server.headers(user.token), body: #"{"password":"Another-pass-2"}"#)
         #expect(changed.status == 200)
-        #expect(try post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#).status == 400)
-        #expect(try post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Another-pass-2"}"#).status == 200)
+        #expect(try server.post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#).status == 400)
+        #expect(try server.post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Another-pass-2"}"#).status == 200)
         let weak = try http.request("PUT", "/auth/v1/user", headers: server.headers(user.token), body: #"{"password":"1"}"#)
         #expect(weak.status == 422)
     }
 
     @Test func anonymousUserUpgradesInPlaceKeepingItsRows() throws {
-        let anonymous = try post("/auth/v1/signup", #"{"data":{"full_name":"Guest"}}"#)
+        let anonymous = try server.post("/auth/v1/signup", #"{"data":{"full_name":"Guest"}}"#)
         #expect(anonymous.status == 200)
         let session = try #require(anonymous.jsonObject)
         let token = try #require(session["access_token"] as? String)
         let user = try #require(session["user"] as? [String: Any])
         let id = try #require(user["id"] as? String)
         #expect(user["is_anonymous"] as? Bool == true && user["email"] as? String ?? "" == "")
-        #expect(try claims(token)["is_anonymous"] as? Bool == true)
-        #expect(try claims(token)["role"] as? String == "authenticated")
+        #expect(try TestServer.claims(token)["is_anonymous"] as? Bool == true)
+        #expect(try TestServer.claims(token)["role"] as? String == "authenticated")
         let http = server.client()
         let child = try http.request(
             "POST", "/rest/v1/children", headers: server.headers(token, [("Prefer", "return=representation")]), body: #"{"user_id":"\#(id)","name":"Kid"}"#)
         #expect(child.status == 201)
 
-        let taken = Self.email()
+        let taken = TestServer.email("u")
         _ = try server.signUp(email: taken)
         let conflict = try http.request("PUT", "/auth/v1/user", headers: server.headers(token), body: #"{"email":"\#(taken)","password":"Secret-pass-1"}"#)
         #expect(conflict.status == 422 && conflict.jsonObject?["code"] as? String == "email_exists")
 
-        let address = Self.email()
+        let address = TestServer.email("u")
         let upgraded = try http.request("PUT", "/auth/v1/user", headers: server.headers(token), body: #"{"email":"\#(address)","password":"Secret-pass-1"}"#)
         #expect(upgraded.status == 200)
         #expect(upgraded.jsonObject?["id"] as? String == id)
         #expect(upgraded.jsonObject?["is_anonymous"] as? Bool == false)
         #expect(upgraded.jsonObject?["email"] as? String == address)
         #expect((upgraded.jsonObject?["user_metadata"] as? [String: Any])?["full_name"] as? String == "Guest")
-        let signIn = try post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#)
+        let signIn = try server.post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#)
         #expect(signIn.status == 200)
         let newToken = try #require(signIn.jsonObject?["access_token"] as? String)
-        #expect(try claims(newToken)["sub"] as? String == id && claims(newToken)["is_anonymous"] as? Bool == false)
+        #expect(try TestServer.claims(newToken)["sub"] as? String == id && TestServer.claims(newToken)["is_anonymous"] as? Bool == false)
         let rows = try http.request("GET", "/rest/v1/children?select=name", headers: server.headers(newToken))
         #expect(rows.text == #"[{"name":"Kid"}]"#)
     }
 
     @Test func logoutScopes() throws {
-        let address = Self.email()
+        let address = TestServer.email("u")
         let first = try server.signUp(email: address)
         func signIn() throws -> (token: String, refresh: String) {
-            let response = try post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#)
+            let response = try server.post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#)
             return (response.jsonObject!["access_token"] as! String, response.jsonObject!["refresh_token"] as! String)
         }
         let second = try signIn()
@@ -289,16 +280,16 @@ struct AuthTests {
         let http = server.client()
         func status(_ token: String) throws -> Int { try http.request("GET", "/auth/v1/user", headers: server.headers(token)).status }
 
-        #expect(try post("/auth/v1/logout?scope=local", "", token: second.token).status == 204)
+        #expect(try server.post("/auth/v1/logout?scope=local", "", token: second.token).status == 204)
         #expect(try status(second.token) == 403 && status(first.token) == 200 && status(third.token) == 200)
-        #expect(try post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(second.refresh)"}"#).status == 400)
-        #expect(try post("/auth/v1/logout?scope=others", "", token: third.token).status == 204)
+        #expect(try server.post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(second.refresh)"}"#).status == 400)
+        #expect(try server.post("/auth/v1/logout?scope=others", "", token: third.token).status == 204)
         #expect(try status(first.token) == 403 && status(third.token) == 200)
         let fourth = try signIn()
-        #expect(try post("/auth/v1/logout", "", token: fourth.token).status == 204)  // global by default
+        #expect(try server.post("/auth/v1/logout", "", token: fourth.token).status == 204)  // global by default
         #expect(try status(third.token) == 403 && status(fourth.token) == 403)
-        #expect(try post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(third.refresh)"}"#).status == 400)
-        #expect(try post("/auth/v1/logout", "").status == 403)  // the anon key is not a user's session
+        #expect(try server.post("/auth/v1/token?grant_type=refresh_token", #"{"refresh_token":"\#(third.refresh)"}"#).status == 400)
+        #expect(try server.post("/auth/v1/logout", "").status == 403)  // the anon key is not a user's session
     }
 
     @Test func settingsHealthAndAdmin() throws {
@@ -312,7 +303,7 @@ struct AuthTests {
         let refused = try http.request("GET", "/auth/v1/admin/users", headers: server.headers(user.token))
         #expect(refused.status == 403 && refused.jsonObject?["code"] as? String == "not_admin")
         let admin = server.headers(server.serviceKey)
-        let address = Self.email()
+        let address = TestServer.email("u")
         let created = try http.request(
             "POST", "/auth/v1/admin/users", headers: admin,
             body: #"{"email":"\#(address)","password":"Secret-pass-1","email_confirm":true,"user_metadata":{"full_name":"Ops"}}"#)
@@ -321,7 +312,7 @@ struct AuthTests {
         #expect(try http.request("GET", "/auth/v1/admin/users/\(id)", headers: admin).jsonObject?["email"] as? String == address)
         let put = try http.request("PUT", "/auth/v1/admin/users/\(id)", headers: admin, body: #"{"user_metadata":{"full_name":"Ops 2"}}"#)
         #expect((put.jsonObject?["user_metadata"] as? [String: Any])?["full_name"] as? String == "Ops 2")
-        #expect(try post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#).status == 200)
+        #expect(try server.post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Secret-pass-1"}"#).status == 200)
         #expect(try http.request("DELETE", "/auth/v1/admin/users/\(id)", headers: admin).status == 200)
         #expect(try http.request("GET", "/auth/v1/admin/users/\(id)", headers: admin).status == 404)
         #expect(try http.request("GET", "/auth/v1/admin/users/not-a-uuid", headers: admin).status == 404)
@@ -339,7 +330,8 @@ struct AuthTests {
                 ).status)
         }
         #expect(statuses == [400, 400, 400, 429])
-        let last = try http.request("POST", "/auth/v1/signup", headers: limited.headers(), body: #"{"email":"\#(Self.email())","password":"Secret-pass-1"}"#)
+        let last = try http.request(
+            "POST", "/auth/v1/signup", headers: limited.headers(), body: #"{"email":"\#(TestServer.email("u"))","password":"Secret-pass-1"}"#)
         #expect(last.status == 429 && last.jsonObject?["code"] as? String == "over_request_rate_limit")
         // Retry-After: the seconds until the window (5 minutes, begun with the first request) ends.
         let retry = try #require(last.header("Retry-After").flatMap { Int($0) }, "\(last.headers)")
@@ -387,7 +379,7 @@ struct AuthTests {
         func signIn(_ forwarded: String) throws -> Int {
             try http.request(
                 "POST", "/auth/v1/token?grant_type=password", headers: proxied.headers(nil, [("X-Forwarded-For", forwarded)]),
-                body: #"{"email":"\#(Self.email())","password":"whatever"}"#
+                body: #"{"email":"\#(TestServer.email("u"))","password":"whatever"}"#
             ).status
         }
         // Two clients behind the same proxy: each has its own budget (the last hop is the one
@@ -400,7 +392,7 @@ struct AuthTests {
         func direct(_ forwarded: String) throws -> Int {
             try unproxied.client().request(
                 "POST", "/auth/v1/token?grant_type=password", headers: unproxied.headers(nil, [("X-Forwarded-For", forwarded)]),
-                body: #"{"email":"\#(Self.email())","password":"whatever"}"#
+                body: #"{"email":"\#(TestServer.email("u"))","password":"whatever"}"#
             ).status
         }
         #expect(try direct("203.0.113.7") == 400)

@@ -208,68 +208,13 @@ struct DashboardTests {
         #expect(try http.request("GET", "/dashboard/api/operations", headers: [cookie]).status == 401)
     }
 
-    /// The known data set of Tests/SchemaTests/sql/06_analytics.sql (June 2025, before any
-    /// user a test signs up): six users, their profiles, children and state history.
-    static func insertKnownDataSet(_ server: TestServer) throws {
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(
-            """
-            BEGIN;
-            SET LOCAL session_replication_role = replica;
-            INSERT INTO auth.users (id, email, is_anonymous, raw_app_meta_data, created_at) VALUES
-              ('a0000000-0000-4000-8000-000000000001', 'u1@example.com', false, '{"provider":"email","providers":["email"]}', '2025-06-02 10:00Z'),
-              ('a0000000-0000-4000-8000-000000000002', 'u2@example.com', false, '{"provider":"google","providers":["google"]}', '2025-06-02 11:00Z'),
-              ('a0000000-0000-4000-8000-000000000003', NULL, true, '{"provider":"anonymous","providers":[]}', '2025-06-03 09:00Z'),
-              ('a0000000-0000-4000-8000-000000000004', 'u4@example.com', false, '{"provider":"email","providers":["email"]}', '2025-06-09 08:00Z'),
-              ('a0000000-0000-4000-8000-000000000005', 'u5@example.com', false, '{"provider":"apple","providers":["apple"]}', '2025-06-09 12:00Z'),
-              ('a0000000-0000-4000-8000-000000000006', 'u6@example.com', false, '{"provider":"email","providers":["email"]}', '2025-06-10 07:00Z');
-            INSERT INTO auth.identities (provider_id, user_id, provider, created_at) VALUES
-              ('u1', 'a0000000-0000-4000-8000-000000000001', 'email', '2025-06-02 10:00Z'),
-              ('u2', 'a0000000-0000-4000-8000-000000000002', 'google', '2025-06-02 11:00Z'),
-              ('u4', 'a0000000-0000-4000-8000-000000000004', 'email', '2025-06-10 08:00Z'),
-              ('u5', 'a0000000-0000-4000-8000-000000000005', 'apple', '2025-06-09 12:00Z'),
-              ('u6', 'a0000000-0000-4000-8000-000000000006', 'email', '2025-06-10 07:00Z');
-            INSERT INTO public.user_profiles (id, onboarding_state, created_at, updated_at, onboarding_completed_at) VALUES
-              ('a0000000-0000-4000-8000-000000000001', 'COMPLETE', '2025-06-02 10:00Z', '2025-06-02 10:23Z', '2025-06-02 10:23Z'),
-              ('a0000000-0000-4000-8000-000000000002', 'CHILD_INFO', '2025-06-02 11:00Z', '2025-06-02 11:10Z', NULL),
-              ('a0000000-0000-4000-8000-000000000003', 'COMPLETE', '2025-06-03 09:00Z', '2025-06-03 09:16Z', '2025-06-03 09:16Z'),
-              ('a0000000-0000-4000-8000-000000000004', 'USER_INFO', '2025-06-09 08:00Z', '2025-06-09 08:30Z', NULL),
-              ('a0000000-0000-4000-8000-000000000005', 'NOT_STARTED', '2025-06-09 12:00Z', '2025-06-09 12:00Z', NULL),
-              ('a0000000-0000-4000-8000-000000000006', 'COMPLETE', '2025-06-20 00:00Z', '2025-06-20 00:00Z', '2025-06-20 00:00Z');
-            INSERT INTO public.children (user_id, name) VALUES
-              ('a0000000-0000-4000-8000-000000000001', 'Maya'), ('a0000000-0000-4000-8000-000000000001', 'Leo'),
-              ('a0000000-0000-4000-8000-000000000003', 'Ada');
-            SET LOCAL session_replication_role = origin;
-            INSERT INTO analytics.onboarding_transitions (user_id, from_state, to_state, at)
-            SELECT v.u::uuid, lag(v.s) OVER (PARTITION BY v.u ORDER BY v.at::timestamptz), v.s, v.at::timestamptz
-              FROM (VALUES
-                ('a0000000-0000-4000-8000-000000000001', 'NOT_STARTED', '2025-06-02 10:00Z'), ('a0000000-0000-4000-8000-000000000001', 'USER_INFO', '2025-06-02 10:02Z'),
-                ('a0000000-0000-4000-8000-000000000001', 'CHILD_INFO', '2025-06-02 10:05Z'), ('a0000000-0000-4000-8000-000000000001', 'GOALS', '2025-06-02 10:10Z'),
-                ('a0000000-0000-4000-8000-000000000001', 'TOPICS', '2025-06-02 10:12Z'), ('a0000000-0000-4000-8000-000000000001', 'DISPOSITIONS', '2025-06-02 10:16Z'),
-                ('a0000000-0000-4000-8000-000000000001', 'REVIEW', '2025-06-02 10:22Z'), ('a0000000-0000-4000-8000-000000000001', 'COMPLETE', '2025-06-02 10:23Z'),
-                ('a0000000-0000-4000-8000-000000000002', 'NOT_STARTED', '2025-06-02 11:00Z'), ('a0000000-0000-4000-8000-000000000002', 'USER_INFO', '2025-06-02 11:04Z'),
-                ('a0000000-0000-4000-8000-000000000002', 'CHILD_INFO', '2025-06-02 11:10Z'),
-                ('a0000000-0000-4000-8000-000000000003', 'NOT_STARTED', '2025-06-03 09:00Z'), ('a0000000-0000-4000-8000-000000000003', 'USER_INFO', '2025-06-03 09:01Z'),
-                ('a0000000-0000-4000-8000-000000000003', 'CHILD_INFO', '2025-06-03 09:03Z'), ('a0000000-0000-4000-8000-000000000003', 'GOALS', '2025-06-03 09:04Z'),
-                ('a0000000-0000-4000-8000-000000000003', 'TOPICS', '2025-06-03 09:06Z'), ('a0000000-0000-4000-8000-000000000003', 'DISPOSITIONS', '2025-06-03 09:07Z'),
-                ('a0000000-0000-4000-8000-000000000003', 'REVIEW', '2025-06-03 09:08Z'), ('a0000000-0000-4000-8000-000000000003', 'CHILD_INFO', '2025-06-03 09:10Z'),
-                ('a0000000-0000-4000-8000-000000000003', 'REVIEW', '2025-06-03 09:15Z'), ('a0000000-0000-4000-8000-000000000003', 'COMPLETE', '2025-06-03 09:16Z'),
-                ('a0000000-0000-4000-8000-000000000004', 'NOT_STARTED', '2025-06-09 08:00Z'), ('a0000000-0000-4000-8000-000000000004', 'USER_INFO', '2025-06-09 08:30Z'),
-                ('a0000000-0000-4000-8000-000000000005', 'NOT_STARTED', '2025-06-09 12:00Z'),
-                ('a0000000-0000-4000-8000-000000000006', 'COMPLETE', '2025-06-20 00:00Z')
-              ) AS v(u, s, at)
-             ORDER BY v.at::timestamptz;
-            COMMIT;
-            """)
-    }
-
     static func column(_ rows: [[String: Any]], _ name: String) -> [String] {
         rows.map { row in row[name].map { "\($0)" } ?? "nil" }
     }
 
     @Test func onboardingNumbersForAKnownDataSet() throws {
         let server = try Self.server()
-        try Self.insertKnownDataSet(server)
+        try KnownDataSet.insert(into: server.databaseURL)
         _ = try server.signUp()  // a user of today: outside the window
         let (cookie, _) = try Self.session(server)
         let http = server.client()
@@ -351,7 +296,7 @@ struct DashboardTests {
 
     @Test func csvHasTheNumbersOfTheJSON() throws {
         let server = try Self.server()
-        try Self.insertKnownDataSet(server)
+        try KnownDataSet.insert(into: server.databaseURL)
         let (cookie, _) = try Self.session(server)
         let http = server.client()
         let csv = try http.request("GET", "/dashboard/api/onboarding/funnel.csv?from=2025-06-01&to=2025-07-01", headers: [cookie])
@@ -385,7 +330,7 @@ struct DashboardTests {
 
     @Test func usersSearchDetailAndDelete() throws {
         let server = try Self.server()
-        try Self.insertKnownDataSet(server)
+        try KnownDataSet.insert(into: server.databaseURL)
         let (cookie, csrf) = try Self.session(server)
         let http = server.client()
         let u1 = "a0000000-0000-4000-8000-000000000001"

@@ -24,7 +24,7 @@ struct FamilyTests {
     }
 
     func rpc(_ server: TestServer, _ name: String, _ token: String, _ body: String = "{}") throws -> TestResponse {
-        try server.client().request("POST", "/rest/v1/rpc/\(name)", headers: server.headers(token), body: body)
+        try server.post("/rest/v1/rpc/\(name)", body, token: token)
     }
 
     @Test(arguments: Layers.allCases)

@@ -48,7 +48,7 @@ struct IDTokenTests {
     func signIn(provider: String = "google", _ token: String, nonce: String? = nil) throws -> TestResponse {
         var body: [String: Any] = ["provider": provider, "id_token": token]
         if let nonce { body["nonce"] = nonce }
-        return try server.client().request("POST", "/auth/v1/token?grant_type=id_token", headers: server.headers(), body: JWT.serialize(body))
+        return try server.post("/auth/v1/token?grant_type=id_token", JWT.serialize(body))
     }
 
     static let badIDToken = #"{"error":"invalid request","error_description":"Bad ID token"}"#
@@ -66,7 +66,7 @@ struct IDTokenTests {
         #expect((again.jsonObject?["user"] as? [String: Any])?["id"] as? String == user["id"] as? String)
         // The session is a real one: its access token reads the trigger-created profile.
         let token = try #require(again.jsonObject?["access_token"] as? String)
-        let profile = try server.client().request("GET", "/rest/v1/user_profiles?select=onboarding_state", headers: server.headers(token))
+        let profile = try server.get("/rest/v1/user_profiles?select=onboarding_state", token: token)
         #expect(profile.text == #"[{"onboarding_state":"NOT_STARTED"}]"#)
     }
 
@@ -128,7 +128,7 @@ struct IDTokenTests {
         #expect(wrongAudience.status == 400)
         #expect(wrongAudience.text == #"{"error":"invalid request","error_description":"Unacceptable audience in id_token"}"#)
         // Nothing was created by any refusal.
-        let users = try server.client().request("GET", "/auth/v1/admin/users?per_page=1000", headers: server.headers(server.serviceKey))
+        let users = try server.service.get("/auth/v1/admin/users?per_page=1000")
         #expect((users.jsonObject?["users"] as? [[String: Any]])?.isEmpty == true)
     }
 
@@ -146,7 +146,7 @@ struct IDTokenTests {
         let settings = try http.request("GET", "/auth/v1/settings", headers: plain.headers())
         #expect((settings.jsonObject?["external"] as? [String: Any])?["google"] as? Bool == false)
         #expect(
-            ((try server.client().request("GET", "/auth/v1/settings", headers: server.headers())).jsonObject?["external"] as? [String: Any])?["google"] as? Bool
+            ((try server.get("/auth/v1/settings")).jsonObject?["external"] as? [String: Any])?["google"] as? Bool
                 == true)
     }
 }

@@ -61,7 +61,7 @@ struct MultipleSchemaTests {
     static func server(_ schemas: [String]? = spec) throws -> (TestServer, Connection) {
         let server = try TestServer { config in if let schemas { config.postgrest.schemas = schemas } }
         let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(fixtures)
+        try admin.execute(unsafeSQL: fixtures)
         if let schemas {
             let http = server.client()
             let probe = [("Accept-Profile", schemas.first { $0 != "public" } ?? "public")]

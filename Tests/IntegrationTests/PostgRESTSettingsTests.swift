@@ -54,10 +54,12 @@ struct PostgRESTSettingsTests {
         if let value {
             _ = try admin.query("SELECT set_config('onboard.test_value', \(value), false)")
             try admin.execute(
-                "DO $$ BEGIN EXECUTE format('ALTER ROLE %I IN DATABASE %I SET pgrst.\(name) = %L', session_user, current_database(), current_setting('onboard.test_value')); END $$"
+                unsafeSQL:
+                    "DO $$ BEGIN EXECUTE format('ALTER ROLE %I IN DATABASE %I SET pgrst.\(name) = %L', session_user, current_database(), current_setting('onboard.test_value')); END $$"
             )
         } else {
-            try admin.execute("DO $$ BEGIN EXECUTE format('ALTER ROLE %I IN DATABASE %I RESET pgrst.\(name)', session_user, current_database()); END $$")
+            try admin.execute(
+                unsafeSQL: "DO $$ BEGIN EXECUTE format('ALTER ROLE %I IN DATABASE %I RESET pgrst.\(name)', session_user, current_database()); END $$")
         }
         try admin.execute("NOTIFY pgrst, 'reload config'")
     }

@@ -55,7 +55,7 @@ struct RealtimeBroadcastTests {
     }
 
     static func admin(_ server: TestServer, _ sql: String) throws {
-        try Connection(conninfo: server.databaseURL).execute(sql)
+        try Connection(conninfo: server.databaseURL).execute(unsafeSQL: sql)
     }
 
     @Test(arguments: ["2.0.0", "1.0.0"])
@@ -386,11 +386,11 @@ struct RealtimeBroadcastTests {
         let admin = try Connection(conninfo: server.databaseURL)
         let ghost = UUID().uuidString.lowercased()
         try admin.execute(
-            """
-            INSERT INTO realtime.nodes (server_id, expires_at) VALUES ('\(ghost)', now() - interval '1 second');
-            INSERT INTO realtime.presences (phx_ref, topic, private, key, meta, server_id)
-              VALUES ('ghost-ref', 'sweep', false, 'ghost', '{"phx_ref":"ghost-ref"}', '\(ghost)');
-            """)
+            unsafeSQL: """
+                INSERT INTO realtime.nodes (server_id, expires_at) VALUES ('\(ghost)', now() - interval '1 second');
+                INSERT INTO realtime.presences (phx_ref, topic, private, key, meta, server_id)
+                  VALUES ('ghost-ref', 'sweep', false, 'ghost', '{"phx_ref":"ghost-ref"}', '\(ghost)');
+                """)
         let swept = try admin.query("SELECT realtime.presence_heartbeat(gen_random_uuid(), 60)").scalar
         #expect(swept == "1")
         let leave = try #require(try watcher.next("presence_diff"))

@@ -40,7 +40,30 @@ struct ConnectionTests {
         #expect(inserted[0, "doc"] == "{\"k\": [1, null]}")
         #expect(inserted[0, "parent"] == nil)
         let nullSize = try connection.query("SELECT \(nil as Int?)::int IS NULL AS is_null")
-        #expect(nullSize.scalar == "t")
+        #expect(nullSize.first?.bool("is_null") == true)
+    }
+
+    /// Cells are read by type: booleans, integers and numbers from PostgreSQL's text forms,
+    /// nil for NULL, by position or by name.
+    @Test func cellsAreReadByType() throws {
+        let connection = try Connection(conninfo: url)
+        let result = try connection.query(
+            """
+            SELECT true AS yes, false AS no, NULL::boolean AS unknown, 42::bigint AS answer, -7::smallint AS small,
+                   1.5::double precision AS ratio, 'Infinity'::float8 AS far, 2.25::numeric AS exact, 'text' AS word
+            UNION ALL SELECT false, true, true, NULL, 0, NULL, 0, 0, NULL
+            """)
+        #expect(result.count == 2)
+        let first = try #require(result.first)
+        #expect(first.bool("yes") == true && first.bool(1) == false && first.bool("unknown") == nil)
+        #expect(first.int("answer") == 42 && first.int(4) == -7)
+        #expect(first.double("ratio") == 1.5 && first.double("far") == .infinity && first.double("exact") == 2.25)
+        #expect(first.string("word") == "text" && first.index == 0)
+        #expect(result[1].bool(0) == false && result[1].bool("unknown") == true)
+        #expect(result[1].int("answer") == nil && result[1].double("ratio") == nil && result[1].string(8) == nil)
+        #expect(result.map { $0.bool("yes") } == [true, false])
+        #expect(try connection.query("SELECT 1 WHERE false").first == nil)
+        #expect(result.rows[0].bool("yes") == true && result.rows[1].bool("answer") == nil && result.rows[0].bool("absent") == nil)
     }
 
     /// An error interpolated by accident says no value, host or path; the log's text says all.

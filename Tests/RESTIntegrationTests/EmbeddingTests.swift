@@ -30,14 +30,6 @@ struct EmbeddingTests {
         return server
     }
 
-    /// The body's JSON re-serialised compactly with sorted keys.
-    static func compact(_ response: TestResponse) -> String {
-        guard let value = response.json, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else {
-            return response.text
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test(arguments: Layers.allCases)
     func embedsFollowForeignKeysAndOwnership(_ layers: Layers) throws {
         let server = try Self.server(layers)
@@ -45,7 +37,6 @@ struct EmbeddingTests {
         let a = try server.signUp(data: #"{"full_name":"Ada"}"#)
         let b = try server.signUp(data: #"{"full_name":"Ben"}"#)
         let c = try server.signUp()
-        func get(_ target: String, _ token: String) throws -> TestResponse { try http.request("GET", target, headers: server.headers(token)) }
 
         // Many-to-one through the composite key (current_child_id, id) → children (id, user_id).
         let child = try http.request(
@@ -53,23 +44,23 @@ struct EmbeddingTests {
             body: #"{"user_id":"\#(a.id)","name":"Kid","age":4}"#)
         let childID = try #require(child.jsonArray?.first?["id"] as? String)
         _ = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(a.id)", headers: server.headers(a.token), body: #"{"current_child_id":"\#(childID)"}"#)
-        let profile = try get("/rest/v1/user_profiles?select=id,onboarding_state,children!current_child_id(name,age)", a.token)
+        let profile = try server.get("/rest/v1/user_profiles?select=id,onboarding_state,children!current_child_id(name,age)", token: a.token)
         #expect(profile.status == 200, "\(profile.text)")
-        #expect(Self.compact(profile) == #"[{"children":{"age":4,"name":"Kid"},"id":"\#(a.id)","onboarding_state":"NOT_STARTED"}]"#, "\(profile.text)")
+        #expect(profile.compactJSON == #"[{"children":{"age":4,"name":"Kid"},"id":"\#(a.id)","onboarding_state":"NOT_STARTED"}]"#, "\(profile.text)")
         // An alias names the embed.
-        let aliased = try get("/rest/v1/user_profiles?select=current:children!current_child_id(name)", a.token)
-        #expect(Self.compact(aliased) == #"[{"current":{"name":"Kid"}}]"#, "\(aliased.text)")
+        let aliased = try server.get("/rest/v1/user_profiles?select=current:children!current_child_id(name)", token: a.token)
+        #expect(aliased.compactJSON == #"[{"current":{"name":"Kid"}}]"#, "\(aliased.text)")
 
         // One-to-many: a family with its members; B joins A's family, C stays outside.
         let created = try http.request("POST", "/rest/v1/rpc/create_family", headers: server.headers(a.token), body: #"{"name":"Fam"}"#)
         let code = try #require(created.jsonObject?["invite_code"] as? String)
         #expect(try http.request("POST", "/rest/v1/rpc/join_family", headers: server.headers(b.token), body: #"{"code":"\#(code)"}"#).status == 200)
-        let family = try get("/rest/v1/families?select=name,family_members(role)&family_members.order=role.desc", b.token)
-        #expect(Self.compact(family) == #"[{"family_members":[{"role":"parent"},{"role":"owner"}],"name":"Fam"}]"#, "\(family.text)")
+        let family = try server.get("/rest/v1/families?select=name,family_members(role)&family_members.order=role.desc", token: b.token)
+        #expect(family.compactJSON == #"[{"family_members":[{"role":"parent"},{"role":"owner"}],"name":"Fam"}]"#, "\(family.text)")
         // !inner with an embedded filter: the family only if it has a member matching.
-        let owners = try get("/rest/v1/families?select=name,family_members!inner(role)&family_members.role=eq.owner", b.token)
-        #expect(Self.compact(owners) == #"[{"family_members":[{"role":"owner"}],"name":"Fam"}]"#, "\(owners.text)")
-        let none = try get("/rest/v1/families?select=name,family_members!inner(role)&family_members.role=eq.nobody", b.token)
+        let owners = try server.get("/rest/v1/families?select=name,family_members!inner(role)&family_members.role=eq.owner", token: b.token)
+        #expect(owners.compactJSON == #"[{"family_members":[{"role":"owner"}],"name":"Fam"}]"#, "\(owners.text)")
+        let none = try server.get("/rest/v1/families?select=name,family_members!inner(role)&family_members.role=eq.nobody", token: b.token)
         #expect(none.text == "[]", "\(none.text)")
 
         // C sees nothing of it, however it embeds.
@@ -77,12 +68,12 @@ struct EmbeddingTests {
             "/rest/v1/families?select=*,family_members(*)", "/rest/v1/families?select=name,family_members!inner(user_id)",
             "/rest/v1/user_profiles?select=id,children!current_child_id(*)", "/rest/v1/family_members?select=*,families(*)"
         ] {
-            let seen = try get(target, c.token)
+            let seen = try server.get(target, token: c.token)
             #expect(seen.status == 200, "\(layers) \(target): \(seen.text)")
             #expect(!seen.text.contains(a.id) && !seen.text.contains("Fam") && !seen.text.contains("Kid"), "\(layers) \(target): \(seen.text)")
         }
         // And the anon key nothing at all.
-        let anonymous = try get("/rest/v1/families?select=*,family_members(*)", server.anonKey)
+        let anonymous = try server.get("/rest/v1/families?select=*,family_members(*)", token: server.anonKey)
         #expect(anonymous.text == "[]" || anonymous.status == 401, "\(anonymous.status) \(anonymous.text)")
     }
 
@@ -93,7 +84,6 @@ struct EmbeddingTests {
         let a = try server.signUp()
         let b = try server.signUp()
         let c = try server.signUp()
-        func get(_ target: String, _ token: String) throws -> TestResponse { try http.request("GET", target, headers: server.headers(token)) }
         var kid = ""
         for (name, age) in [("Kid", 4), ("Teen", 13)] {
             let child = try http.request(
@@ -108,17 +98,19 @@ struct EmbeddingTests {
         _ = try http.request("PATCH", "/rest/v1/user_profiles?id=eq.\(a.id)", headers: server.headers(a.token), body: #"{"current_child_id":"\#(kid)"}"#)
 
         // Before any family: each counts and sums their own children only; an outsider 0.
-        #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum()", a.token)) == #"[{"count":2,"sum":17}]"#)
-        #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum()", b.token)) == #"[{"count":1,"sum":30}]"#)
-        #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum(),age.max()", c.token)) == #"[{"count":0,"max":null,"sum":null}]"#, "\(layers)")
-        #expect(Self.compact(try get("/rest/v1/children?select=name,age.sum()&order=name", c.token)) == "[]")
+        #expect(try server.get("/rest/v1/children?select=count(),age.sum()", token: a.token).compactJSON == #"[{"count":2,"sum":17}]"#)
+        #expect(try server.get("/rest/v1/children?select=count(),age.sum()", token: b.token).compactJSON == #"[{"count":1,"sum":30}]"#)
+        #expect(
+            try server.get("/rest/v1/children?select=count(),age.sum(),age.max()", token: c.token).compactJSON == #"[{"count":0,"max":null,"sum":null}]"#,
+            "\(layers)")
+        #expect(try server.get("/rest/v1/children?select=name,age.sum()&order=name", token: c.token).compactJSON == "[]")
         // An embedded count counts the embedded rows the caller may see: A's profile points at
         // Kid, which A sees and C does not (C's own children are none).
         #expect(
-            Self.compact(try get("/rest/v1/children?select=name,user_profiles(count())&order=name", a.token))
+            try server.get("/rest/v1/children?select=name,user_profiles(count())&order=name", token: a.token).compactJSON
                 == #"[{"name":"Kid","user_profiles":[{"count":1}]},{"name":"Teen","user_profiles":[{"count":0}]}]"#)
         #expect(
-            Self.compact(try get("/rest/v1/user_profiles?select=id,children!current_child_id(age.sum())", c.token))
+            try server.get("/rest/v1/user_profiles?select=id,children!current_child_id(age.sum())", token: c.token).compactJSON
                 == #"[{"children":{"sum":null},"id":"\#(c.id)"}]"#, "\(layers)")
 
         // B joins A's family: B now reads A's children (and counts them), but still not A's
@@ -126,37 +118,39 @@ struct EmbeddingTests {
         let created = try http.request("POST", "/rest/v1/rpc/create_family", headers: server.headers(a.token), body: #"{"name":"Fam"}"#)
         let code = try #require(created.jsonObject?["invite_code"] as? String)
         #expect(try http.request("POST", "/rest/v1/rpc/join_family", headers: server.headers(b.token), body: #"{"code":"\#(code)"}"#).status == 200)
-        #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum()", b.token)) == #"[{"count":3,"sum":47}]"#, "\(layers)")
+        #expect(try server.get("/rest/v1/children?select=count(),age.sum()", token: b.token).compactJSON == #"[{"count":3,"sum":47}]"#, "\(layers)")
         #expect(
-            Self.compact(try get("/rest/v1/children?select=name,user_profiles(count())&name=eq.Kid", b.token))
+            try server.get("/rest/v1/children?select=name,user_profiles(count())&name=eq.Kid", token: b.token).compactJSON
                 == #"[{"name":"Kid","user_profiles":[{"count":0}]}]"#, "\(layers)")
-        #expect(Self.compact(try get("/rest/v1/children?select=count(),age.sum()", c.token)) == #"[{"count":0,"sum":null}]"#, "\(layers)")
+        #expect(try server.get("/rest/v1/children?select=count(),age.sum()", token: c.token).compactJSON == #"[{"count":0,"sum":null}]"#, "\(layers)")
         // Family members per family, counted inside the embed: C sees no family at all.
-        #expect(Self.compact(try get("/rest/v1/families?select=name,family_members(count())", b.token)) == #"[{"family_members":[{"count":2}],"name":"Fam"}]"#)
-        #expect(try get("/rest/v1/families?select=name,family_members(count())", c.token).text == "[]")
+        #expect(
+            try server.get("/rest/v1/families?select=name,family_members(count())", token: b.token).compactJSON
+                == #"[{"family_members":[{"count":2}],"name":"Fam"}]"#)
+        #expect(try server.get("/rest/v1/families?select=name,family_members(count())", token: c.token).text == "[]")
 
         // Spread: A's current child merged into A's profile; nobody else reaches it.
         #expect(
-            Self.compact(try get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name,age)", a.token))
+            try server.get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name,age)", token: a.token).compactJSON
                 == #"[{"age":4,"child":"Kid","id":"\#(a.id)"}]"#)
         for token in [b.token, c.token] {
-            let spread = try get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name)", token)
+            let spread = try server.get("/rest/v1/user_profiles?select=id,...children!current_child_id(child:name)", token: token)
             #expect(spread.status == 200 && !spread.text.contains("Kid") && !spread.text.contains(a.id), "\(layers): \(spread.text)")
-            #expect(try get("/rest/v1/user_profiles?select=id,...children!current_child_id!inner(name)", token).text == "[]", "\(layers)")
+            #expect(try server.get("/rest/v1/user_profiles?select=id,...children!current_child_id!inner(name)", token: token).text == "[]", "\(layers)")
         }
-        #expect(Self.compact(try get("/rest/v1/family_members?select=role,...families(family:name)&order=role", c.token)) == "[]")
+        #expect(try server.get("/rest/v1/family_members?select=role,...families(family:name)&order=role", token: c.token).compactJSON == "[]")
         #expect(
-            Self.compact(try get("/rest/v1/family_members?select=role,...families(family:name)&order=role", b.token))
+            try server.get("/rest/v1/family_members?select=role,...families(family:name)&order=role", token: b.token).compactJSON
                 == #"[{"family":"Fam","role":"owner"},{"family":"Fam","role":"parent"}]"#)
         // Aggregates hoisted out of a spread count what the caller sees of both tables.
         #expect(
-            Self.compact(try get("/rest/v1/family_members?select=...families(families:count()),members:count()", b.token))
+            try server.get("/rest/v1/family_members?select=...families(families:count()),members:count()", token: b.token).compactJSON
                 == #"[{"families":2,"members":2}]"#)
         #expect(
-            Self.compact(try get("/rest/v1/family_members?select=...families(families:count()),members:count()", c.token))
+            try server.get("/rest/v1/family_members?select=...families(families:count()),members:count()", token: c.token).compactJSON
                 == #"[{"families":0,"members":0}]"#)
-        let anonymous = try get("/rest/v1/children?select=count()", server.anonKey)
-        #expect(Self.compact(anonymous) == #"[{"count":0}]"# || anonymous.status == 401, "\(anonymous.status) \(anonymous.text)")
+        let anonymous = try server.get("/rest/v1/children?select=count()", token: server.anonKey)
+        #expect(anonymous.compactJSON == #"[{"count":0}]"# || anonymous.status == 401, "\(anonymous.status) \(anonymous.text)")
     }
 
     @Test(arguments: Layers.allCases)
@@ -192,45 +186,34 @@ struct EmbeddingTests {
         let kid = try #require(child.jsonArray?.first?["id"] as? String)
         // A's tag, C's tag linked by A's junction row, and A's tag linked only by C's junction row.
         try admin.execute(
-            """
-            INSERT INTO public.fx_tags VALUES (1, '\(a.id)', 'mine'), (2, '\(c.id)', 'theirs'), (3, '\(a.id)', 'linked-by-them');
-            INSERT INTO public.fx_child_tags VALUES ('\(kid)', 1, '\(a.id)'), ('\(kid)', 2, '\(a.id)'), ('\(kid)', 3, '\(c.id)');
-            """)
-        func get(_ target: String, _ token: String) throws -> TestResponse { try http.request("GET", target, headers: server.headers(token)) }
-        let service = try get("/rest/v1/children?select=name,fx_tags(label)&fx_tags.order=id", server.serviceKey)
-        #expect(Self.compact(service) == #"[{"fx_tags":[{"label":"mine"},{"label":"theirs"},{"label":"linked-by-them"}],"name":"Kid"}]"#, "\(service.text)")
+            unsafeSQL: """
+                INSERT INTO public.fx_tags VALUES (1, '\(a.id)', 'mine'), (2, '\(c.id)', 'theirs'), (3, '\(a.id)', 'linked-by-them');
+                INSERT INTO public.fx_child_tags VALUES ('\(kid)', 1, '\(a.id)'), ('\(kid)', 2, '\(a.id)'), ('\(kid)', 3, '\(c.id)');
+                """)
+        let service = try server.get("/rest/v1/children?select=name,fx_tags(label)&fx_tags.order=id", token: server.serviceKey)
+        #expect(service.compactJSON == #"[{"fx_tags":[{"label":"mine"},{"label":"theirs"},{"label":"linked-by-them"}],"name":"Kid"}]"#, "\(service.text)")
         // A: only tags A may read, reached through junction rows A may read.
         #expect(
-            Self.compact(try get("/rest/v1/children?select=name,fx_tags(label)", a.token)) == #"[{"fx_tags":[{"label":"mine"}],"name":"Kid"}]"#, "\(layers)")
-        #expect(Self.compact(try get("/rest/v1/children?select=name,fx_tags(count())", a.token)) == #"[{"fx_tags":[{"count":1}],"name":"Kid"}]"#, "\(layers)")
+            try server.get("/rest/v1/children?select=name,fx_tags(label)", token: a.token).compactJSON == #"[{"fx_tags":[{"label":"mine"}],"name":"Kid"}]"#,
+            "\(layers)")
         #expect(
-            Self.compact(try get("/rest/v1/fx_tags?select=label,children(name)&order=id", a.token))
+            try server.get("/rest/v1/children?select=name,fx_tags(count())", token: a.token).compactJSON == #"[{"fx_tags":[{"count":1}],"name":"Kid"}]"#,
+            "\(layers)")
+        #expect(
+            try server.get("/rest/v1/fx_tags?select=label,children(name)&order=id", token: a.token).compactJSON
                 == #"[{"children":[{"name":"Kid"}],"label":"mine"},{"children":[],"label":"linked-by-them"}]"#, "\(layers)")
         // C: its tag, but not A's child through it; nothing through C's own junction row.
-        #expect(Self.compact(try get("/rest/v1/fx_tags?select=label,children(name)", c.token)) == #"[{"children":[],"label":"theirs"}]"#, "\(layers)")
-        #expect(try get("/rest/v1/fx_tags?select=label,children!inner(name)", c.token).text == "[]", "\(layers)")
-        #expect(try get("/rest/v1/children?select=name,fx_tags(label)", c.token).text == "[]", "\(layers)")
-    }
-
-    /// Fixture tables, then the schema cache reloaded until `probe` answers 200.
-    static func fixtures(_ server: TestServer, _ sql: String, probe: String) throws -> Connection {
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(sql)
-        let http = server.client()
         #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", probe, headers: server.headers(server.serviceKey)).status) == 200
-            })
-        return admin
+            try server.get("/rest/v1/fx_tags?select=label,children(name)", token: c.token).compactJSON == #"[{"children":[],"label":"theirs"}]"#, "\(layers)")
+        #expect(try server.get("/rest/v1/fx_tags?select=label,children!inner(name)", token: c.token).text == "[]", "\(layers)")
+        #expect(try server.get("/rest/v1/children?select=name,fx_tags(label)", token: c.token).text == "[]", "\(layers)")
     }
 
     /// PostgREST's mutation specs ("embedding" in InsertSpec, UpdateSpec, UpsertSpec, DeleteSpec):
     /// a write's rows come back with their embeds, read in the statement's snapshot.
     @Test func writesAnswerWithTheirEmbeds() throws {
         let server = try Self.server(.both)
-        _ = try Self.fixtures(
-            server,
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_artists (id int PRIMARY KEY, name text);
             CREATE TABLE public.fx_albums (id int PRIMARY KEY, title text, artist_id int REFERENCES public.fx_artists ON DELETE CASCADE);
@@ -244,7 +227,7 @@ struct EmbeddingTests {
         }
         // Many-to-one after an insert, under an alias.
         let inserted = try send("POST", "fx_albums?select=title,artist:fx_artists(name)", #"{"id":4,"title":"new","artist_id":2}"#)
-        #expect(inserted.status == 201 && Self.compact(inserted) == #"[{"artist":{"name":"bcnr"},"title":"new"}]"#, "\(inserted.text)")
+        #expect(inserted.status == 201 && inserted.compactJSON == #"[{"artist":{"name":"bcnr"},"title":"new"}]"#, "\(inserted.text)")
         // One-to-many after an update, with the embed's filter and order; its limit is not
         // applied to a write, as PostgREST applies no range to a mutation's read plan.
         let patched = try send(
@@ -252,24 +235,24 @@ struct EmbeddingTests {
             #"{"name":"duster-patched"}"#)
         #expect(
             patched.status == 200
-                && Self.compact(patched) == #"[{"fx_albums":[{"title":"stratosphere"},{"title":"contemporary movement"}],"name":"duster-patched"}]"#,
+                && patched.compactJSON == #"[{"fx_albums":[{"title":"stratosphere"},{"title":"contemporary movement"}],"name":"duster-patched"}]"#,
             "\(patched.text)")
         let filtered = try send("PATCH", "fx_artists?id=eq.1&select=name,fx_albums(title)&fx_albums.title=like.s*", #"{"name":"duster"}"#)
-        #expect(Self.compact(filtered) == #"[{"fx_albums":[{"title":"stratosphere"}],"name":"duster"}]"#, "\(filtered.text)")
+        #expect(filtered.compactJSON == #"[{"fx_albums":[{"title":"stratosphere"}],"name":"duster"}]"#, "\(filtered.text)")
         // PUT, and a batch upsert answered in `order`.
         let put = try send("PUT", "fx_artists?id=eq.2&select=id,fx_albums(id)&fx_albums.order=id", #"{"id":2,"name":"bcnr-put"}"#)
-        #expect(put.status == 200 && Self.compact(put) == #"[{"fx_albums":[{"id":3},{"id":4}],"id":2}]"#, "\(put.text)")
+        #expect(put.status == 200 && put.compactJSON == #"[{"fx_albums":[{"id":3},{"id":4}],"id":2}]"#, "\(put.text)")
         let upserted = try send(
             "POST", "fx_artists?select=id,name,fx_albums(id)&order=id.desc&fx_albums.order=id", #"[{"id":1,"name":"d"},{"id":2,"name":"b"}]"#,
             prefer: "return=representation,resolution=merge-duplicates")
         #expect(
             upserted.status == 200
-                && Self.compact(upserted) == #"[{"fx_albums":[{"id":3},{"id":4}],"id":2,"name":"b"},{"fx_albums":[{"id":1},{"id":2}],"id":1,"name":"d"}]"#,
+                && upserted.compactJSON == #"[{"fx_albums":[{"id":3},{"id":4}],"id":2,"name":"b"},{"fx_albums":[{"id":1},{"id":2}],"id":1,"name":"d"}]"#,
             "\(upserted.text)")
         // `!inner` narrows the answer, not the write.
         let inner = try send("PATCH", "fx_albums?id=eq.4&select=title,fx_artists!inner(name)&fx_artists.name=eq.nobody", #"{"title":"newer"}"#)
         #expect(inner.status == 200 && inner.text == "[]", "\(inner.text)")
-        #expect(Self.compact(try send("GET", "fx_albums?id=eq.4&select=title")) == #"[{"title":"newer"}]"#)
+        #expect(try send("GET", "fx_albums?id=eq.4&select=title").compactJSON == #"[{"title":"newer"}]"#)
         // Without a representation nothing is embedded; a bad embed is still refused before
         // anything is written.
         let minimal = try send("POST", "fx_albums?select=*,fx_artists(*)", #"{"id":5,"title":"quiet","artist_id":1}"#, prefer: "return=minimal")
@@ -279,12 +262,12 @@ struct EmbeddingTests {
         #expect(try send("GET", "fx_albums?id=eq.6").text == "[]")
         // A write without embeds answers in `order` too (an UPDATE returns rows in no order).
         let ordered = try send("PATCH", "fx_albums?artist_id=eq.1&select=id&order=id.desc", #"{"artist_id":1}"#)
-        #expect(Self.compact(ordered) == #"[{"id":5},{"id":2},{"id":1}]"#, "\(ordered.text)")
+        #expect(ordered.compactJSON == #"[{"id":5},{"id":2},{"id":1}]"#, "\(ordered.text)")
         // A DELETE answers the children its cascade removes (read in the statement's snapshot).
         let deleted = try send("DELETE", "fx_artists?id=eq.1&select=name,fx_albums(title)&fx_albums.order=id")
         #expect(
             deleted.status == 200
-                && Self.compact(deleted) == #"[{"fx_albums":[{"title":"stratosphere"},{"title":"contemporary movement"},{"title":"quiet"}],"name":"d"}]"#,
+                && deleted.compactJSON == #"[{"fx_albums":[{"title":"stratosphere"},{"title":"contemporary movement"},{"title":"quiet"}],"name":"d"}]"#,
             "\(deleted.text)")
         #expect(try send("GET", "fx_albums?artist_id=eq.1").text == "[]")
     }
@@ -294,8 +277,7 @@ struct EmbeddingTests {
     @Test(arguments: Layers.allCases)
     func writesEmbedOnlyWhatTheCallerMayRead(_ layers: Layers) throws {
         let server = try Self.server(layers, owners: ["fx_notes": "owner_id"])
-        let admin = try Self.fixtures(
-            server,
+        let admin = try server.installFixtures(
             """
             CREATE TABLE public.fx_notes (id int PRIMARY KEY, owner_id uuid NOT NULL,
                                           child_id uuid NOT NULL REFERENCES public.children (id) ON DELETE CASCADE, body text);
@@ -315,19 +297,19 @@ struct EmbeddingTests {
         }
         let child = try send("POST", "children?select=id,name,fx_notes(body)", a.token, #"{"user_id":"\#(a.id)","name":"Kid"}"#)
         let kid = try #require(child.jsonArray?.first?["id"] as? String, "\(layers): \(child.text)")
-        #expect(Self.compact(child) == #"[{"fx_notes":[],"id":"\#(kid)","name":"Kid"}]"#)
+        #expect(child.compactJSON == #"[{"fx_notes":[],"id":"\#(kid)","name":"Kid"}]"#)
         // A's note and C's note on A's child.
-        try admin.execute("INSERT INTO public.fx_notes VALUES (1, '\(a.id)', '\(kid)', 'a-note'), (2, '\(c.id)', '\(kid)', 'c-note')")
+        try admin.execute(unsafeSQL: "INSERT INTO public.fx_notes VALUES (1, '\(a.id)', '\(kid)', 'a-note'), (2, '\(c.id)', '\(kid)', 'c-note')")
 
         // A's update embeds A's note, not C's.
         let patched = try send("PATCH", "children?id=eq.\(kid)&select=name,fx_notes(body)", a.token, #"{"age":5}"#)
-        #expect(Self.compact(patched) == #"[{"fx_notes":[{"body":"a-note"}],"name":"Kid"}]"#, "\(layers): \(patched.text)")
+        #expect(patched.compactJSON == #"[{"fx_notes":[{"body":"a-note"}],"name":"Kid"}]"#, "\(layers): \(patched.text)")
         let mine = try send("POST", "fx_notes?select=body,children(name)", a.token, #"{"id":3,"owner_id":"\#(a.id)","child_id":"\#(kid)","body":"mine"}"#)
-        #expect(Self.compact(mine) == #"[{"body":"mine","children":{"name":"Kid"}}]"#, "\(layers): \(mine.text)")
+        #expect(mine.compactJSON == #"[{"body":"mine","children":{"name":"Kid"}}]"#, "\(layers): \(mine.text)")
 
         // C may write a note pointing at A's child, but its answer embeds nothing of A's.
         let sneaky = try send("POST", "fx_notes?select=body,children(name)", c.token, #"{"id":4,"owner_id":"\#(c.id)","child_id":"\#(kid)","body":"sneaky"}"#)
-        #expect(sneaky.status == 201 && Self.compact(sneaky) == #"[{"body":"sneaky","children":null}]"#, "\(layers): \(sneaky.text)")
+        #expect(sneaky.status == 201 && sneaky.compactJSON == #"[{"body":"sneaky","children":null}]"#, "\(layers): \(sneaky.text)")
         for target in [
             "fx_notes?id=eq.4&select=body,children(name,fx_notes(body))", "fx_notes?id=eq.4&select=body,...children(name)",
             "fx_notes?id=eq.4&select=body,children!inner(*)", "fx_notes?id=eq.4&select=*,children(count())"
@@ -336,16 +318,16 @@ struct EmbeddingTests {
             #expect(seen.status == 200 && !seen.text.contains("Kid") && !seen.text.contains(a.id), "\(layers) \(target): \(seen.text)")
         }
         let spread = try send("PATCH", "fx_notes?id=eq.4&select=body,...children(name)", c.token, #"{"body":"sneaky"}"#)
-        #expect(Self.compact(spread) == #"[{"body":"sneaky","name":null}]"#, "\(layers): \(spread.text)")
+        #expect(spread.compactJSON == #"[{"body":"sneaky","name":null}]"#, "\(layers): \(spread.text)")
         // Through a computed relationship too: the function's rows get the caller's read rule.
         let computed = try send("PATCH", "fx_notes?id=eq.4&select=body,fx_note_child(name)", c.token, #"{"body":"sneaky"}"#)
-        #expect(Self.compact(computed) == #"[{"body":"sneaky","fx_note_child":null}]"#, "\(layers): \(computed.text)")
+        #expect(computed.compactJSON == #"[{"body":"sneaky","fx_note_child":null}]"#, "\(layers): \(computed.text)")
         let owned = try send("GET", "fx_notes?id=eq.1&select=body,fx_note_child(name)", a.token)
-        #expect(Self.compact(owned) == #"[{"body":"a-note","fx_note_child":{"name":"Kid"}}]"#, "\(layers): \(owned.text)")
+        #expect(owned.compactJSON == #"[{"body":"a-note","fx_note_child":{"name":"Kid"}}]"#, "\(layers): \(owned.text)")
 
         // A deletes the child: the answer holds A's notes (which the cascade removes), never C's.
         let deleted = try send("DELETE", "children?id=eq.\(kid)&select=name,fx_notes(body)&fx_notes.order=id", a.token)
-        #expect(Self.compact(deleted) == #"[{"fx_notes":[{"body":"a-note"},{"body":"mine"}],"name":"Kid"}]"#, "\(layers): \(deleted.text)")
+        #expect(deleted.compactJSON == #"[{"fx_notes":[{"body":"a-note"},{"body":"mine"}],"name":"Kid"}]"#, "\(layers): \(deleted.text)")
         #expect(try send("GET", "fx_notes", server.serviceKey).text == "[]")
     }
 
@@ -353,8 +335,7 @@ struct EmbeddingTests {
     /// the top, inside an embed and on a write; PGRST118 and PGRST108 otherwise.
     @Test func ordersByAnEmbeddedToOneColumn() throws {
         let server = try Self.server(.both)
-        _ = try Self.fixtures(
-            server,
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_clients (id int PRIMARY KEY, name text, info jsonb);
             CREATE TABLE public.fx_projects (id int PRIMARY KEY, name text, client_id int REFERENCES public.fx_clients);
@@ -373,7 +354,7 @@ struct EmbeddingTests {
         func ids(_ response: TestResponse) -> [Int] { response.jsonArray?.compactMap { $0["id"] as? Int } ?? [] }
         let nullsFirst = try send("GET", "fx_projects?select=id,fx_clients(name)&order=fx_clients(name).nullsfirst,id")
         #expect(ids(nullsFirst) == [5, 3, 4, 1, 2], "\(nullsFirst.text)")
-        #expect(Self.compact(nullsFirst).hasPrefix(#"[{"fx_clients":null,"id":5},{"fx_clients":{"name":"Apple"},"id":3}"#), "\(nullsFirst.text)")
+        #expect(nullsFirst.compactJSON.hasPrefix(#"[{"fx_clients":null,"id":5},{"fx_clients":{"name":"Apple"},"id":3}"#), "\(nullsFirst.text)")
         // By the embed's alias, descending with nulls last; along a JSON path.
         #expect(ids(try send("GET", "fx_projects?select=id,client:fx_clients(name)&order=client(name).desc.nullslast,id")) == [1, 2, 3, 4, 5])
         #expect(ids(try send("GET", "fx_projects?select=id,fx_clients(id)&order=fx_clients(info->rank).asc,id")) == [3, 4, 1, 2, 5])
@@ -390,7 +371,7 @@ struct EmbeddingTests {
 
         func expectError(_ target: String, _ status: Int, _ expected: String, method: String = "GET") throws {
             let response = try send(method, target)
-            #expect(response.status == status && Self.compact(response) == expected, "\(target): \(response.status) \(response.text)")
+            #expect(response.status == status && response.compactJSON == expected, "\(target): \(response.status) \(response.text)")
         }
         try expectError(
             "fx_clients?select=*,fx_projects(*)&order=fx_projects(id)", 400,
@@ -419,8 +400,7 @@ struct EmbeddingTests {
     @Test(arguments: Layers.allCases)
     func relatedOrderSeesOnlyWhatTheCallerMayRead(_ layers: Layers) throws {
         let server = try Self.server(layers, owners: ["fx_notes": "owner_id"])
-        let admin = try Self.fixtures(
-            server,
+        let admin = try server.installFixtures(
             """
             CREATE TABLE public.fx_notes (id int PRIMARY KEY, owner_id uuid NOT NULL, child_id uuid NOT NULL REFERENCES public.children (id), body text);
             GRANT ALL ON public.fx_notes TO authenticated, service_role;
@@ -440,10 +420,10 @@ struct EmbeddingTests {
         }
         // Notes of both users on A's children: 1 and 3 on Zed, 2 and 4 on Amy.
         try admin.execute(
-            """
-            INSERT INTO public.fx_notes VALUES (1, '\(a.id)', '\(kids[0])', 'a1'), (2, '\(a.id)', '\(kids[1])', 'a2'),
-                                               (3, '\(c.id)', '\(kids[0])', 'c1'), (4, '\(c.id)', '\(kids[1])', 'c2')
-            """)
+            unsafeSQL: """
+                INSERT INTO public.fx_notes VALUES (1, '\(a.id)', '\(kids[0])', 'a1'), (2, '\(a.id)', '\(kids[1])', 'a2'),
+                                                   (3, '\(c.id)', '\(kids[0])', 'c1'), (4, '\(c.id)', '\(kids[1])', 'c2')
+                """)
         func ids(_ target: String, _ token: String) throws -> [Int] {
             let response = try http.request("GET", "/rest/v1/" + target, headers: server.headers(token))
             #expect(response.status == 200, "\(layers): \(response.text)")
@@ -462,8 +442,7 @@ struct EmbeddingTests {
     /// related orders, writes).
     @Test func oneToOneEmbedsAnObjectBothWays() throws {
         let server = try Self.server(.both)
-        _ = try Self.fixtures(
-            server,
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_students (id int, code text, name text, PRIMARY KEY (id, code));
             -- The key's columns in another order than the primary key's: compared as a set.
@@ -486,18 +465,18 @@ struct EmbeddingTests {
         }
         let students = try send("GET", "fx_students?select=name,fx_students_info(address),fx_badges(label),fx_grades(grade)&order=id&fx_grades.order=id")
         #expect(
-            Self.compact(students)
+            students.compactJSON
                 == #"[{"fx_badges":{"label":"gold"},"fx_grades":[{"grade":5},{"grade":6}],"fx_students_info":{"address":"Street 1"},"name":"John Doe"},"#
                 + #"{"fx_badges":null,"fx_grades":[],"fx_students_info":null,"name":"Jane Doe"}]"#, "\(students.text)")
         #expect(
-            Self.compact(try send("GET", "fx_students_info?select=address,fx_students(name)")) == #"[{"address":"Street 1","fx_students":{"name":"John Doe"}}]"#
+            try send("GET", "fx_students_info?select=address,fx_students(name)").compactJSON == #"[{"address":"Street 1","fx_students":{"name":"John Doe"}}]"#
         )
-        #expect(Self.compact(try send("GET", "fx_badges?select=label,fx_students(name)")) == #"[{"fx_students":{"name":"John Doe"},"label":"gold"}]"#)
+        #expect(try send("GET", "fx_badges?select=label,fx_students(name)").compactJSON == #"[{"fx_students":{"name":"John Doe"},"label":"gold"}]"#)
         #expect(
-            Self.compact(try send("GET", "fx_grades?select=grade,fx_students(name)&order=id&limit=1")) == #"[{"fx_students":{"name":"John Doe"},"grade":5}]"#)
+            try send("GET", "fx_grades?select=grade,fx_students(name)&order=id&limit=1").compactJSON == #"[{"fx_students":{"name":"John Doe"},"grade":5}]"#)
         // To-one from the referenced side too: spreads and related orders take it.
         #expect(
-            Self.compact(try send("GET", "fx_students?select=name,...fx_students_info(address)&order=id"))
+            try send("GET", "fx_students?select=name,...fx_students_info(address)&order=id").compactJSON
                 == #"[{"address":"Street 1","name":"John Doe"},{"address":null,"name":"Jane Doe"}]"#)
         let ordered = try send("GET", "fx_students?select=id,fx_badges(label)&order=fx_badges(label).nullsfirst")
         #expect(ordered.jsonArray?.compactMap { $0["id"] as? Int } == [2, 1], "\(ordered.text)")
@@ -505,9 +484,9 @@ struct EmbeddingTests {
         #expect(spreadMany.status == 200 && spreadMany.jsonArray?.first?["grade"] is [Any], "\(spreadMany.text)")
         // Writes (PostgREST's UpdateSpec and DeleteSpec "embeds an O2O relationship").
         let patched = try send("PATCH", "fx_students_info?id=eq.1&select=address,fx_students(name)", #"{"address":"New Street 1"}"#)
-        #expect(Self.compact(patched) == #"[{"address":"New Street 1","fx_students":{"name":"John Doe"}}]"#, "\(patched.text)")
+        #expect(patched.compactJSON == #"[{"address":"New Street 1","fx_students":{"name":"John Doe"}}]"#, "\(patched.text)")
         let deleted = try send("DELETE", "fx_students?id=eq.1&select=name,fx_students_info(address)")
-        #expect(Self.compact(deleted) == #"[{"fx_students_info":{"address":"New Street 1"},"name":"John Doe"}]"#, "\(deleted.text)")
+        #expect(deleted.compactJSON == #"[{"fx_students_info":{"address":"New Street 1"},"name":"John Doe"}]"#, "\(deleted.text)")
     }
 
     /// PostgREST's ComputedRelsSpec: a function `f(t) returns [setof] u` embeds its rows under its
@@ -515,8 +494,7 @@ struct EmbeddingTests {
     /// writes' answers.
     @Test func computedRelationshipsEmbedAFunctionsRows() throws {
         let server = try Self.server(.both)
-        _ = try Self.fixtures(
-            server,
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_designers (id int PRIMARY KEY, name text);
             CREATE TABLE public.fx_videogames (id int PRIMARY KEY, name text, designer_id int REFERENCES public.fx_designers);
@@ -539,22 +517,22 @@ struct EmbeddingTests {
         }
         let games = try send("GET", "fx_videogames?select=name,fx_computed_designers(name)&id=lt.3&order=id")
         #expect(
-            Self.compact(games)
+            games.compactJSON
                 == #"[{"fx_computed_designers":{"name":"Sid Meier"},"name":"Civilization I"},{"fx_computed_designers":{"name":"Sid Meier"},"name":"Civilization II"}]"#,
             "\(games.text)")
         #expect(
-            Self.compact(try send("GET", "fx_videogames?select=name,designer:fx_computed_designer(name)&id=eq.3"))
+            try send("GET", "fx_videogames?select=name,designer:fx_computed_designer(name)&id=eq.3").compactJSON
                 == #"[{"designer":{"name":"Hironobu Sakaguchi"},"name":"Final Fantasy I"}]"#)
         let designers = try send(
             "GET", "fx_designers?select=name,fx_computed_videogames(name)&order=id&fx_computed_videogames.order=id&fx_computed_videogames.name=like.*II")
         #expect(
-            Self.compact(designers)
+            designers.compactJSON
                 == #"[{"fx_computed_videogames":[{"name":"Civilization II"}],"name":"Sid Meier"},{"fx_computed_videogames":[{"name":"Final Fantasy II"}],"name":"Hironobu Sakaguchi"}]"#,
             "\(designers.text)")
         #expect(
-            Self.compact(try send("GET", "fx_videogames?select=name,...fx_computed_designers(designer:name)&id=eq.1"))
+            try send("GET", "fx_videogames?select=name,...fx_computed_designers(designer:name)&id=eq.1").compactJSON
                 == #"[{"designer":"Sid Meier","name":"Civilization I"}]"#)
-        #expect(Self.compact(try send("GET", "fx_videogames?select=name,fx_designers(name)&id=eq.1")) == #"[{"fx_designers":null,"name":"Civilization I"}]"#)
+        #expect(try send("GET", "fx_videogames?select=name,fx_designers(name)&id=eq.1").compactJSON == #"[{"fx_designers":null,"name":"Civilization I"}]"#)
         let ordered = try send("GET", "fx_videogames?select=id,fx_computed_designers(name)&order=fx_computed_designers(name),id")
         #expect(ordered.jsonArray?.compactMap { $0["id"] as? Int } == [3, 4, 1, 2], "\(ordered.text)")
         let toMany = try send("GET", "fx_designers?select=*,fx_computed_videogames(*)&order=fx_computed_videogames(id)")
@@ -566,9 +544,9 @@ struct EmbeddingTests {
         // Writes: the returned row is the function's argument (PUT's too, whose returned rows
         // carry one more column).
         let patched = try send("PATCH", "fx_videogames?id=eq.1&select=name,fx_computed_designers(name)", #"{"name":"Civ"}"#)
-        #expect(Self.compact(patched) == #"[{"fx_computed_designers":{"name":"Sid Meier"},"name":"Civ"}]"#, "\(patched.text)")
+        #expect(patched.compactJSON == #"[{"fx_computed_designers":{"name":"Sid Meier"},"name":"Civ"}]"#, "\(patched.text)")
         let put = try send("PUT", "fx_videogames?id=eq.5&select=name,fx_computed_designers(name)", #"{"id":5,"name":"Pirates!","designer_id":1}"#)
-        #expect(put.status == 201 && Self.compact(put) == #"[{"fx_computed_designers":{"name":"Sid Meier"},"name":"Pirates!"}]"#, "\(put.text)")
+        #expect(put.status == 201 && put.compactJSON == #"[{"fx_computed_designers":{"name":"Sid Meier"},"name":"Pirates!"}]"#, "\(put.text)")
     }
 
     /// PostgREST's findRel beyond a table's name: a table's key to itself (`t(…)` the children,
@@ -576,8 +554,7 @@ struct EmbeddingTests {
     /// a foreign key named by its constraint or its one column.
     @Test func selfReferencingKeysAndKeysAsTargets() throws {
         let server = try Self.server(.both)
-        _ = try Self.fixtures(
-            server,
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_web_content (id int PRIMARY KEY, name text, p_web_id int REFERENCES public.fx_web_content (id));
             INSERT INTO public.fx_web_content VALUES (5, 'wat', NULL), (0, 'tardis', 5), (1, 'fezz', 0), (2, 'foo', 0), (3, 'bar', 0), (4, 'wut', 1);
@@ -592,11 +569,11 @@ struct EmbeddingTests {
         let tree = try send(
             "GET", "fx_web_content?id=eq.0&select=id,name,fx_web_content(name,fx_web_content(name)),parent_content:p_web_id(name)&fx_web_content.order=id")
         #expect(
-            Self.compact(tree)
+            tree.compactJSON
                 == #"[{"fx_web_content":[{"fx_web_content":[{"name":"wut"}],"name":"fezz"},{"fx_web_content":[],"name":"foo"},{"fx_web_content":[],"name":"bar"}],"id":0,"name":"tardis","parent_content":{"name":"wat"}}]"#,
             "\(tree.text)")
         #expect(
-            Self.compact(try send("GET", "fx_web_content?id=eq.1&select=name,kids:fx_web_content!p_web_id(name)"))
+            try send("GET", "fx_web_content?id=eq.1&select=name,kids:fx_web_content!p_web_id(name)").compactJSON
                 == #"[{"kids":[{"name":"wut"}],"name":"fezz"}]"#)
         // After an update, with the embed's filters (PostgREST's UpdateSpec).
         let patched = try send(
@@ -604,13 +581,13 @@ struct EmbeddingTests {
             "fx_web_content?id=eq.0&select=id,name,fx_web_content(name),parent_content:p_web_id(name)&fx_web_content.name=like.f*&fx_web_content.order=id",
             #"{"name":"tardis-patched"}"#)
         #expect(
-            Self.compact(patched)
+            patched.compactJSON
                 == #"[{"fx_web_content":[{"name":"fezz"},{"name":"foo"}],"id":0,"name":"tardis-patched","parent_content":{"name":"wat"}}]"#,
             "\(patched.text)")
         // A foreign key named by its one column or its constraint.
-        #expect(Self.compact(try send("GET", "fx_pages?select=id,content_id(name)")) == #"[{"content_id":{"name":"wut"},"id":1}]"#)
-        #expect(Self.compact(try send("GET", "fx_pages?select=id,fx_pages_content(name)")) == #"[{"fx_pages_content":{"name":"wut"},"id":1}]"#)
-        #expect(Self.compact(try send("GET", "fx_web_content?id=eq.4&select=name,fx_pages_content(id)")) == #"[{"fx_pages_content":[{"id":1}],"name":"wut"}]"#)
+        #expect(try send("GET", "fx_pages?select=id,content_id(name)").compactJSON == #"[{"content_id":{"name":"wut"},"id":1}]"#)
+        #expect(try send("GET", "fx_pages?select=id,fx_pages_content(name)").compactJSON == #"[{"fx_pages_content":{"name":"wut"},"id":1}]"#)
+        #expect(try send("GET", "fx_web_content?id=eq.4&select=name,fx_pages_content(id)").compactJSON == #"[{"fx_pages_content":[{"id":1}],"name":"wut"}]"#)
     }
 
     @Test func relationshipErrorsAsPostgREST() throws {
@@ -647,8 +624,8 @@ struct EmbeddingTests {
         #expect(ambiguous.status == 300 && ambiguous.jsonObject?["code"] as? String == "PGRST201", "\(ambiguous.text)")
         #expect((ambiguous.jsonObject?["details"] as? [[String: Any]])?.count == 2)
         let chosen = try http.request("GET", "/rest/v1/fx_letters?select=id,from:fx_people!sender(name),to:fx_people!receiver(name)", headers: service)
-        #expect(Self.compact(chosen) == #"[{"from":{"name":"ann"},"id":1,"to":{"name":"bob"}}]"#, "\(chosen.text)")
+        #expect(chosen.compactJSON == #"[{"from":{"name":"ann"},"id":1,"to":{"name":"bob"}}]"#, "\(chosen.text)")
         let received = try http.request("GET", "/rest/v1/fx_people?select=name,fx_letters!receiver(id)&order=id", headers: service)
-        #expect(Self.compact(received) == #"[{"fx_letters":[],"name":"ann"},{"fx_letters":[{"id":1}],"name":"bob"}]"#, "\(received.text)")
+        #expect(received.compactJSON == #"[{"fx_letters":[],"name":"ann"},{"fx_letters":[{"id":1}],"name":"bob"}]"#, "\(received.text)")
     }
 }

@@ -13,9 +13,9 @@ struct FidelityRepresentationTests {
 
     init() throws {
         server = try TestServer()
-        admin = try Connection(conninfo: server.databaseURL)
         // PostgREST's own fixtures (test/spec/fixtures/schema.sql): `fx_color` is an integer
         // written `#RRGGBB`, with json and text parsers; `fx_isodate` has no text parser.
+        admin = try Connection(conninfo: server.databaseURL)
         try admin.execute(
             """
             CREATE DOMAIN public.fx_color AS integer CHECK (VALUE >= 0 AND VALUE <= 16777215);
@@ -49,7 +49,8 @@ struct FidelityRepresentationTests {
             """)
         // Media type handlers (PostgREST's CustomMediaSpec fixtures): domains named for media
         // types, functions returning them, aggregates over a table's rows or any rows.
-        try admin.execute(
+        let server = self.server
+        try server.installFixtures(
             #"""
             CREATE DOMAIN public."text/plain" AS text;
             CREATE DOMAIN public."text/xml" AS xml;
@@ -114,228 +115,214 @@ struct FidelityRepresentationTests {
             CREATE FUNCTION public.fx_ov_trans(state "application/json", next public.fx_overridden) RETURNS "application/json" LANGUAGE sql AS $$ SELECT state $$;
             CREATE AGGREGATE public.fx_ov_agg(public.fx_overridden) (initcond = '{"overridden": "true"}', stype = "application/json", sfunc = public.fx_ov_trans);
             GRANT ALL ON public.fx_projects, public.fx_notes, public.fx_numbers, public.fx_overridden TO service_role;
-            """#)
-        // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
-        // listening just after it serves): ask again until the schema cache has the fixtures.
-        let http = server.client()
-        let headers = server.headers(server.serviceKey)
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", "/rest/v1/fx_todos?select=id&limit=1", headers: headers).status) == 200
-                    && (try? http.request("GET", "/rest/v1/rpc/fx_welcome", headers: headers + [("Accept", "text/plain")]).status) == 200
-            })
-    }
-
-    func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {
-        try server.client().request("GET", target, headers: server.headers(server.serviceKey, extra))
-    }
-
-    func send(_ method: String, _ target: String, _ body: String, _ extra: [(String, String)] = []) throws -> TestResponse {
-        try server.client().request(method, target, headers: server.headers(server.serviceKey, extra), body: body)
-    }
-
-    /// The body's JSON re-serialised compactly with sorted keys.
-    func compact(_ response: TestResponse) -> String {
-        guard let value = response.json, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else {
-            return response.text
+            """#
+        ) {
+            guard try server.get("/rest/v1/fx_todos?select=id&limit=1", token: server.serviceKey).status == 200 else { return false }
+            return try server.get("/rest/v1/rpc/fx_welcome", token: server.serviceKey, headers: [("Accept", "text/plain")]).status == 200
         }
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// A value as stored, read past the API.
     func stored(_ sql: String) throws -> String? {
-        try admin.query(SQL(unsafeSQL: sql, binds: [])).scalar
+        try admin.query(SQL(unsafeSQL: sql)).scalar
     }
 
     // MARK: domain representations
 
     @Test func selectedColumnsAreWrittenThroughTheDomainsJSONCast() throws {
         #expect(
-            compact(try get("/rest/v1/fx_todos?select=id,label_color&id=lt.4&order=id"))
+            try server.service.get("/rest/v1/fx_todos?select=id,label_color&id=lt.4&order=id").compactJSON
                 == ##"[{"id":1,"label_color":"#000000"},{"id":2,"label_color":"#000100"},{"id":3,"label_color":"#01E240"}]"##)
         #expect(
-            compact(try get("/rest/v1/fx_todos?select=id,label_color,due_at&id=lt.3&order=id"))
+            try server.service.get("/rest/v1/fx_todos?select=id,label_color,due_at&id=lt.3&order=id").compactJSON
                 == ##"[{"due_at":"2018-01-02T00:00:00Z","id":1,"label_color":"#000000"},{"due_at":"2018-01-03T00:00:00Z","id":2,"label_color":"#000100"}]"##)
         // Renamed, and a cast on top of the representation.
-        #expect(compact(try get("/rest/v1/fx_todos?select=id,clr:label_color&id=eq.2")) == ##"[{"clr":"#000100","id":2}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id,clr:label_color::text&id=eq.2")) == ##"[{"clr":"\"#000100\"","id":2}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id,clr:label_color&id=eq.2").compactJSON == ##"[{"clr":"#000100","id":2}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id,clr:label_color::text&id=eq.2").compactJSON == ##"[{"clr":"\"#000100\"","id":2}]"##)
         // A null is whatever the function makes of it.
-        #expect(compact(try get("/rest/v1/fx_todos?select=id,label_color,due_at&id=eq.4")) == ##"[{"due_at":null,"id":4,"label_color":""}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id,label_color,due_at&id=eq.4").compactJSON == ##"[{"due_at":null,"id":4,"label_color":""}]"##)
         // `*`, explicit or implied, expands to every column, each through its representation.
         let star = ##"[{"due_at":"2018-01-03T00:00:00Z","id":2,"label_color":"#000100","name":"Essay"}]"##
-        #expect(compact(try get("/rest/v1/fx_todos?select=*&id=eq.2")) == star)
-        #expect(compact(try get("/rest/v1/fx_todos?id=eq.2")) == star)
-        let csv = try get("/rest/v1/fx_todos?id=eq.2", [("Accept", "text/csv")])
+        #expect(try server.service.get("/rest/v1/fx_todos?select=*&id=eq.2").compactJSON == star)
+        #expect(try server.service.get("/rest/v1/fx_todos?id=eq.2").compactJSON == star)
+        let csv = try server.service.get("/rest/v1/fx_todos?id=eq.2", headers: [("Accept", "text/csv")])
         #expect(csv.text == "id,name,label_color,due_at\n2,Essay,\"\"\"#000100\"\"\",\"\"\"2018-01-03T00:00:00Z\"\"\"", "\(csv.text)")
         // Through an embed, a spread and a function's rows of the table's type.
-        let embedded = try get("/rest/v1/fx_todo_pairs?select=id,first:fx_todos!fx_todo_pairs_first_id_fkey(label_color,due_at)&order=id")
+        let embedded = try server.service.get("/rest/v1/fx_todo_pairs?select=id,first:fx_todos!fx_todo_pairs_first_id_fkey(label_color,due_at)&order=id")
         #expect(
-            compact(embedded)
+            embedded.compactJSON
                 == ##"[{"first":{"due_at":"2018-01-03T00:00:00Z","label_color":"#000100"},"id":1},{"first":{"due_at":"2018-01-02T00:00:00Z","label_color":"#000000"},"id":2}]"##,
             "\(embedded.text)")
-        let starEmbed = try get("/rest/v1/fx_todo_pairs?select=id,second:fx_todos!fx_todo_pairs_second_id_fkey(*)&id=eq.1")
+        let starEmbed = try server.service.get("/rest/v1/fx_todo_pairs?select=id,second:fx_todos!fx_todo_pairs_second_id_fkey(*)&id=eq.1")
         #expect(
-            compact(starEmbed) == ##"[{"id":1,"second":{"due_at":"2018-01-01T14:12:34.123456Z","id":3,"label_color":"#01E240","name":"Algebra"}}]"##,
+            starEmbed.compactJSON == ##"[{"id":1,"second":{"due_at":"2018-01-01T14:12:34.123456Z","id":3,"label_color":"#01E240","name":"Algebra"}}]"##,
             "\(starEmbed.text)")
-        let spread = try get("/rest/v1/fx_todo_pairs?select=id,...fx_todos!fx_todo_pairs_first_id_fkey(label_color)&id=eq.1")
-        #expect(compact(spread) == ##"[{"id":1,"label_color":"#000100"}]"##, "\(spread.text)")
+        let spread = try server.service.get("/rest/v1/fx_todo_pairs?select=id,...fx_todos!fx_todo_pairs_first_id_fkey(label_color)&id=eq.1")
+        #expect(spread.compactJSON == ##"[{"id":1,"label_color":"#000100"}]"##, "\(spread.text)")
         #expect(
-            compact(try get("/rest/v1/rpc/fx_todos_before?before=3"))
+            try server.service.get("/rest/v1/rpc/fx_todos_before?before=3").compactJSON
                 == ##"[{"due_at":"2018-01-02T00:00:00Z","id":1,"label_color":"#000000","name":"Report"},{"due_at":"2018-01-03T00:00:00Z","id":2,"label_color":"#000100","name":"Essay"}]"##
         )
-        #expect(compact(try get("/rest/v1/rpc/fx_todos_before?before=3&select=label_color&label_color=eq.000100")) == ##"[{"label_color":"#000100"}]"##)
+        #expect(
+            try server.service.get("/rest/v1/rpc/fx_todos_before?before=3&select=label_color&label_color=eq.000100").compactJSON
+                == ##"[{"label_color":"#000100"}]"##)
     }
 
     @Test func filterValuesAreReadThroughTheDomainsTextCast() throws {
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=eq.000100")) == ##"[{"id":2}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=eq.%23000100")) == ##"[{"id":2}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=gt.000100&order=id")) == ##"[{"id":3}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=in.(000100,01E240)&order=id")) == ##"[{"id":2},{"id":3}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=not.in.(000000,01E240)&order=id")) == ##"[{"id":2}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&label_color=eq(any).{000100,01E240}&order=id")) == ##"[{"id":2},{"id":3}]"##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&or=(label_color.eq.01E240,id.eq.1)&order=id")) == ##"[{"id":1},{"id":3}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id&label_color=eq.000100").compactJSON == ##"[{"id":2}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id&label_color=eq.%23000100").compactJSON == ##"[{"id":2}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id&label_color=gt.000100&order=id").compactJSON == ##"[{"id":3}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id&label_color=in.(000100,01E240)&order=id").compactJSON == ##"[{"id":2},{"id":3}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id&label_color=not.in.(000000,01E240)&order=id").compactJSON == ##"[{"id":2}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id&label_color=eq(any).{000100,01E240}&order=id").compactJSON == ##"[{"id":2},{"id":3}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id&or=(label_color.eq.01E240,id.eq.1)&order=id").compactJSON == ##"[{"id":1},{"id":3}]"##)
         // On an embed's filter.
-        let embedded = try get("/rest/v1/fx_todo_pairs?select=id,fx_todos!fx_todo_pairs_first_id_fkey(label_color)&fx_todos.label_color=neq.000100&order=id")
-        #expect(compact(embedded) == ##"[{"fx_todos":null,"id":1},{"fx_todos":{"label_color":"#000000"},"id":2}]"##, "\(embedded.text)")
+        let embedded = try server.service.get(
+            "/rest/v1/fx_todo_pairs?select=id,fx_todos!fx_todo_pairs_first_id_fkey(label_color)&fx_todos.label_color=neq.000100&order=id")
+        #expect(embedded.compactJSON == ##"[{"fx_todos":null,"id":1},{"fx_todos":{"label_color":"#000000"},"id":2}]"##, "\(embedded.text)")
         // No text cast: the value is the base type's text (the json parser is not tried).
-        let noParser = try get("/rest/v1/fx_todos?select=id&due_at=eq.Z")
+        let noParser = try server.service.get("/rest/v1/fx_todos?select=id&due_at=eq.Z")
         #expect(noParser.status == 400 && noParser.jsonObject?["code"] as? String == "22007", "\(noParser.text)")
         #expect(noParser.jsonObject?["message"] as? String == ##"invalid input syntax for type timestamp with time zone: "Z""##)
-        #expect(compact(try get("/rest/v1/fx_todos?select=id&due_at=eq.2018-01-03T00:00:00%2B00:00")) == ##"[{"id":2}]"##)
+        #expect(try server.service.get("/rest/v1/fx_todos?select=id&due_at=eq.2018-01-03T00:00:00%2B00:00").compactJSON == ##"[{"id":2}]"##)
         // Patterns are not parsed: PostgreSQL has no ILIKE for the domain (PostgREST's answer).
-        let pattern = try get("/rest/v1/fx_todos?select=id&label_color=ilike.*100")
+        let pattern = try server.service.get("/rest/v1/fx_todos?select=id&label_color=ilike.*100")
         #expect(pattern.status == 404 && pattern.jsonObject?["code"] as? String == "42883", "\(pattern.status) \(pattern.text)")
     }
 
     @Test func bodyValuesAreReadThroughTheDomainsJSONCast() throws {
-        let inserted = try send(
-            "POST", "/rest/v1/fx_todos?select=id,label_color,due_at", ##"{"id":5,"name":"party","label_color":"#001100","due_at":"2018-01-03T11:00:00Z"}"##,
-            [("Prefer", "return=representation")])
-        #expect(inserted.status == 201 && compact(inserted) == ##"[{"due_at":"2018-01-03T11:00:00Z","id":5,"label_color":"#001100"}]"##, "\(inserted.text)")
+        let inserted = try server.service.request(
+            "POST", "/rest/v1/fx_todos?select=id,label_color,due_at", headers: [("Prefer", "return=representation")],
+            body: ##"{"id":5,"name":"party","label_color":"#001100","due_at":"2018-01-03T11:00:00Z"}"##)
+        #expect(inserted.status == 201 && inserted.compactJSON == ##"[{"due_at":"2018-01-03T11:00:00Z","id":5,"label_color":"#001100"}]"##, "\(inserted.text)")
         #expect(try stored("SELECT label_color::int::text FROM public.fx_todos WHERE id = 5") == "4352")
         // Several rows, `columns=` (a key it leaves out is not parsed), `missing=default`.
-        let bulk = try send(
-            "POST", "/rest/v1/fx_todos?columns=id,label_color&select=id,name,label_color,due_at",
-            ##"[{"id":6,"label_color":"#000001","due_at":"not parsed"},{"id":7,"label_color":"FF0000","name":"ignored"}]"##,
-            [("Prefer", "return=representation")])
+        let bulk = try server.service.request(
+            "POST", "/rest/v1/fx_todos?columns=id,label_color&select=id,name,label_color,due_at", headers: [("Prefer", "return=representation")],
+            body: ##"[{"id":6,"label_color":"#000001","due_at":"not parsed"},{"id":7,"label_color":"FF0000","name":"ignored"}]"##)
         #expect(
-            compact(bulk)
+            bulk.compactJSON
                 == ##"[{"due_at":"2018-01-01T00:00:00Z","id":6,"label_color":"#000001","name":null},{"due_at":"2018-01-01T00:00:00Z","id":7,"label_color":"#FF0000","name":null}]"##,
             "\(bulk.text)")
-        let defaults = try send(
-            "POST", "/rest/v1/fx_todos?columns=id,label_color&select=id,label_color", ##"{"id":8}"##,
-            [("Prefer", "return=representation,missing=default")])
-        #expect(compact(defaults) == ##"[{"id":8,"label_color":"#000000"}]"##, "\(defaults.text)")
+        let defaults = try server.service.request(
+            "POST", "/rest/v1/fx_todos?columns=id,label_color&select=id,label_color", headers: [("Prefer", "return=representation,missing=default")],
+            body: ##"{"id":8}"##)
+        #expect(defaults.compactJSON == ##"[{"id":8,"label_color":"#000000"}]"##, "\(defaults.text)")
         // PATCH, and an upsert's update.
-        let patched = try send("PATCH", "/rest/v1/fx_todos?id=eq.5&select=label_color", ##"{"label_color":"#00000A"}"##, [("Prefer", "return=representation")])
-        #expect(compact(patched) == ##"[{"label_color":"#00000A"}]"##, "\(patched.text)")
+        let patched = try server.service.request(
+            "PATCH", "/rest/v1/fx_todos?id=eq.5&select=label_color", headers: [("Prefer", "return=representation")], body: ##"{"label_color":"#00000A"}"##)
+        #expect(patched.compactJSON == ##"[{"label_color":"#00000A"}]"##, "\(patched.text)")
         #expect(try stored("SELECT label_color::int::text FROM public.fx_todos WHERE id = 5") == "10")
-        let upserted = try send(
-            "POST", "/rest/v1/fx_todos?select=id,label_color", ##"{"id":5,"label_color":"#0000FF"}"##,
-            [("Prefer", "return=representation,resolution=merge-duplicates")])
-        #expect(compact(upserted) == ##"[{"id":5,"label_color":"#0000FF"}]"##, "\(upserted.text)")
+        let upserted = try server.service.request(
+            "POST", "/rest/v1/fx_todos?select=id,label_color", headers: [("Prefer", "return=representation,resolution=merge-duplicates")],
+            body: ##"{"id":5,"label_color":"#0000FF"}"##)
+        #expect(upserted.compactJSON == ##"[{"id":5,"label_color":"#0000FF"}]"##, "\(upserted.text)")
         // A value the parser refuses is the database's error.
-        let invalid = try send("POST", "/rest/v1/fx_todos", ##"{"id":9,"label_color":"#GGGGGG"}"##)
+        let invalid = try server.service.request("POST", "/rest/v1/fx_todos", body: ##"{"id":9,"label_color":"#GGGGGG"}"##)
         #expect(invalid.status == 400, "\(invalid.status) \(invalid.text)")
-        _ = try send("DELETE", "/rest/v1/fx_todos?id=gte.5", "")
+        _ = try server.service.request("DELETE", "/rest/v1/fx_todos?id=gte.5", body: "")
     }
 
     // MARK: media type handlers
 
     @Test func functionsReturningAMediaTypesDomainAnswerItRaw() throws {
-        let plain = try get("/rest/v1/rpc/fx_welcome", [("Accept", "text/plain")])
+        let plain = try server.service.get("/rest/v1/rpc/fx_welcome", headers: [("Accept", "text/plain")])
         #expect(plain.status == 200 && plain.text == "Welcome to PostgREST", "\(plain.status) \(plain.text)")
         #expect(plain.header("Content-Type") == "text/plain; charset=utf-8")
         // POST too; and JSON when JSON is asked for (the domain is only for its own media type).
-        let posted = try send("POST", "/rest/v1/rpc/fx_welcome", "{}", [("Accept", "text/plain")])
+        let posted = try server.service.request("POST", "/rest/v1/rpc/fx_welcome", headers: [("Accept", "text/plain")], body: "{}")
         #expect(posted.text == "Welcome to PostgREST" && posted.header("Content-Type") == "text/plain; charset=utf-8")
-        let json = try get("/rest/v1/rpc/fx_welcome")
+        let json = try server.service.get("/rest/v1/rpc/fx_welcome")
         #expect(json.text == ##""Welcome to PostgREST""## && json.header("Content-Type") == "application/json; charset=utf-8", "\(json.text)")
-        let xml = try get("/rest/v1/rpc/fx_xml", [("Accept", "text/xml")])
+        let xml = try server.service.get("/rest/v1/rpc/fx_xml", headers: [("Accept", "text/xml")])
         #expect(xml.text == "<my-xml-tag/>" && xml.header("Content-Type") == "text/xml; charset=utf-8", "\(xml.text)")
-        let bytes = try get("/rest/v1/rpc/fx_bytes", [("Accept", "application/octet-stream")])
+        let bytes = try server.service.get("/rest/v1/rpc/fx_bytes", headers: [("Accept", "application/octet-stream")])
         #expect(bytes.body == [0x00, 0xFF, 0x41, 0x0A] && bytes.header("Content-Type") == "application/octet-stream", "\(bytes.body)")
         // `"*/*"`: any Accept, answered as application/octet-stream.
         for accept in ["*/*", "app/bingo", "application/json"] {
-            let any = try get("/rest/v1/rpc/fx_any", [("Accept", accept)])
+            let any = try server.service.get("/rest/v1/rpc/fx_any", headers: [("Accept", accept)])
             #expect(any.text == "any" && any.header("Content-Type") == "application/octet-stream", "\(accept): \(any.text)")
         }
         // The function may name the type itself (response.headers), or refuse (PT406).
-        let chosen = try get("/rest/v1/rpc/fx_some_mt", [("Accept", "app/chico")])
+        let chosen = try server.service.get("/rest/v1/rpc/fx_some_mt", headers: [("Accept", "app/chico")])
         #expect(chosen.text == "chico" && chosen.header("Content-Type") == "app/chico", "\(chosen.text)")
-        let groucho = try get("/rest/v1/rpc/fx_some_mt", [("Accept", "*/*")])
+        let groucho = try server.service.get("/rest/v1/rpc/fx_some_mt", headers: [("Accept", "*/*")])
         #expect(groucho.text == "groucho" && groucho.header("Content-Type") == "app/groucho")
-        #expect(try get("/rest/v1/rpc/fx_some_mt", [("Accept", "text/csv")]).status == 406)
+        #expect(try server.service.get("/rest/v1/rpc/fx_some_mt", headers: [("Accept", "text/csv")]).status == 406)
     }
 
     @Test func withoutAHandlerTheMediaTypeIs406PGRST107() throws {
-        let other = try get("/rest/v1/rpc/fx_welcome", [("Accept", "text/xml")])
+        let other = try server.service.get("/rest/v1/rpc/fx_welcome", headers: [("Accept", "text/xml")])
         #expect(other.status == 406)
         #expect(other.text == ##"{"code":"PGRST107","details":null,"hint":null,"message":"None of these media types are available: text/xml"}"##)
         // A set of the domain's values has no handler (PostgREST's: only single values).
-        #expect(try get("/rest/v1/rpc/fx_welcome_twice", [("Accept", "text/plain")]).status == 406)
-        #expect(try get("/rest/v1/fx_projects", [("Accept", "text/plain")]).status == 406)
-        let undefined = try get("/rest/v1/fx_notes", [("Accept", "undefined")])
+        #expect(try server.service.get("/rest/v1/rpc/fx_welcome_twice", headers: [("Accept", "text/plain")]).status == 406)
+        #expect(try server.service.get("/rest/v1/fx_projects", headers: [("Accept", "text/plain")]).status == 406)
+        let undefined = try server.service.get("/rest/v1/fx_notes", headers: [("Accept", "undefined")])
         #expect(undefined.status == 406 && undefined.jsonObject?["message"] as? String == "None of these media types are available: undefined")
         // A table's own handler takes its whole rows: any other select is 406.
-        #expect(try get("/rest/v1/fx_projects?select=id", [("Accept", "text/tab-separated-values")]).status == 406)
-        #expect(try send("PATCH", "/rest/v1/fx_projects?id=eq.0", #"{"name":"x"}"#, [("Accept", "text/plain")]).status == 406)
+        #expect(try server.service.get("/rest/v1/fx_projects?select=id", headers: [("Accept", "text/tab-separated-values")]).status == 406)
+        #expect(try server.service.request("PATCH", "/rest/v1/fx_projects?id=eq.0", headers: [("Accept", "text/plain")], body: #"{"name":"x"}"#).status == 406)
     }
 
     @Test func aggregatesAnswerATablesRowsInTheirMediaType() throws {
-        let tsv = try get("/rest/v1/fx_projects?id=in.(1,2)&order=id", [("Accept", "text/tab-separated-values")])
+        let tsv = try server.service.get("/rest/v1/fx_projects?id=in.(1,2)&order=id", headers: [("Accept", "text/tab-separated-values")])
         #expect(tsv.status == 200 && tsv.text == "id\tname\tclient_id\n1\tWindows 7\t1\n2\tWindows 10\t1\n", "\(tsv.status) \(tsv.text)")
         #expect(tsv.header("Content-Type") == "text/tab-separated-values" && tsv.header("Content-Range") == "0-1/*")
-        let plain = try get("/rest/v1/fx_notes?order=id", [("Accept", "text/plain")])
+        let plain = try server.service.get("/rest/v1/fx_notes?order=id", headers: [("Accept", "text/plain")])
         #expect(plain.text == "first\nsecond\nthird\n" && plain.header("Content-Type") == "text/plain; charset=utf-8", "\(plain.text)")
-        let limited = try get("/rest/v1/fx_notes?order=id.desc&limit=2&select=*", [("Accept", "text/plain")])
+        let limited = try server.service.get("/rest/v1/fx_notes?order=id.desc&limit=2&select=*", headers: [("Accept", "text/plain")])
         #expect(limited.text == "third\nsecond\n", "\(limited.text)")
         // A function's rows of the table's type, through the table's handler.
-        let rows = try get("/rest/v1/rpc/fx_notes_from?first=2", [("Accept", "text/plain")])
+        let rows = try server.service.get("/rest/v1/rpc/fx_notes_from?first=2", headers: [("Accept", "text/plain")])
         #expect(rows.text == "second\nthird\n" && rows.header("Content-Type") == "text/plain; charset=utf-8", "\(rows.text)")
         // Preferred in Accept's order, JSON when it comes first.
-        #expect(try get("/rest/v1/fx_notes?id=eq.1", [("Accept", "application/json, text/plain")]).text == ##"[{"id":1,"line":"first"}]"##)
-        #expect(try get("/rest/v1/fx_notes?id=eq.1", [("Accept", "text/html, text/plain, application/json")]).text == "first\n")
+        #expect(
+            try server.service.get("/rest/v1/fx_notes?id=eq.1", headers: [("Accept", "application/json, text/plain")]).text == ##"[{"id":1,"line":"first"}]"##)
+        #expect(try server.service.get("/rest/v1/fx_notes?id=eq.1", headers: [("Accept", "text/html, text/plain, application/json")]).text == "first\n")
         // By `q`, then the more specific (http-types' order, as PostgREST).
-        #expect(try get("/rest/v1/fx_notes?id=eq.1", [("Accept", "text/plain;q=0.5, application/json")]).text == ##"[{"id":1,"line":"first"}]"##)
-        #expect(try get("/rest/v1/fx_notes?id=eq.1", [("Accept", "*/*, text/plain")]).text == "first\n")
+        #expect(
+            try server.service.get("/rest/v1/fx_notes?id=eq.1", headers: [("Accept", "text/plain;q=0.5, application/json")]).text
+                == ##"[{"id":1,"line":"first"}]"##)
+        #expect(try server.service.get("/rest/v1/fx_notes?id=eq.1", headers: [("Accept", "*/*, text/plain")]).text == "first\n")
         // A table's own `application/json` handler overrides the built-in one, for it only.
-        let overridden = try get("/rest/v1/fx_overridden", [("Accept", "application/json")])
+        let overridden = try server.service.get("/rest/v1/fx_overridden", headers: [("Accept", "application/json")])
         #expect(overridden.text == ##"{"overridden": "true"}"## && overridden.header("Content-Type") == "application/json; charset=utf-8", "\(overridden.text)")
-        #expect(try get("/rest/v1/fx_overridden?select=id", [("Accept", "application/json")]).text == ##"[{"id":1}]"##)
+        #expect(try server.service.get("/rest/v1/fx_overridden?select=id", headers: [("Accept", "application/json")]).text == ##"[{"id":1}]"##)
         // The vendored types are never overridden.
-        let object = try get("/rest/v1/fx_notes?id=eq.1", [("Accept", "application/vnd.pgrst.object+json")])
+        let object = try server.service.get("/rest/v1/fx_notes?id=eq.1", headers: [("Accept", "application/vnd.pgrst.object+json")])
         #expect(object.text == ##"{"id":1,"line":"first"}"##)
         // A `"*/*"` handler answers every Accept; its final function chooses the type.
-        let any = try get("/rest/v1/fx_numbers?val=eq.1", [("Accept", "*/*")])
+        let any = try server.service.get("/rest/v1/fx_numbers?val=eq.1", headers: [("Accept", "*/*")])
         #expect(any.text == "anything\n1" && any.header("Content-Type") == "application/octet-stream", "\(any.text)")
-        let magic = try get("/rest/v1/fx_numbers?val=eq.2", [("Accept", "magic/number")])
+        let magic = try server.service.get("/rest/v1/fx_numbers?val=eq.2", headers: [("Accept", "magic/number")])
         #expect(magic.text == "magic\n2" && magic.header("Content-Type") == "magic/number", "\(magic.text)")
         // An aggregate over anyelement serves any table's rows.
-        let counted = try get("/rest/v1/fx_projects?client_id=eq.1", [("Accept", "text/x-count")])
+        let counted = try server.service.get("/rest/v1/fx_projects?client_id=eq.1", headers: [("Accept", "text/x-count")])
         #expect(counted.text == "2" && counted.header("Content-Type") == "text/x-count", "\(counted.text)")
-        let countedRows = try get("/rest/v1/fx_todos?select=id", [("Accept", "text/x-count")])
+        let countedRows = try server.service.get("/rest/v1/fx_todos?select=id", headers: [("Accept", "text/x-count")])
         #expect(countedRows.text == "4", "\(countedRows.text)")
     }
 
     @Test func aWritesRepresentationGoesThroughTheTablesHandler() throws {
-        let inserted = try send(
-            "POST", "/rest/v1/fx_notes", #"[{"id":10,"line":"tenth"},{"id":11,"line":"eleventh"}]"#,
-            [("Accept", "text/plain"), ("Prefer", "return=representation")])
+        let inserted = try server.service.request(
+            "POST", "/rest/v1/fx_notes", headers: [("Accept", "text/plain"), ("Prefer", "return=representation")],
+            body: #"[{"id":10,"line":"tenth"},{"id":11,"line":"eleventh"}]"#)
         #expect(inserted.status == 201 && inserted.text == "tenth\neleventh\n", "\(inserted.status) \(inserted.text)")
         #expect(inserted.header("Content-Type") == "text/plain; charset=utf-8")
-        let patched = try send("PATCH", "/rest/v1/fx_notes?id=eq.10", #"{"line":"TENTH"}"#, [("Accept", "text/plain"), ("Prefer", "return=representation")])
+        let patched = try server.service.request(
+            "PATCH", "/rest/v1/fx_notes?id=eq.10", headers: [("Accept", "text/plain"), ("Prefer", "return=representation")], body: #"{"line":"TENTH"}"#)
         #expect(patched.status == 200 && patched.text == "TENTH\n", "\(patched.status) \(patched.text)")
         // Without a representation there is no body to hand it: the write is answered as usual.
-        let minimal = try send("PATCH", "/rest/v1/fx_notes?id=eq.11", #"{"line":"ELEVENTH"}"#, [("Accept", "text/plain")])
+        let minimal = try server.service.request("PATCH", "/rest/v1/fx_notes?id=eq.11", headers: [("Accept", "text/plain")], body: #"{"line":"ELEVENTH"}"#)
         #expect(minimal.status == 204 && minimal.body.isEmpty, "\(minimal.status) \(minimal.text)")
-        let deleted = try send("DELETE", "/rest/v1/fx_notes?id=eq.11", "", [("Accept", "text/plain"), ("Prefer", "return=representation")])
+        let deleted = try server.service.request(
+            "DELETE", "/rest/v1/fx_notes?id=eq.11", headers: [("Accept", "text/plain"), ("Prefer", "return=representation")], body: "")
         #expect(deleted.status == 200 && deleted.text == "ELEVENTH\n", "\(deleted.status) \(deleted.text)")
-        _ = try send("DELETE", "/rest/v1/fx_notes?id=gte.10", "")
+        _ = try server.service.request("DELETE", "/rest/v1/fx_notes?id=gte.10", body: "")
         // A select other than `*` has no handler of the table's.
-        let narrowed = try send(
-            "POST", "/rest/v1/fx_notes?select=id", #"{"id":12,"line":"x"}"#, [("Accept", "text/plain"), ("Prefer", "return=representation")])
+        let narrowed = try server.service.request(
+            "POST", "/rest/v1/fx_notes?select=id", headers: [("Accept", "text/plain"), ("Prefer", "return=representation")], body: #"{"id":12,"line":"x"}"#)
         #expect(narrowed.status == 406, "\(narrowed.status) \(narrowed.text)")
     }
 }

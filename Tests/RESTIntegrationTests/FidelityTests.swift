@@ -13,8 +13,7 @@ struct FidelityTests {
 
     init() throws {
         server = try TestServer()
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_ranges (id int PRIMARY KEY, r int4range);
             INSERT INTO public.fx_ranges VALUES (1, '[1,3)'), (2, '[5,8)'), (3, '[10,20)');
@@ -46,53 +45,30 @@ struct FidelityTests {
             GRANT INSERT ON public.fx_inbox TO authenticated;
             GRANT USAGE ON SEQUENCE public.fx_inbox_id_seq TO authenticated;
             GRANT ALL ON public.fx_ranges, public.fx_docs, public.fx_items, public.fx_many TO anon, authenticated, service_role;
-            """)
-        // The server may not listen for reloads yet when the first NOTIFY goes out (it starts
-        // listening just after it serves): ask again until the schema cache has the fixtures.
-        let http = server.client()
-        let headers = server.headers(server.serviceKey)
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", "/rest/v1/rpc/fx_search?min=1", headers: headers).status) == 200
-            })
-    }
-
-    func get(_ target: String, _ extra: [(String, String)] = []) throws -> TestResponse {
-        try server.client().request("GET", target, headers: server.headers(server.serviceKey, extra))
-    }
-
-    /// The body's JSON re-serialised compactly with sorted keys (json_agg separates elements
-    /// with ", ", as PostgREST's bodies do).
-    func compact(_ response: TestResponse) -> String {
-        guard let value = response.json, let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) else {
-            return response.text
-        }
-        return String(decoding: data, as: UTF8.self)
+            """, probe: "/rest/v1/rpc/fx_search?min=1")
     }
 
     @Test func rangeOperatorsNxrAndNxlAsPostgREST() throws {
         // nxr: does not extend to the right of [4,9) (&<); nxl: does not extend to its left (&>).
-        #expect(compact(try get("/rest/v1/fx_ranges?select=id&r=nxr.[4,9)&order=id")) == #"[{"id":1},{"id":2}]"#)
-        #expect(compact(try get("/rest/v1/fx_ranges?select=id&r=nxl.[4,9)&order=id")) == #"[{"id":2},{"id":3}]"#)
+        #expect(try server.service.get("/rest/v1/fx_ranges?select=id&r=nxr.[4,9)&order=id").compactJSON == #"[{"id":1},{"id":2}]"#)
+        #expect(try server.service.get("/rest/v1/fx_ranges?select=id&r=nxl.[4,9)&order=id").compactJSON == #"[{"id":2},{"id":3}]"#)
     }
 
     @Test func fullTextSearchUsesTheLanguageAndSearchesJSON() throws {
         // English stems "cats" to "cat"; the simple configuration does not.
-        #expect(compact(try get("/rest/v1/fx_docs?select=id&body=fts(english).cat")) == #"[{"id":1}]"#)
-        #expect(compact(try get("/rest/v1/fx_docs?select=id&body=fts(simple).cat")) == "[]")
-        let json = try get("/rest/v1/fx_docs?select=id&meta=fts(english).cat")
-        #expect(json.status == 200 && compact(json) == #"[{"id":1}]"#, "\(json.text)")
+        #expect(try server.service.get("/rest/v1/fx_docs?select=id&body=fts(english).cat").compactJSON == #"[{"id":1}]"#)
+        #expect(try server.service.get("/rest/v1/fx_docs?select=id&body=fts(simple).cat").compactJSON == "[]")
+        let json = try server.service.get("/rest/v1/fx_docs?select=id&meta=fts(english).cat")
+        #expect(json.status == 200 && json.compactJSON == #"[{"id":1}]"#, "\(json.text)")
     }
 
     @Test func functionResultsTakeSelectFiltersOrderAndLimit() throws {
-        #expect(compact(try get("/rest/v1/rpc/fx_search?min=2&select=id")) == #"[{"id":2},{"id":3}]"#)
-        #expect(compact(try get("/rest/v1/rpc/fx_search?min=1&select=id,name&id=gt.1&name=neq.c")) == #"[{"id":2,"name":"b"}]"#)
-        #expect(compact(try get("/rest/v1/rpc/fx_search?min=1&select=id&order=id.desc&limit=1")) == #"[{"id":3}]"#)
-        let posted = try server.client().request(
-            "POST", "/rest/v1/rpc/fx_search?select=name&id=eq.2", headers: server.headers(server.serviceKey), body: #"{"min":1}"#)
-        #expect(compact(posted) == #"[{"name":"b"}]"#)
-        let unknown = try get("/rest/v1/rpc/fx_search?min=1&select=nope")
+        #expect(try server.service.get("/rest/v1/rpc/fx_search?min=2&select=id").compactJSON == #"[{"id":2},{"id":3}]"#)
+        #expect(try server.service.get("/rest/v1/rpc/fx_search?min=1&select=id,name&id=gt.1&name=neq.c").compactJSON == #"[{"id":2,"name":"b"}]"#)
+        #expect(try server.service.get("/rest/v1/rpc/fx_search?min=1&select=id&order=id.desc&limit=1").compactJSON == #"[{"id":3}]"#)
+        let posted = try server.service.post("/rest/v1/rpc/fx_search?select=name&id=eq.2", #"{"min":1}"#)
+        #expect(posted.compactJSON == #"[{"name":"b"}]"#)
+        let unknown = try server.service.get("/rest/v1/rpc/fx_search?min=1&select=nope")
         #expect(unknown.status == 400 && unknown.jsonObject?["code"] as? String == "42703")
     }
 
@@ -110,18 +86,18 @@ struct FidelityTests {
             "PATCH", "/rest/v1/fx_items?order=id.desc&limit=1", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]),
             body: #"{"note":"last"}"#)
         #expect(limited.jsonArray?.map { $0["id"] as? Int } == [3], "\(limited.text)")
-        #expect(compact(try get("/rest/v1/fx_items?select=id&note=eq.last")) == #"[{"id":3}]"#)
+        #expect(try server.service.get("/rest/v1/fx_items?select=id&note=eq.last").compactJSON == #"[{"id":3}]"#)
         let deleted = try http.request(
             "DELETE", "/rest/v1/fx_ranges?order=id.asc&limit=2", headers: server.headers(server.serviceKey, [("Prefer", "return=representation")]))
         #expect(deleted.jsonArray?.map { $0["id"] as? Int } == [1, 2])
     }
 
     @Test func timezonePreferenceRendersTimestampsInThatZone() throws {
-        let local = try get("/rest/v1/fx_items?select=at&id=eq.2", [("Prefer", "timezone=America/Los_Angeles")])
-        #expect(compact(local) == #"[{"at":"2025-01-01T04:00:00-08:00"}]"#, "\(local.text)")
+        let local = try server.service.get("/rest/v1/fx_items?select=at&id=eq.2", headers: [("Prefer", "timezone=America/Los_Angeles")])
+        #expect(local.compactJSON == #"[{"at":"2025-01-01T04:00:00-08:00"}]"#, "\(local.text)")
         #expect(local.header("Preference-Applied") == "timezone=America/Los_Angeles")
-        #expect(compact(try get("/rest/v1/fx_items?select=at&id=eq.2")) == #"[{"at":"2025-01-01T12:00:00+00:00"}]"#)
-        let invalid = try get("/rest/v1/fx_items?select=at", [("Prefer", "timezone=Mars/Olympus_Mons")])
+        #expect(try server.service.get("/rest/v1/fx_items?select=at&id=eq.2").compactJSON == #"[{"at":"2025-01-01T12:00:00+00:00"}]"#)
+        let invalid = try server.service.get("/rest/v1/fx_items?select=at", headers: [("Prefer", "timezone=Mars/Olympus_Mons")])
         #expect(invalid.status == 400, "\(invalid.text)")
     }
 
@@ -133,10 +109,10 @@ struct FidelityTests {
             plan.range(of: #""Plan Rows": (\d+)"#, options: .regularExpression).map { String(plan[$0]).split(separator: " ").last.map(String.init) ?? "" })
         let exact = try #require(try admin.query("SELECT count(*) FROM public.fx_many WHERE name LIKE '%7%'").scalar)
         #expect(estimate != exact, "the fixture should make the planner guess")
-        let planned = try get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", [("Prefer", "count=planned")])
+        let planned = try server.service.get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", headers: [("Prefer", "count=planned")])
         #expect(planned.header("Content-Range") == "0-4/\(estimate)", "\(planned.header("Content-Range") ?? "none")")
         #expect(planned.status == 206 && planned.header("Preference-Applied") == "count=planned")
-        let counted = try get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", [("Prefer", "count=exact")])
+        let counted = try server.service.get("/rest/v1/fx_many?select=id&name=like.*7*&limit=5", headers: [("Prefer", "count=exact")])
         #expect(counted.header("Content-Range") == "0-4/\(exact)")
     }
 
@@ -148,15 +124,15 @@ struct FidelityTests {
         let string = try http.request("POST", "/rest/v1/rpc/fx_json", headers: server.headers(server.serviceKey), body: #"{"j":"{\"a\":1}"}"#)
         #expect(string.text == #""{\"a\": 1}""# || string.text == #""{\"a\":1}""#, "\(string.text)")
         let object = try http.request("POST", "/rest/v1/rpc/fx_json", headers: server.headers(server.serviceKey), body: #"{"j":{"a":1}}"#)
-        #expect(compact(object) == #"{"a":1}"#, "\(object.text)")
+        #expect(object.compactJSON == #"{"a":1}"#, "\(object.text)")
     }
 
     @Test func anyAndAllModifiers() throws {
-        #expect(compact(try get("/rest/v1/fx_items?select=id&name=like(any).{a*,c*}&order=id")) == #"[{"id":1},{"id":3}]"#)
-        #expect(compact(try get("/rest/v1/fx_items?select=id&id=gt(all).{0,1}&order=id")) == #"[{"id":2},{"id":3}]"#)
-        #expect(compact(try get("/rest/v1/fx_items?select=id&id=eq(any).{2,3}&order=id")) == #"[{"id":2},{"id":3}]"#)
-        #expect(compact(try get("/rest/v1/fx_items?select=id&or=(name.like(any).{b*},id.eq.1)&order=id")) == #"[{"id":1},{"id":2}]"#)
-        let bad = try get("/rest/v1/fx_items?name=like(some).{a}")
+        #expect(try server.service.get("/rest/v1/fx_items?select=id&name=like(any).{a*,c*}&order=id").compactJSON == #"[{"id":1},{"id":3}]"#)
+        #expect(try server.service.get("/rest/v1/fx_items?select=id&id=gt(all).{0,1}&order=id").compactJSON == #"[{"id":2},{"id":3}]"#)
+        #expect(try server.service.get("/rest/v1/fx_items?select=id&id=eq(any).{2,3}&order=id").compactJSON == #"[{"id":2},{"id":3}]"#)
+        #expect(try server.service.get("/rest/v1/fx_items?select=id&or=(name.like(any).{b*},id.eq.1)&order=id").compactJSON == #"[{"id":1},{"id":2}]"#)
+        let bad = try server.service.get("/rest/v1/fx_items?name=like(some).{a}")
         #expect(bad.status == 400 && bad.jsonObject?["code"] as? String == "PGRST100")
     }
 
@@ -194,14 +170,14 @@ struct FidelityTests {
         }
         let patched = try send("PATCH", "/rest/v1/fx_pairs?k=eq.content-type", "text/xml", "<a/>")
         #expect(patched.status == 400 && patched.jsonObject?["message"] as? String == "Content-Type not acceptable: text/xml", "\(patched.text)")
-        #expect(try get("/rest/v1/fx_pairs?k=eq.content-type").text == "[]")
+        #expect(try server.service.get("/rest/v1/fx_pairs?k=eq.content-type").text == "[]")
         // A function takes text, XML and bytes as its single unnamed parameter; nothing else.
         let called = try send("POST", "/rest/v1/rpc/fx_char", "image/png", "c=abc&b=1")
         #expect(called.status == 400 && called.jsonObject?["message"] as? String == "Content-Type not acceptable: image/png", "\(called.text)")
         // JSON with parameters (what supabase-swift sends) is JSON.
         let json = try send("POST", "/rest/v1/fx_pairs", "application/json;charset=UTF-8", #"{"k":"content-type","n":2}"#)
         #expect(json.status == 201, "\(json.text)")
-        #expect(compact(try get("/rest/v1/fx_pairs?k=eq.content-type&select=n")) == #"[{"n":2}]"#)
+        #expect(try server.service.get("/rest/v1/fx_pairs?k=eq.content-type&select=n").compactJSON == #"[{"n":2}]"#)
     }
 
     @Test func bulkInsertFromCSV() throws {
@@ -211,19 +187,19 @@ struct FidelityTests {
         let csv = "id,name,note,qty\r\n20,\"Doe, J\",,5\r\n21,\"say \"\"hi\"\"\",NULL,6\r\n"
         let created = try server.client().request("POST", "/rest/v1/fx_items?select=id,name,note,qty", headers: headers, body: csv)
         #expect(created.status == 201, "\(created.text)")
-        #expect(compact(created) == #"[{"id":20,"name":"Doe, J","note":"","qty":5},{"id":21,"name":"say \"hi\"","note":null,"qty":6}]"#, "\(created.text)")
+        #expect(created.compactJSON == #"[{"id":20,"name":"Doe, J","note":"","qty":5},{"id":21,"name":"say \"hi\"","note":null,"qty":6}]"#, "\(created.text)")
         let ragged = try server.client().request("POST", "/rest/v1/fx_items", headers: headers, body: "id,name\n22\n")
         #expect(ragged.status == 400 && ragged.jsonObject?["code"] as? String == "PGRST102")
     }
 
     @Test func aFunctionRaisingPGRSTChoosesTheWholeAnswer() throws {
-        let refused = try server.client().request("POST", "/rest/v1/rpc/fx_refuse", headers: server.headers(server.serviceKey), body: "{}")
+        let refused = try server.service.post("/rest/v1/rpc/fx_refuse", "{}")
         #expect(refused.status == 402 && refused.header("X-Powered-By") == "Nerd Rage", "\(refused.status) \(refused.text)")
-        #expect(compact(refused) == #"{"code":"123","details":"Quota exceeded","hint":"Upgrade your plan","message":"Payment Required"}"#)
+        #expect(refused.compactJSON == #"{"code":"123","details":"Quota exceeded","hint":"Upgrade your plan","message":"Payment Required"}"#)
     }
 
     @Test func aFunctionSetsResponseHeaders() throws {
-        let answered = try server.client().request("POST", "/rest/v1/rpc/fx_headers", headers: server.headers(server.serviceKey), body: "{}")
+        let answered = try server.service.post("/rest/v1/rpc/fx_headers", "{}")
         #expect(answered.status == 200 && answered.header("Cache-Control") == "max-age=60" && answered.header("X-Total") == "7", "\(answered.text)")
     }
 
@@ -241,13 +217,14 @@ struct FidelityTests {
     }
 
     @Test func anOffsetPastTheEndIs416WithTheCount() throws {
-        let past = try get("/rest/v1/fx_items?select=id&offset=10", [("Prefer", "count=exact")])
+        let past = try server.service.get("/rest/v1/fx_items?select=id&offset=10", headers: [("Prefer", "count=exact")])
         #expect(past.status == 416 && past.header("Content-Range") == "*/3", "\(past.status) \(past.header("Content-Range") ?? "none")")
     }
 
     @Test func arrayWithNullsStripped() throws {
-        let stripped = try get("/rest/v1/fx_items?select=id,note&id=lte.2&order=id", [("Accept", "application/vnd.pgrst.array+json;nulls=stripped")])
-        #expect(compact(stripped) == #"[{"id":1},{"id":2,"note":"two"}]"#, "\(stripped.text)")
+        let stripped = try server.service.get(
+            "/rest/v1/fx_items?select=id,note&id=lte.2&order=id", headers: [("Accept", "application/vnd.pgrst.array+json;nulls=stripped")])
+        #expect(stripped.compactJSON == #"[{"id":1},{"id":2,"note":"two"}]"#, "\(stripped.text)")
         #expect(stripped.header("Content-Type") == "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8")
     }
 
@@ -263,12 +240,12 @@ struct FidelityTests {
         // Several rows: no one location.
         let bulk = try http.request("POST", "/rest/v1/fx_items", headers: prefer, body: #"[{"id":31},{"id":32}]"#)
         #expect(bulk.status == 201 && bulk.header("Location") == nil)
-        #expect(compact(try get("/rest/v1/fx_items?select=id&id=gte.30&order=id")) == #"[{"id":30},{"id":31},{"id":32}]"#)
+        #expect(try server.service.get("/rest/v1/fx_items?select=id&id=gte.30&order=id").compactJSON == #"[{"id":30},{"id":31},{"id":32}]"#)
     }
 
     @Test func badTokensAreRefusedInPostgRESTsWords() throws {
         func refused(_ token: String) throws -> TestResponse {
-            try server.client().request("GET", "/rest/v1/fx_items", headers: server.headers(token))
+            try server.get("/rest/v1/fx_items", token: token)
         }
         func signed(_ header: String, _ payload: String, secret: String = TestServer.secret) -> String {
             let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))

@@ -277,7 +277,7 @@ struct PostgRESTSpecTests {
     init() throws {
         server = try TestServer { $0.postgrest.schemas = ["public", "spec"] }
         let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(Self.fixtures)
+        try admin.execute(unsafeSQL: Self.fixtures)
         let http = server.client()
         #expect(
             eventually {

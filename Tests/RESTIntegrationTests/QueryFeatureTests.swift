@@ -13,8 +13,7 @@ struct QueryFeatureTests {
 
     init() throws {
         server = try TestServer { $0.aggregatesEnabled = true }
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(
+        try server.installFixtures(
             """
             CREATE TABLE public.fx_json (id int PRIMARY KEY, metadata jsonb, settings json, goals text[]);
             INSERT INTO public.fx_json VALUES
@@ -39,25 +38,14 @@ struct QueryFeatureTests {
             CREATE FUNCTION public.fx_all_invoices() RETURNS SETOF public.fx_invoices LANGUAGE sql STABLE AS $$ SELECT * FROM public.fx_invoices $$;
             GRANT ALL ON public.fx_json, public.fx_clients, public.fx_projects, public.fx_invoices, public.fx_users, public.fx_tasks,
                 public.fx_users_tasks TO service_role;
-            """)
-        let http = server.client()
-        let headers = server.headers(server.serviceKey)
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", "/rest/v1/fx_users_tasks", headers: headers).status) == 200
-            })
-    }
-
-    func get(_ target: String) throws -> TestResponse {
-        try server.client().request("GET", target, headers: server.headers(server.serviceKey))
+            """, probe: "/rest/v1/fx_users_tasks")
     }
 
     /// The body compacted with sorted keys; `expected` is compared likewise.
     func expect(_ target: String, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let response = try get(target)
+        let response = try server.service.get(target)
         #expect(response.status == 200, "\(target): \(response.status) \(response.text)", sourceLocation: sourceLocation)
-        #expect(EmbeddingTests.compact(response) == Self.canonical(expected), "\(target): \(response.text)", sourceLocation: sourceLocation)
+        #expect(response.compactJSON == Self.canonical(expected), "\(target): \(response.text)", sourceLocation: sourceLocation)
     }
 
     static func canonical(_ json: String) -> String {
@@ -87,9 +75,9 @@ struct QueryFeatureTests {
         try expect("/rest/v1/fx_json?select=metadata->>with-dash&id=eq.1", #"[{"with-dash":"d"}]"#)
         try expect("/rest/v1/fx_json?select=metadata->>%22a.b%22&id=eq.1", #"[{"a.b":null}]"#)
         // `->>` then `->` is PostgreSQL's error, as in PostgREST.
-        let wrong = try get("/rest/v1/fx_json?select=metadata->>a->b")
+        let wrong = try server.service.get("/rest/v1/fx_json?select=metadata->>a->b")
         #expect(wrong.status == 404 && wrong.jsonObject?["code"] as? String == "42883", "\(wrong.text)")
-        let bad = try get("/rest/v1/fx_json?select=metadata->(x")
+        let bad = try server.service.get("/rest/v1/fx_json?select=metadata->(x")
         #expect(bad.status == 400 && bad.jsonObject?["code"] as? String == "PGRST100", "\(bad.text)")
         #expect(bad.jsonObject?["details"] as? String == #"unexpected "(" expecting "-", digit or any non reserved character different from: .,>()"#)
     }
@@ -181,7 +169,7 @@ struct QueryFeatureTests {
 
     @Test func aggregatesInSpreadsAreHoisted() throws {
         // Per client: the invoices' total, grouped by the spread column.
-        let grouped = try get("/rest/v1/fx_invoices?select=total.sum(),...fx_projects(project:name)&project_id=lt.3")
+        let grouped = try server.service.get("/rest/v1/fx_invoices?select=total.sum(),...fx_projects(project:name)&project_id=lt.3")
         #expect(Set((grouped.jsonArray ?? []).map { "\($0["project"] ?? "")=\($0["sum"] ?? "")" }) == ["Windows 7=300", "Windows 10=1200"], "\(grouped.text)")
         // Only aggregates: one row.
         try expect("/rest/v1/fx_projects?select=...fx_clients(clients:count(),top:id.max())", #"[{"clients":4,"top":2}]"#)
@@ -195,11 +183,11 @@ struct QueryFeatureTests {
             let response = try plain.client().request("GET", target, headers: plain.headers(plain.serviceKey))
             #expect(response.status == 400, "\(target): \(response.text)")
             #expect(
-                EmbeddingTests.compact(response) == #"{"code":"PGRST123","details":null,"hint":null,"message":"Use of aggregate functions is not allowed"}"#)
+                response.compactJSON == #"{"code":"PGRST123","details":null,"hint":null,"message":"Use of aggregate functions is not allowed"}"#)
         }
         // `count` as a column (PostgreSQL's `t.count` is `count(t)`) still counts, as in PostgREST.
         let legacy = try plain.client().request("GET", "/rest/v1/children?select=count", headers: plain.headers(plain.serviceKey))
-        #expect(EmbeddingTests.compact(legacy) == #"[{"count":0}]"#, "\(legacy.text)")
+        #expect(legacy.compactJSON == #"[{"count":0}]"#, "\(legacy.text)")
         // JSON paths and spreads need no setting.
         let path = try plain.client().request("GET", "/rest/v1/children?select=goals->0", headers: plain.headers(plain.serviceKey))
         #expect(path.status == 200, "\(path.text)")
@@ -253,13 +241,13 @@ struct QueryFeatureTests {
             "/rest/v1/fx_clients?select=id,...fx_projects(fx_invoices(id))&fx_projects.order=id&fx_projects.fx_invoices.order=id&id=eq.2",
             #"[{"id":2,"fx_invoices":[[{"id":5},{"id":6}],[{"id":7},{"id":8}]]}]"#)
         // Aggregates in a to-many spread: still PGRST119.
-        let many = try get("/rest/v1/fx_clients?select=*,...fx_projects(count())")
+        let many = try server.service.get("/rest/v1/fx_clients?select=*,...fx_projects(count())")
         #expect(many.status == 400, "\(many.text)")
         #expect(
-            EmbeddingTests.compact(many)
+            many.compactJSON
                 == #"{"code":"PGRST119","details":"'fx_clients' and 'fx_projects' do not form a many-to-one or one-to-one relationship","hint":null,"message":"A spread operation on 'fx_projects' is not possible"}"#
         )
-        let grammar = try get("/rest/v1/fx_projects?select=alias:...fx_clients(*)")
+        let grammar = try server.service.get("/rest/v1/fx_projects?select=alias:...fx_clients(*)")
         #expect(grammar.status == 400 && grammar.jsonObject?["code"] as? String == "PGRST100", "\(grammar.text)")
     }
 
@@ -288,7 +276,7 @@ struct QueryFeatureTests {
         try expect(
             "/rest/v1/fx_users?select=name,tasks:fx_users_tasks(...fx_tasks(title))&tasks.order=task_id&id=eq.2",
             #"[{"name":"Dwight","tasks":[{"title":"Code"},{"title":"Test"}]}]"#)
-        let wrongHint = try get("/rest/v1/fx_users?select=name,fx_tasks!nope(title)")
+        let wrongHint = try server.service.get("/rest/v1/fx_users?select=name,fx_tasks!nope(title)")
         #expect(wrongHint.status == 400 && wrongHint.jsonObject?["code"] as? String == "PGRST200", "\(wrongHint.text)")
     }
 }

@@ -3,7 +3,8 @@ import Postgres
 import TestSupport
 import Testing
 
-/// One `-- test: name` section of a file in `Tests/SchemaTests/sql/`.
+/// One `-- test: name` section of a file in `Tests/SchemaTests/sql/`; a line
+/// `-- include: KnownDataSet` in it stands for TestSupport's `KnownDataSet.sql`.
 struct SchemaCase: Sendable, CustomTestStringConvertible {
     let file: String
     let name: String
@@ -26,7 +27,9 @@ struct SchemaCase: Sendable, CustomTestStringConvertible {
                 lines = []
             }
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                if line.hasPrefix("-- test:") {
+                if line == KnownDataSet.include {
+                    lines.append(Substring(KnownDataSet.sql))
+                } else if line.hasPrefix("-- test:") {
                     flush()
                     name = line.dropFirst("-- test:".count).trimmingCharacters(in: .whitespaces)
                 } else {
@@ -57,7 +60,7 @@ struct SchemaSQLTests {
         try connection.execute("BEGIN")
         defer { try? connection.execute("ROLLBACK") }
         do {
-            try connection.execute(testCase.sql)
+            try connection.execute(unsafeSQL: testCase.sql)
         } catch let error as PostgresError {
             Issue.record("\(testCase.file) › \(testCase.name): \(error)\(error.hint.map { " HINT: \($0)" } ?? "")")
         }

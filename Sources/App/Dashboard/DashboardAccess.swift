@@ -95,7 +95,7 @@ final class DashboardAccess: Sendable {
         guard expires > Int(now.timeIntervalSince1970) else { return nil }
         let nonce = String(parts[2])
         let revoked = try pool.withConnection {
-            try $0.query("SELECT EXISTS (SELECT 1 FROM auth.dashboard_revoked_sessions WHERE nonce = \(nonce))").scalar == "t"
+            try $0.query("SELECT EXISTS (SELECT 1 FROM auth.dashboard_revoked_sessions WHERE nonce = \(nonce))").first?.bool(0) == true
         }
         guard !revoked else { return nil }
         return Session(nonce: String(parts[2]), expires: expires, csrfToken: csrf(String(parts[2])))

@@ -3,21 +3,10 @@ import HTTP
 import Identity
 import Postgres
 
-/// `/admin/users…`: the service role's user management.
+/// `/admin/users…`: the service role's user management (the role is checked by `AdminStage`).
 extension AuthService {
+    /// Runs once `AdminStage` has admitted the caller.
     func admin(_ request: HTTPRequest, _ operation: AuthRequest.Admin) throws -> HTTPResponse {
-        guard let token = Credentials.bearerToken(request.headers["Authorization"]) else { throw AuthError.noAuthorization }
-        // GoTrue's JWT_ADMIN_ROLES: the service-role key (or a secret key), or a token whose role
-        // is one of them.
-        let isAdmin: Bool
-        if let keyCaller = config.keys.role(ofKey: token) {
-            isAdmin = keyCaller.isServiceRole
-        } else if let claims = try? JWT.verify(token, keys: config.keys).claims {
-            isAdmin = (claims["role"] as? String).map(config.adminRoles.contains) ?? false
-        } else {
-            throw AuthError.badJWT("invalid token")
-        }
-        guard isAdmin else { throw AuthError.notAdmin }
         switch operation {
         case .listUsers(let page, let perPage):
             let (users, total) = try pool.withConnection { try Users.page($0, page: page, perPage: perPage) }

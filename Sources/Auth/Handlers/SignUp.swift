@@ -5,8 +5,7 @@ import Postgres
 
 /// `POST /signup`: an e-mail user with a session, or an anonymous user when no e-mail is given.
 extension AuthService {
-    func signUp(_ body: AuthRequest.SignUp, client: String) throws -> HTTPResponse {
-        try checkRate(config.signInLimit, "signin", keys: ["ip:\(client)"] + (body.email.map { ["email:\($0)"] } ?? []))
+    func signUp(_ body: AuthRequest.SignUp) throws -> HTTPResponse {
         guard let email = body.email else {
             guard body.phone == nil else { throw AuthError.phoneDisabled("Phone signups are disabled", status: .badRequest) }
             return try signInAnonymously(metadataJSON: body.metadataJSON)

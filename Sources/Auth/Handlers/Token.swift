@@ -6,10 +6,8 @@ import Postgres
 /// `POST /token`: the password, refresh-token, id_token and PKCE grants.
 extension AuthService {
     func token(_ grant: AuthRequest.TokenGrant, request: HTTPRequest) throws -> HTTPResponse {
-        let client = clientAddress(request)
         switch grant {
         case .password(let email, let phone, let password):
-            try checkRate(config.signInLimit, "signin", keys: ["ip:\(client)", "email:\(email)"])
             if !email.isEmpty {
                 try checkEmailProvider(status: .unprocessableContent)
             } else if let phone, !phone.isEmpty {
@@ -20,14 +18,12 @@ extension AuthService {
             }
             return try signInWithPassword(email: email, password: password)
         case .refreshToken(let token):
-            try checkRate(config.refreshLimit, "refresh", keys: ["ip:\(client)"])
             guard let token, !token.isEmpty else { throw AuthError.refreshTokenNotFound }
             return try refresh(token)
         case .idToken(let grant):
-            try checkRate(config.signInLimit, "signin", keys: ["ip:\(client)"])
             return try signInWithIDToken(grant, request: request)
         case .pkce(let code, let verifier):
-            return try exchangePKCE(authCode: code, codeVerifier: verifier, client: client)
+            return try exchangePKCE(authCode: code, codeVerifier: verifier)
         case .unsupported:
             throw AuthError.validationFailed("unsupported_grant_type")
         }

@@ -23,7 +23,7 @@ extension AuthService {
         case .challenge(let factorID):
             let factor = try ownedFactor(factorID, userID: caller.userID)
             guard config.mfa.totpVerifyEnabled else { throw AuthError.mfaVerifyDisabled(.totp) }
-            try checkRate(config.mfa.challengeAndVerifyLimit, "mfa", keys: ["ip:\(clientAddress(request))"])
+            try spend(mfaBudget(request))
             let challengeID = UUID().uuidString.lowercased()
             let expiresAt = try pool.withTransaction {
                 try Factors.challenge($0, id: challengeID, factorID: factor.id, ip: clientAddress(request), expiry: config.mfa.challengeExpiry)
@@ -32,7 +32,7 @@ extension AuthService {
         case .verify(let factorID, let challengeID, let code):
             let factor = try ownedFactor(factorID, userID: caller.userID)
             guard config.mfa.totpVerifyEnabled else { throw AuthError.mfaVerifyDisabled(.totp) }
-            try checkRate(config.mfa.challengeAndVerifyLimit, "mfa", keys: ["ip:\(clientAddress(request))"])
+            try spend(mfaBudget(request))
             return try verifyTOTP(
                 factor: factor, challengeID: challengeID, code: code, userID: caller.userID, sessionID: sessionID, client: clientAddress(request))
         case .unenroll(let factorID):

@@ -89,7 +89,6 @@ extension AuthService {
 
     /// `POST /recover`: a recovery mail to a known address; `{}` either way.
     func recover(_ body: AuthRequest.Recover, request: HTTPRequest) throws -> HTTPResponse {
-        try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
         guard Self.isValidEmail(body.email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let redirectTo = redirectTarget(request, given: body.redirectTo)
         let mail = try pool.withTransaction { connection -> OutgoingMail? in
@@ -104,7 +103,6 @@ extension AuthService {
     /// address is signed up and gets the confirmation mail instead (with autoconfirm on, the new
     /// user is confirmed and gets the magic link).
     func sendOTP(_ body: AuthRequest.OTP, request: HTTPRequest) throws -> HTTPResponse {
-        try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
         guard Self.isValidEmail(body.email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let redirectTo = redirectTarget(request, given: body.redirectTo)
         let mail = try pool.withTransaction { connection -> OutgoingMail in
@@ -130,7 +128,6 @@ extension AuthService {
     /// `POST /resend`: the confirmation mail again (unconfirmed users only), or the e-mail change
     /// mails again (a change pending; `email` is the current address). `{}` either way.
     func resend(_ body: AuthRequest.Resend, request: HTTPRequest) throws -> HTTPResponse {
-        try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
         guard Self.isValidEmail(body.email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
         let redirectTo = redirectTarget(request, given: body.redirectTo)
         let mails = try pool.withTransaction { connection -> [OutgoingMail] in
@@ -183,7 +180,7 @@ extension AuthService {
         if let email = changes.email {
             guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
             let redirectTo = redirectTarget(request, given: changes.redirectTo)
-            try checkRate(config.mail.otpRequestLimit, "otp", keys: ["ip:\(clientAddress(request))"])
+            try spend(emailChangeBudget(request))
             let mails = try pool.withTransaction { connection -> [OutgoingMail]? in
                 guard let row = try Users.lockForMail(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
                 if email == row.user.email.lowercased() { return [] }

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Identity
 import Logging
@@ -112,7 +113,7 @@ public final class Mailer: Sendable {
         self.retention = retention
         self.workers = workers
         for index in 0..<workers {
-            Thread.detachNewThread { [self] in work(purges: index == 0) }
+            startThread(name: "mail-sender-\(index)") { [self] in work(purges: index == 0) }
         }
     }
 
@@ -138,7 +139,7 @@ public final class Mailer: Sendable {
         let result = try connection.query("SELECT status, count(*)::int FROM auth.mail_outbox GROUP BY status")
         var depth = Depth()
         for row in 0..<result.count {
-            let count = Int(result[row, 1] ?? "") ?? 0
+            let count = result[row].int(1) ?? 0
             switch result[row, 0] {
             case "pending": depth.pending = count
             case "sent": depth.sent = count
@@ -219,7 +220,7 @@ public final class Mailer: Sendable {
             let mail = OutgoingMail(
                 kind: MailKind(rawValue: rows[0, 1] ?? "") ?? .confirmation, to: rows[0, 2] ?? "", subject: rows[0, 3] ?? "",
                 html: rows[0, 4] ?? "", link: rows[0, 5], code: rows[0, 6] ?? "")
-            let attempt = (Int(rows[0, 7] ?? "") ?? 0) + 1
+            let attempt = (rows[0].int(7) ?? 0) + 1
             func finish(_ status: String, error: String? = nil) throws {
                 _ = try connection.query(
                     """

@@ -98,7 +98,7 @@ enum Factors {
             "UPDATE auth.mfa_factors SET last_challenged_at = now() WHERE id = \(factorID)::uuid",
             "SELECT floor(extract(epoch FROM now()) + \(expiry)::double precision)::bigint"
         ])
-        return Int(results[2].scalar ?? "") ?? 0
+        return results[2].first?.int(0) ?? 0
     }
 
     struct Challenge {
@@ -115,7 +115,7 @@ enum Factors {
             FROM auth.mfa_challenges WHERE id = \(id)::uuid AND factor_id = \(factorID)::uuid FOR UPDATE
             """)
         guard found.count == 1 else { return nil }
-        return Challenge(verified: found[0, 0] == "t", ip: found[0, 1] ?? "", age: Double(found[0, 2] ?? "") ?? .infinity)
+        return Challenge(verified: found[0].bool(0) == true, ip: found[0, 1] ?? "", age: found[0].double(2) ?? .infinity)
     }
 
     static func deleteChallenge(_ connection: Connection, id: String) throws {
@@ -160,7 +160,7 @@ enum Assurance {
                                       ORDER BY updated_at DESC), '[]'::jsonb)::text
             FROM auth.mfa_amr_claims WHERE session_id = \(sessionID)::uuid
             """)
-        return (found[0, 0] == "t" ? "aal2" : "aal1", found[0, 1] ?? "[]")
+        return (found[0].bool(0) == true ? "aal2" : "aal1", found[0, 1] ?? "[]")
     }
 
     /// The level stored with the session (`aal1` when it has none).

@@ -40,7 +40,7 @@ enum FlowStates {
         else { return nil }
         return Row(
             id: id, userID: userID, codeChallengeMethod: method, codeChallenge: challenge, authenticationMethod: authenticationMethod,
-            codeAge: Double(found[0, 5] ?? ""))
+            codeAge: found[0].double(5))
     }
 
     /// The auth code (its digest) set on the user's flow; false when there is no such flow.

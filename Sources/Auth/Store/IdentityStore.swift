@@ -45,7 +45,7 @@ enum Identities {
             WHERE user_id = \(userID)::uuid ORDER BY created_at, id::text
             """)
         return (0..<found.count).compactMap { index in
-            found[index, 0].map { Summary(id: $0, email: found[index, 1] ?? "", verified: found[index, 2] == "t", order: index) }
+            found[index, 0].map { Summary(id: $0, email: found[index, 1] ?? "", verified: found[index].bool(2) == true, order: index) }
         }
     }
 

@@ -40,8 +40,8 @@ enum OneTimeTokens {
             result[index, 0].map {
                 Row(
                     id: $0, userID: result[index, 1], tokenType: result[index, 2], otpHash: result[index, 3],
-                    relatesTo: result[index, 4], flowStateID: result[index, 5], age: result[index, 6].flatMap(Double.init),
-                    passwordless: result[index, 7] == "t")
+                    relatesTo: result[index, 4], flowStateID: result[index, 5], age: result[index].double(6),
+                    passwordless: result[index].bool(7) == true)
             }
         }
     }

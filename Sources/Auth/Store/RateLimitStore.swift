@@ -5,7 +5,7 @@ import Postgres
 public enum RateLimitCounters {
     /// One hit on each key; whether every key is still within `limit`.
     public static func hit(_ connection: Connection, keys: [String], limit: RateLimit) throws -> Bool {
-        try connection.query("SELECT auth.rate_limit_hit(\(array: keys), \(limit.hits)::integer, \(limit.window)::double precision)").scalar == "t"
+        try connection.query("SELECT auth.rate_limit_hit(\(array: keys), \(limit.hits)::integer, \(limit.window)::double precision)").first?.bool(0) == true
     }
 
     /// Seconds until the windows of `keys` that are over `limit` end (at least 1): what a 429's

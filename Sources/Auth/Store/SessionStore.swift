@@ -23,7 +23,7 @@ enum Sessions {
                    \(sessionID)::uuid IS NULL OR EXISTS (SELECT 1 FROM auth.sessions WHERE id = \(sessionID)::uuid AND user_id = \(userID)::uuid) AS session_exists,
                    EXISTS (SELECT 1 FROM auth.users WHERE id = \(userID)::uuid AND banned_until > now()) AS banned
             """)
-        return (state[0, "user_exists"] == "t", state[0, "session_exists"] == "t", state[0, "banned"] == "t")
+        return (state[0].bool("user_exists") == true, state[0].bool("session_exists") == true, state[0].bool("banned") == true)
     }
 
     /// Seconds since the session began; nil when there is no such session.
@@ -72,8 +72,8 @@ enum RefreshTokens {
             """)
         guard found.count == 1, let id = found[0, 0], let userID = found[0, 1], let sessionID = found[0, 2] else { return nil }
         return Row(
-            id: id, userID: userID, sessionID: sessionID, revoked: found[0, 3] == "t", revokedFor: Double(found[0, 4] ?? ""),
-            userBanned: found[0, 5] == "t")
+            id: id, userID: userID, sessionID: sessionID, revoked: found[0].bool(3) == true, revokedFor: found[0].double(4),
+            userBanned: found[0].bool(5) == true)
     }
 
     /// `row` revoked (its first revocation time kept), its child issued in the same session, the

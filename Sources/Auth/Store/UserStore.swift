@@ -26,133 +26,11 @@ enum Users {
             """,
             "SELECT count(*) FROM auth.users"
         ])
-        return (results[0].scalar ?? "[]", Int(results[1].scalar ?? "0") ?? 0)
+        return (results[0].scalar ?? "[]", results[1].first?.int(0) ?? 0)
     }
 
     static func delete(_ connection: Connection, id: String) throws {
         _ = try connection.query("DELETE FROM auth.users WHERE id = \(id)::uuid")
-    }
-
-    // MARK: creation
-
-    /// A confirmed e-mail user with its identity, a session with its `password` claim and its
-    /// first refresh token (one statement), then its JSON (pipelined); nil when the address is taken.
-    static func createSignedIn(
-        _ connection: Connection, id: String, email: String, passwordHash: String, metadataJSON: String,
-        sessionID: String, refreshTokenDigest: String
-    ) throws -> String? {
-        let results = try connection.pipeline([
-            """
-            WITH u AS (
-                INSERT INTO auth.users (id, email, encrypted_password, email_confirmed_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data)
-                VALUES (\(id)::uuid, \(email), \(passwordHash), now(), now(), \(emailAppMetadata)::jsonb, \(metadataJSON)::jsonb)
-                ON CONFLICT ((lower(email))) WHERE email IS NOT NULL DO NOTHING
-                RETURNING id, email
-            ), i AS (
-                INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at)
-                SELECT id::text, id, jsonb_build_object('sub', id::text, 'email', email, 'email_verified', true, 'phone_verified', false), 'email', now() FROM u
-            ), s AS (
-                INSERT INTO auth.sessions (id, user_id) SELECT \(sessionID)::uuid, id FROM u RETURNING id, user_id
-            ), c AS (
-                INSERT INTO auth.mfa_amr_claims (session_id, authentication_method) SELECT id, 'password' FROM s
-            )
-            INSERT INTO auth.refresh_tokens (token, user_id, session_id) SELECT \(refreshTokenDigest), user_id, id FROM s
-            """,
-            jsonStatement(id: id)
-        ])
-        return results[1].scalar
-    }
-
-    /// An anonymous user with a session (its `anonymous` claim) and its first refresh token, then
-    /// its JSON (pipelined).
-    static func createAnonymousSignedIn(
-        _ connection: Connection, id: String, metadataJSON: String, sessionID: String,
-        refreshTokenDigest: String
-    ) throws -> String? {
-        let results = try connection.pipeline([
-            """
-            WITH u AS (
-                INSERT INTO auth.users (id, is_anonymous, last_sign_in_at, raw_app_meta_data, raw_user_meta_data)
-                VALUES (\(id)::uuid, true, now(), '{"provider":"anonymous","providers":[]}'::jsonb, \(metadataJSON)::jsonb)
-                RETURNING id
-            ), s AS (
-                INSERT INTO auth.sessions (id, user_id) SELECT \(sessionID)::uuid, id FROM u RETURNING id, user_id
-            ), c AS (
-                INSERT INTO auth.mfa_amr_claims (session_id, authentication_method) SELECT id, 'anonymous' FROM s
-            )
-            INSERT INTO auth.refresh_tokens (token, user_id, session_id) SELECT \(refreshTokenDigest), user_id, id FROM s
-            """,
-            jsonStatement(id: id)
-        ])
-        return results[1].scalar
-    }
-
-    /// The admin API's new e-mail user with its identity (one statement), then its JSON
-    /// (pipelined); nil when the address is taken.
-    static func createByAdmin(
-        _ connection: Connection, id: String, email: String, passwordHash: String?, confirmed: Bool,
-        metadataJSON: String
-    ) throws -> String? {
-        let results = try connection.pipeline([
-            """
-            WITH u AS (
-                INSERT INTO auth.users (id, email, encrypted_password, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
-                VALUES (\(id)::uuid, \(email), \(passwordHash), CASE WHEN \(confirmed)::boolean THEN now() END,
-                        '{"provider":"email","providers":["email"]}'::jsonb, \(metadataJSON)::jsonb)
-                ON CONFLICT ((lower(email))) WHERE email IS NOT NULL DO NOTHING RETURNING id, email
-            )
-            INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
-            SELECT id::text, id, jsonb_build_object('sub', id::text, 'email', email, 'email_verified', \(confirmed)::boolean), 'email' FROM u
-            """,
-            jsonStatement(id: id)
-        ])
-        return results[1].scalar
-    }
-
-    /// A sign-up awaiting its confirmation mail: the user and its unverified identity (pipelined).
-    static func createUnconfirmed(_ connection: Connection, id: String, email: String, passwordHash: String, metadataJSON: String) throws {
-        _ = try connection.pipeline([
-            """
-            INSERT INTO auth.users (id, email, encrypted_password, raw_app_meta_data, raw_user_meta_data)
-            VALUES (\(id)::uuid, \(email), \(passwordHash), '{"provider":"email","providers":["email"]}'::jsonb, \(metadataJSON)::jsonb)
-            """,
-            """
-            INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
-            VALUES (\(id), \(id)::uuid, jsonb_build_object('sub', \(id)::text, 'email', \(email)::text, 'email_verified', false, 'phone_verified', false), 'email')
-            """
-        ])
-    }
-
-    /// `/otp`'s new user without a password, confirmed at once when `confirmed`, and its
-    /// identity (pipelined).
-    static func createPasswordless(_ connection: Connection, id: String, email: String, confirmed: Bool, metadataJSON: String) throws {
-        _ = try connection.pipeline([
-            """
-            INSERT INTO auth.users (id, email, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
-            VALUES (\(id)::uuid, \(email), CASE WHEN \(confirmed)::boolean THEN now() END,
-                    '{"provider":"email","providers":["email"]}'::jsonb, \(metadataJSON)::jsonb)
-            """,
-            """
-            INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
-            VALUES (\(id), \(id)::uuid, jsonb_build_object('sub', \(id)::text, 'email', \(email)::text,
-                    'email_verified', \(confirmed)::boolean, 'phone_verified', false), 'email')
-            """
-        ])
-    }
-
-    /// An id_token sign-in's new user; its e-mail left out when another account holds it.
-    static func createExternal(
-        _ connection: Connection, id: String, email: String?, verified: Bool, appMetadataJSON: String,
-        metadataJSON: String
-    ) throws {
-        _ = try connection.query(
-            """
-            INSERT INTO auth.users (id, email, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
-            SELECT \(id)::uuid, e.email, CASE WHEN e.email IS NOT NULL AND \(verified)::boolean THEN now() END,
-                   \(appMetadataJSON)::jsonb, \(metadataJSON)::jsonb
-            FROM (SELECT CASE WHEN EXISTS (SELECT 1 FROM auth.users WHERE lower(email) = \(email)) THEN NULL
-                              ELSE \(email)::text END AS email) e
-            """)
     }
 
     // MARK: reads
@@ -174,12 +52,12 @@ enum Users {
             WHERE lower(email) = \(email) AND deleted_at IS NULL
             """)
         guard found.count == 1, let id = found[0, 0] else { return nil }
-        return PasswordSignIn(id: id, passwordHash: found[0, 1], confirmed: found[0, 2] == "t", banned: found[0, 3] == "t")
+        return PasswordSignIn(id: id, passwordHash: found[0, 1], confirmed: found[0].bool(2) == true, banned: found[0].bool(3) == true)
     }
 
     /// Whether the user's `banned_until` is in the future.
     static func isBanned(_ connection: Connection, id: String) throws -> Bool {
-        try connection.query("SELECT coalesce(banned_until > now(), false) FROM auth.users WHERE id = \(id)::uuid").scalar == "t"
+        try connection.query("SELECT coalesce(banned_until > now(), false) FROM auth.users WHERE id = \(id)::uuid").first?.bool(0) == true
     }
 
     /// Whether another user than `id` has this (lower-cased) address.
@@ -191,7 +69,7 @@ enum Users {
     static func lockForUpdate(_ connection: Connection, id: String) throws -> (isAnonymous: Bool, email: String?)? {
         let current = try connection.query("SELECT is_anonymous, email FROM auth.users WHERE id = \(id)::uuid FOR UPDATE")
         guard current.count == 1 else { return nil }
-        return (current[0, 0] == "t", current[0, 1])
+        return (current[0].bool(0) == true, current[0, 1])
     }
 
     /// The user row the mail flows read (by address or by id), locked for the transaction.
@@ -208,9 +86,9 @@ enum Users {
         guard found.count == 1, let userID = found[0, 0] else { return nil }
         return MailUserRow(
             user: MailUser(id: userID, email: found[0, 1] ?? "", metadataJSON: found[0, 2] ?? "{}"),
-            confirmed: found[0, 3] == "t", isAnonymous: found[0, 4] == "t", pendingEmail: found[0, 5].flatMap { $0.isEmpty ? nil : $0 },
-            confirmationAgo: found[0, 6].flatMap(Double.init), recoveryAgo: found[0, 7].flatMap(Double.init),
-            emailChangeAgo: found[0, 8].flatMap(Double.init), reauthenticationAgo: found[0, 9].flatMap(Double.init))
+            confirmed: found[0].bool(3) == true, isAnonymous: found[0].bool(4) == true, pendingEmail: found[0, 5].flatMap { $0.isEmpty ? nil : $0 },
+            confirmationAgo: found[0].double(6), recoveryAgo: found[0].double(7),
+            emailChangeAgo: found[0].double(8), reauthenticationAgo: found[0].double(9))
     }
 
     /// The pending e-mail change and its confirmation status (`0`: none confirmed yet, `1`: one
@@ -346,7 +224,7 @@ enum Users {
             """,
             OneTimeTokens.deleteAllStatement(userID: id)
         ])
-        return results[0].scalar == "t"
+        return results[0].first?.bool(0) == true
     }
 
     static func confirmEmailChangeHalfway(_ connection: Connection, id: String, tokenID: String) throws {

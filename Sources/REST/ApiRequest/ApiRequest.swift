@@ -1,5 +1,4 @@
 import HTTP
-import Postgres
 
 /// A REST request parsed into PostgREST's terms, before it is checked against the schema cache
 /// (PostgREST's `ApiRequest`). Pure: built from the method, the resource path, the query pairs,

@@ -1,5 +1,4 @@
 import Foundation
-import Postgres
 
 extension ApiRequest {
     /// `Accept` negotiation (PostgREST's Negotiate.hs, restricted to what this server produces).
@@ -93,11 +92,6 @@ public struct Explain: Sendable, Equatable {
             return
         }
         return nil
-    }
-
-    /// `EXPLAIN (FORMAT …, ANALYZE, …) `: the options are this type's constants.
-    var prefix: SQL {
-        SQL(unsafeSQL: "EXPLAIN (FORMAT \(json ? "JSON" : "TEXT")" + options.map { ", " + $0.uppercased() }.joined() + ") ", binds: [])
     }
 
     /// `Content-Type` as PostgREST writes it.

@@ -1,5 +1,4 @@
 import HTTP
-import Postgres
 
 // The query language's terms, as the grammar parses them: query pairs, select items and their
 // JSON paths, order terms, filters and their logic trees.
@@ -157,6 +156,4 @@ public indirect enum Condition: Sendable, Equatable {
     case or([Condition])
     /// Added by the ownership middleware, never parsed from a request.
     case scope(OwnershipScope)
-    /// Written by the planner (an embed's join or `!inner` EXISTS), never parsed from a request.
-    case embedded(SQL)
 }

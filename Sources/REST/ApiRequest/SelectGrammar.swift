@@ -15,117 +15,129 @@ extension QueryGrammar {
 
     private static func selectList(_ chars: [Character], _ index: inout Int, text: String, nested: Bool) throws(RESTError) -> [SelectItem] {
         var items: [SelectItem] = []
-        func fail(_ expecting: String) -> RESTError {
-            .parse(message: message("select parameter", text, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \(expecting)")
-        }
-        func embedParameters(_ embed: inout SelectItem.Embed) throws(RESTError) {
-            while index < chars.count, chars[index] == "!" {
-                index += 1
-                guard let word = fieldName(chars, &index) else { throw fail("hint or join type (inner, left)") }
-                switch word {
-                case "inner": embed.inner = true
-                case "left": embed.inner = false
-                default: embed.hint = word
-                }
-            }
-        }
-        func embedBody(_ embed: inout SelectItem.Embed) throws(RESTError) {
-            guard index < chars.count, chars[index] == "(" else { throw fail("\"(\"") }
-            index += 1
-            skipSpaces(chars, &index)
-            // `rel()`: PostgREST's empty embed, which selects nothing (it only filters).
-            embed.select = index < chars.count && chars[index] == ")" ? [] : try selectList(chars, &index, text: text, nested: true)
-            guard index < chars.count, chars[index] == ")" else { throw fail("\",\" or \")\"") }
-            index += 1
-        }
-        func castName() throws(RESTError) -> String? {
-            guard index + 1 < chars.count, chars[index] == ":", chars[index + 1] == ":" else { return nil }
-            index += 2
-            let start = index
-            while index < chars.count,
-                chars[index].isLetter || chars[index].isNumber || chars[index] == "_" || chars[index] == " " || chars[index] == "[" || chars[index] == "]"
-            {
-                index += 1
-            }
-            let castText = String(chars[start..<index]).trimmedOWS
-            guard !castText.isEmpty else { throw fail("letter or digit") }
-            return castText
-        }
         while true {
             skipSpaces(chars, &index)
-            guard index < chars.count else { throw fail("field name (* or [a..z0..9_$])") }
-            if chars[index] == "*" {
-                index += 1
-                items.append(SelectItem(column: "*"))
-            } else if matches(chars, index, "...") {
-                // `...rel!hint!inner(…)`: a spread embed (no alias: its columns keep their names).
-                index += 3
-                guard let name = fieldName(chars, &index) else { throw fail("field name (* or [a..z0..9_$])") }
-                var embed = SelectItem.Embed(hint: nil, inner: false, select: [], spread: true)
-                try embedParameters(&embed)
-                try embedBody(&embed)
-                var item = SelectItem(column: name)
-                item.embed = embed
-                items.append(item)
-            } else {
-                guard var name = fieldName(chars, &index) else {
-                    if nested, chars[index] == ")", items.isEmpty { return items }  // `rel()`: selects nothing
-                    throw fail("field name (* or [a..z0..9_$])")
-                }
-                var alias: String? = nil
-                if index < chars.count, chars[index] == ":", index + 1 < chars.count, chars[index + 1] != ":" {
-                    index += 1
-                    alias = name
-                    skipSpaces(chars, &index)
-                    guard let real = fieldName(chars, &index) else { throw fail("field name (* or [a..z0..9_$])") }
-                    name = real
-                }
-                if name == "count", matches(chars, index, "()") {
-                    // `count()`: the rows counted (PostgREST's COUNT(*)).
-                    index += 2
-                    var item = SelectItem(column: "*", alias: alias, aggregate: .count)
-                    item.aggregateCast = try castName()
-                    items.append(item)
-                } else if index < chars.count, chars[index] == "(" || chars[index] == "!" {
-                    // PostgREST never reads `count(…)` as an embed.
-                    if name == "count", chars[index] == "(" {
-                        index += 1
-                        throw fail("\")\"")
-                    }
-                    var embed = SelectItem.Embed(hint: nil, inner: false, select: [])
-                    try embedParameters(&embed)
-                    try embedBody(&embed)
-                    var item = SelectItem(column: name, alias: alias)
-                    item.embed = embed
-                    items.append(item)
-                } else {
-                    let path = try jsonPath(chars, &index, what: "select parameter", input: text)
-                    var item = SelectItem(column: name, alias: alias, cast: try castName(), jsonPath: path)
-                    if index < chars.count, chars[index] == "." {
-                        // `col.sum()`: an aggregate, with its own cast after.
-                        index += 1
-                        let start = index
-                        while index < chars.count, chars[index].isLetter { index += 1 }
-                        guard let aggregate = SelectItem.Aggregate(rawValue: String(chars[start..<index])), matches(chars, index, "()") else {
-                            index = start
-                            throw fail("aggregate function (count, sum, avg, min, max)")
-                        }
-                        index += 2
-                        item.aggregate = aggregate
-                        item.aggregateCast = try castName()
-                    }
-                    items.append(item)
-                }
-            }
+            guard index < chars.count else { throw selectFailure(chars, index, text, expecting: "field name (* or [a..z0..9_$])") }
+            // `rel()`: PostgREST's empty embed, which selects nothing (it only filters).
+            if nested, items.isEmpty, chars[index] == ")" { return [] }
+            items.append(try selectItem(chars, &index, text: text))
             skipSpaces(chars, &index)
             if index == chars.count {
-                if nested { throw fail("\",\" or \")\"") }
+                if nested { throw selectFailure(chars, index, text, expecting: "\",\" or \")\"") }
                 return items
             }
             if nested, chars[index] == ")" { return items }
-            guard chars[index] == "," else { throw fail(nested ? "\",\" or \")\"" : "\"::\", \",\" or end of input") }
+            guard chars[index] == "," else {
+                throw selectFailure(chars, index, text, expecting: nested ? "\",\" or \")\"" : "\"::\", \",\" or end of input")
+            }
             index += 1
         }
+    }
+
+    /// PostgREST's error for a `select` it cannot read: the position and what it expected there.
+    private static func selectFailure(_ chars: [Character], _ index: Int, _ text: String, expecting: String) -> RESTError {
+        .parse(message: message("select parameter", text, column: index + 1), details: "\(unexpected(chars, at: index)) expecting \(expecting)")
+    }
+
+    /// One item: `*`, a spread `...rel(…)`, or a named one (`selectNamed`).
+    private static func selectItem(_ chars: [Character], _ index: inout Int, text: String) throws(RESTError) -> SelectItem {
+        if chars[index] == "*" {
+            index += 1
+            return SelectItem(column: "*")
+        }
+        if matches(chars, index, "...") {
+            // `...rel!hint!inner(…)`: a spread embed (no alias: its columns keep their names).
+            index += 3
+            guard let name = fieldName(chars, &index) else { throw selectFailure(chars, index, text, expecting: "field name (* or [a..z0..9_$])") }
+            var embed = SelectItem.Embed(hint: nil, inner: false, select: [], spread: true)
+            try embedParameters(chars, &index, text: text, into: &embed)
+            try embedBody(chars, &index, text: text, into: &embed)
+            var item = SelectItem(column: name)
+            item.embed = embed
+            return item
+        }
+        guard var name = fieldName(chars, &index) else { throw selectFailure(chars, index, text, expecting: "field name (* or [a..z0..9_$])") }
+        var alias: String? = nil
+        if index < chars.count, chars[index] == ":", index + 1 < chars.count, chars[index + 1] != ":" {
+            index += 1
+            alias = name
+            skipSpaces(chars, &index)
+            guard let real = fieldName(chars, &index) else { throw selectFailure(chars, index, text, expecting: "field name (* or [a..z0..9_$])") }
+            name = real
+        }
+        if name == "count", matches(chars, index, "()") {
+            // `count()`: the rows counted (PostgREST's COUNT(*)).
+            index += 2
+            var item = SelectItem(column: "*", alias: alias, aggregate: .count)
+            item.aggregateCast = try castName(chars, &index, text: text)
+            return item
+        }
+        if index < chars.count, chars[index] == "(" || chars[index] == "!" {
+            // PostgREST never reads `count(…)` as an embed.
+            if name == "count", chars[index] == "(" {
+                index += 1
+                throw selectFailure(chars, index, text, expecting: "\")\"")
+            }
+            var embed = SelectItem.Embed(hint: nil, inner: false, select: [])
+            try embedParameters(chars, &index, text: text, into: &embed)
+            try embedBody(chars, &index, text: text, into: &embed)
+            var item = SelectItem(column: name, alias: alias)
+            item.embed = embed
+            return item
+        }
+        let path = try jsonPath(chars, &index, what: "select parameter", input: text)
+        var item = SelectItem(column: name, alias: alias, cast: try castName(chars, &index, text: text), jsonPath: path)
+        if index < chars.count, chars[index] == "." {
+            // `col.sum()`: an aggregate, with its own cast after.
+            index += 1
+            let start = index
+            while index < chars.count, chars[index].isLetter { index += 1 }
+            guard let aggregate = SelectItem.Aggregate(rawValue: String(chars[start..<index])), matches(chars, index, "()") else {
+                throw selectFailure(chars, start, text, expecting: "aggregate function (count, sum, avg, min, max)")
+            }
+            index += 2
+            item.aggregate = aggregate
+            item.aggregateCast = try castName(chars, &index, text: text)
+        }
+        return item
+    }
+
+    /// `!hint`, `!inner`, `!left` after an embed's name.
+    private static func embedParameters(_ chars: [Character], _ index: inout Int, text: String, into embed: inout SelectItem.Embed) throws(RESTError) {
+        while index < chars.count, chars[index] == "!" {
+            index += 1
+            guard let word = fieldName(chars, &index) else { throw selectFailure(chars, index, text, expecting: "hint or join type (inner, left)") }
+            switch word {
+            case "inner": embed.inner = true
+            case "left": embed.inner = false
+            default: embed.hint = word
+            }
+        }
+    }
+
+    /// `(…)`: an embed's own select list (`()`: nothing, the embed only filters).
+    private static func embedBody(_ chars: [Character], _ index: inout Int, text: String, into embed: inout SelectItem.Embed) throws(RESTError) {
+        guard index < chars.count, chars[index] == "(" else { throw selectFailure(chars, index, text, expecting: "\"(\"") }
+        index += 1
+        skipSpaces(chars, &index)
+        embed.select = index < chars.count && chars[index] == ")" ? [] : try selectList(chars, &index, text: text, nested: true)
+        guard index < chars.count, chars[index] == ")" else { throw selectFailure(chars, index, text, expecting: "\",\" or \")\"") }
+        index += 1
+    }
+
+    /// `::type`: letters, digits, `_`, ` `, `[]` (nil when no cast follows).
+    private static func castName(_ chars: [Character], _ index: inout Int, text: String) throws(RESTError) -> String? {
+        guard index + 1 < chars.count, chars[index] == ":", chars[index + 1] == ":" else { return nil }
+        index += 2
+        let start = index
+        while index < chars.count,
+            chars[index].isLetter || chars[index].isNumber || chars[index] == "_" || chars[index] == " " || chars[index] == "[" || chars[index] == "]"
+        {
+            index += 1
+        }
+        let castText = String(chars[start..<index]).trimmedOWS
+        guard !castText.isEmpty else { throw selectFailure(chars, index, text, expecting: "letter or digit") }
+        return castText
     }
 
     // MARK: JSON paths

@@ -96,123 +96,92 @@ extension Planner {
             // (one returning a media type's domain), else of any rows.
             let rowTable = cache.tables[function.returnType]
             request.media = try negotiateMedia(
-                request, relation: rowTable?.name ?? function.name,
-                rowType: rowTable.map(\.qualifiedName),
-                defaultSelect: request.select.count == 1 && request.select[0].isStar,
-                scalar: !function.returnsComposite)
+                request, relation: rowTable?.name ?? function.name, rowType: rowTable.map { QueryWriter.qualified($0.qualifiedName) },
+                defaultSelect: request.select.count == 1 && request.select[0].isStar, scalar: !function.returnsComposite)
         } else if request.acceptUnmatched {
             throw .notAcceptable(request.accept ?? "")
         }
         var conditions = request.conditions
-        let invocation: SQL
         if request.isReadOnlyCall {
             // GET: the pairs that are not arguments filter the result.
             for pair in request.functionArguments where !resolved.keys.contains(pair.name) {
                 conditions.append(try QueryGrammar.parseFilter(column: pair.name, pair.value))
             }
         }
-        if resolved.positional {
-            invocation = try Self.positionalInvocation(function, request, keys: resolved.keys)
-        } else {
-            invocation = try Self.namedInvocation(function, request, keys: resolved.keys)
-        }
-        var readOnly = false
-        if case .call(readOnly: true, _) = request.action { readOnly = true }
+        let arguments =
+            resolved.positional
+            ? Self.positionalArguments(function, request, keys: resolved.keys) : Self.namedArguments(function, request, keys: resolved.keys)
+        let readOnly = request.isReadOnlyCall
         var plan = ActionPlan(
             request: request, returnsVoid: function.returnsVoid, statement: nil, readOnly: readOnly,
-            mustDecide: request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict),
+            mustDecide: !readOnly && (request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict)),
             rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: function.name)
-        if readOnly { plan.mustDecide = false }
+        let counted = request.preferences.wantsCount
+        var call = CallPlan(
+            invocation: CallPlan.Invocation(function: function.qualifiedName, arguments: arguments),
+            result: .void, limit: request.limit, offset: request.offset, counted: counted,
+            answer: AnswerPlan(media: request.media, total: counted ? .all : .none, nullForEmptyObject: !function.returnsSet))
         // An empty array's first object is none: PostgREST calls a function that has parameters
         // on no row at all (its json_to_recordset is empty), so nothing runs and no row returns.
-        let noCall = request.payload.map { $0.isArray && $0.rows.isEmpty } == true && !function.arguments.isEmpty && !resolved.positional
-        let never: SQL = noCall ? " WHERE false" : ""
-        var limits: SQL = ""
-        if let limit = request.limit { limits.append(" LIMIT \(limit)") }
-        if request.offset > 0 { limits.append(" OFFSET \(request.offset)") }
+        call.callsNothing = request.payload.map { $0.isArray && $0.rows.isEmpty } == true && !function.arguments.isEmpty && !resolved.positional
         if function.returnsVoid {
-            plan.statement =
-                "SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT \(invocation)\(never)) pgrst_call"
+            call.result = .void
         } else if function.returnsComposite {
-            // Rows of a table type or of OUT columns: `select`, filters and `order` apply to them
-            // as to a table's. Columns are checked when the type is a known table; otherwise
-            // PostgreSQL names an unknown one (42703).
-            let rowTable = Self.resultTable(function, request: request, conditions: conditions, cache: cache)
-            let builder = QueryBuilder(table: rowTable)
-            try builder.validate(conditions)
-            for term in request.order where !rowTable.hasField(term.column) { throw .unknownColumn(column: term.column, table: function.name) }
-            for item in request.select where item.column != "*" && item.embed == nil && !rowTable.hasField(item.column) {
-                throw .unknownColumn(column: item.column, table: function.name)
-            }
-            // Rows of a table's type embed as that table's rows do (PostgREST's RPC embedding).
-            let embedsOf = request.select.contains { $0.embed != nil } ? cache.tables[function.returnType] : nil
-            var query = SQLBuilder()
-            query.raw("SELECT ")
-            var grouping: [Int] = []
-            // `*` over a table's rows whose columns have domain representations: each column, as
-            // PostgREST expands it (the function's rows are the table's, representations included).
-            let star = rowTable.columns.contains { $0.representation.toJSON != nil } ? rowTable.starSelect : "pgrst_call.*"
-            if request.select.allSatisfy(\.isStar) {
-                query.raw(star)
-            } else if let table = embedsOf {
-                var state = EmbedState(caller: caller, request: request)
-                let shape = try writeSelect(request.select, table: rowTable, realName: table.name, path: "", state: &state, into: &query)
-                conditions += shape.inner
-                grouping = shape.grouping
-            } else {
-                grouping = builder.writeSelectList(request.select.filter { !$0.isStar }, qualifier: nil, into: &query)
-                if request.select.contains(where: \.isStar) { query.raw(", " + star) }
-            }
-            query.raw(" FROM ")
-            query.append(invocation)
-            query.raw(" pgrst_call")
-            builder.writeWhere(conditions, denyAll: noCall, into: &query)
-            QueryBuilder.writeGroupBy(grouping, into: &query)
-            builder.writeOrder(request.order, into: &query)
-            var media = request.media
+            call.result = .rows(try callRows(function, request, conditions: conditions, call: call, caller: caller))
             // A function returning one row answers an object, as PostgREST does.
-            if !function.returnsSet, media == .json { media = .singleObject(stripNulls: false) }
-            var statement = Self.countedSource(query.sql, limits: limits, counted: request.preferences.wantsCount)
-            statement.append(
-                Self.aggregate(
-                    media: media, total: request.preferences.wantsCount ? "(SELECT pg_catalog.count(*) FROM pgrst_all)" : "NULL::bigint",
-                    inserted: "NULL::bigint", from: "pgrst_source", nullForEmptyObject: !function.returnsSet))
-            plan.statement = statement
+            if !function.returnsSet, request.media == .json { call.answer.media = .singleObject(stripNulls: false) }
+        } else if case .custom(let custom) = request.media {
+            call.result = .scalar(.custom(custom))
+        } else if function.returnsSet {
+            call.result = .scalar(request.singleObject ? .first(nullForNone: false) : .array)
         } else {
-            let body: SQL
-            if case .custom(let custom) = request.media {
-                body = SQL(unsafeSQL: Self.customBody(custom), binds: [])  // names from the catalog
-            } else if function.returnsSet {
-                body =
-                    request.singleObject
-                    ? "coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, '')"
-                    : "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text"
-            } else {
-                body = "coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, 'null')"
-            }
-            let counted = request.preferences.wantsCount
-            var statement = Self.countedSource("SELECT \(invocation) AS pgrst_scalar\(never)", limits: limits, counted: counted)
-            let total: SQL = counted ? "(SELECT pg_catalog.count(*) FROM pgrst_all)" : "NULL::bigint"
-            statement.append(
-                "SELECT \(total) AS total, pg_catalog.count(_postgrest_t) AS page_total, \(body) AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"
-            )
-            plan.statement = statement
+            call.result = .scalar(.first(nullForNone: true))
         }
+        plan.statement = QueryWriter.statement(call)
         return plan
     }
 
-    /// `WITH pgrst_source AS (rows LIMIT …) `, or with `Prefer: count` (`exact`, `planned` and
-    /// `estimated` alike: a function's rows cannot be estimated without running it) the rows once
-    /// as `pgrst_all`, which the total counts, and the page taken from them: the function runs
-    /// once either way.
-    static func countedSource(_ rows: SQL, limits: SQL, counted: Bool) -> SQL {
-        guard counted else { return "WITH pgrst_source AS (\(rows)\(limits)) " }
-        return "WITH pgrst_all AS (\(rows)), pgrst_source AS (SELECT * FROM pgrst_all\(limits)) "
+    /// Rows of a table type or of OUT columns: `select`, filters and `order` apply to them as to
+    /// a table's. Columns are checked when the type is a known table; otherwise PostgreSQL
+    /// names an unknown one (42703).
+    private func callRows(
+        _ function: SchemaCache.Function, _ request: ApiRequest, conditions: [Condition], call: CallPlan, caller: Caller
+    ) throws(RESTError) -> ReadPlan {
+        let rowTable = Self.resultTable(function, request: request, conditions: conditions, cache: cache)
+        try QueryBuilder(table: rowTable).validate(conditions)
+        for term in request.order where !rowTable.hasField(term.column) { throw .unknownColumn(column: term.column, table: function.name) }
+        for item in request.select where item.column != "*" && item.embed == nil && !rowTable.hasField(item.column) {
+            throw .unknownColumn(column: item.column, table: function.name)
+        }
+        // Rows of a table's type embed as that table's rows do (PostgREST's RPC embedding).
+        if request.select.contains(where: { $0.embed != nil }), let table = cache.tables[function.returnType] {
+            var state = EmbedState(caller: caller, request: request)
+            let select = try selectPlan(request.select, table: rowTable, realName: table.name, path: "", state: &state)
+            return ReadPlan(
+                table: rowTable, from: .call(call.invocation), select: .fields(select.fields),
+                conditions: conditions.map { .condition($0) } + select.inner, denyAll: call.callsNothing, grouping: select.grouping,
+                order: request.order.map { OrderPlan(term: $0) })
+        }
+        let items = request.select.allSatisfy(\.isStar) ? [] : request.select.filter { !$0.isStar }
+        // With an aggregate in the list: every other column's positions are grouped.
+        var grouping: [Int] = []
+        if items.contains(where: { $0.aggregate != nil }) {
+            var position = 0
+            for item in items {
+                let width = item.column == "*" && item.aggregate == nil ? rowTable.columns.count : 1
+                if item.aggregate == nil { grouping += (position + 1)..<(position + 1 + width) }
+                position += width
+            }
+        }
+        return ReadPlan(
+            table: rowTable, from: .call(call.invocation), select: .callRows(items.map { .item($0) }, star: request.select.contains(where: \.isStar)),
+            conditions: conditions.map { .condition($0) }, denyAll: call.callsNothing, grouping: grouping,
+            order: request.order.map { OrderPlan(term: $0) })
     }
 
-    /// `public.f(a := $1::integer, VARIADIC v := $2::text[])`: the arguments by name, in the
-    /// function's order (the statement text is stable for a request shape).
-    static func namedInvocation(_ function: SchemaCache.Function, _ request: ApiRequest, keys: Set<String>) throws(RESTError) -> SQL {
+    /// `f(a := $1::integer, VARIADIC v := $2::text[])`: the arguments by name, in the function's
+    /// order (the statement text is stable for a request shape).
+    static func namedArguments(_ function: SchemaCache.Function, _ request: ApiRequest, keys: Set<String>) -> [CallPlan.Argument] {
         // Each argument's values in the order given (GET: the query's; POST: the body's members).
         var given: [String: [JSONValue]] = [:]
         if let payload = request.payload {
@@ -225,7 +194,7 @@ extension Planner {
         } else {
             for pair in request.functionArguments where keys.contains(pair.name) { given[pair.name, default: []].append(.string(pair.value)) }
         }
-        var argumentList: [SQL] = []
+        var arguments: [CallPlan.Argument] = []
         for argument in function.arguments {
             guard let values = given[argument.name], let last = values.last else { continue }
             let text: String?
@@ -241,15 +210,15 @@ extension Planner {
                 // A repeated name: the last value, as PostgREST.
                 text = argumentText(last, type: argument.type)
             }
-            let variadic = argument.variadic ? "VARIADIC " : ""
-            argumentList.append("\(unsafeRaw: variadic)\(ident: argument.name) := \(text)::\(unsafeRaw: castType(argument.type))")  // type: from the catalog
+            // The type is the catalog's.
+            arguments.append(CallPlan.Argument(name: argument.name, value: text, type: castType(argument.type), variadic: argument.variadic))
         }
-        return "\(unsafeRaw: quoteIdentifier(function.schema)).\(ident: function.name)(\(SQL.join(argumentList, separator: ", ")))"
+        return arguments
     }
 
-    /// `public.f($1::json)`: the one parameter takes the whole body (a JSON body as sent, a text
-    /// or XML body as text, a binary one as bytea) or, on GET, the arguments as one JSON object.
-    static func positionalInvocation(_ function: SchemaCache.Function, _ request: ApiRequest, keys: Set<String>) throws(RESTError) -> SQL {
+    /// `f($1::json)`: the one parameter takes the whole body (a JSON body as sent, a text or XML
+    /// body as text, a binary one as bytea) or, on GET, the arguments as one JSON object.
+    static func positionalArguments(_ function: SchemaCache.Function, _ request: ApiRequest, keys: Set<String>) -> [CallPlan.Argument] {
         let type = function.arguments.first?.type ?? "json"
         let value: String
         if let raw = request.rawBody {
@@ -275,7 +244,7 @@ extension Planner {
             }
             value = "{" + members.map { jsonString($0.0) + ":" + jsonString($0.1) }.joined(separator: ",") + "}"
         }
-        return "\(unsafeRaw: quoteIdentifier(function.schema)).\(ident: function.name)(\(value)::\(unsafeRaw: castType(type)))"  // type: from the catalog
+        return [CallPlan.Argument(name: nil, value: value, type: castType(type))]  // type: from the catalog
     }
 
     /// The rows a composite-returning function answers, as a table named `pgrst_call`: the
@@ -290,7 +259,7 @@ extension Planner {
             case .filter(let filter): names.append(filter.column)
             case .not(let inner): collect(inner)
             case .and(let items), .or(let items): items.forEach(collect)
-            case .scope, .embedded: break
+            case .scope: break
             }
         }
         conditions.forEach(collect)

@@ -1,9 +1,8 @@
 import Identity
-import Postgres
 
 /// Resource embedding (PostgREST's `rel(…)` in `select`): a related table reached through a
 /// foreign key (or, many-to-many, through a junction table with keys to both sides; or a computed
-/// relationship, a function of the parent row returning the table's rows), written as a
+/// relationship, a function of the parent row returning the table's rows), planned as a
 /// correlated subquery of the one statement, so PostgreSQL still builds the JSON. Spreads
 /// (`...rel(…)`) put each of the related row's columns beside the parent's, one scalar subquery
 /// each. Every embedded table (the junction included) gets the caller's ownership rule exactly as
@@ -11,8 +10,7 @@ import Postgres
 /// aggregate or filter reaches a row the caller could not `GET` directly.
 extension Planner {
 
-    /// What the embeds of one select list add to its statement: nothing is written until the
-    /// whole tree has been checked.
+    /// What the planning passes of one request's select tree share.
     struct EmbedState {
         var nextAlias = 0
         let caller: Caller
@@ -21,12 +19,19 @@ extension Planner {
         /// `limit` and `offset` are not applied, as PostgREST applies no range to a mutation's
         /// read plan.
         var isWrite = false
+
+        /// The next subquery's alias, `pgrst_1`, `pgrst_2`, ….
+        mutating func alias() -> String {
+            nextAlias += 1
+            return "pgrst_\(nextAlias)"
+        }
     }
 
-    /// What a select list adds to its query besides the columns.
-    struct SelectShape {
+    /// A select list planned: its fields, and what it adds to its level.
+    struct SelectPlan {
+        var fields: [SelectField] = []
         /// The `!inner` conditions of its embeds.
-        var inner: [Condition] = []
+        var inner: [Predicate] = []
         /// The positions to GROUP BY (with an aggregate in the list: every other column).
         var grouping: [Int] = []
     }
@@ -56,65 +61,49 @@ extension Planner {
     /// The select list over `table` (an alias table: its name is what columns are qualified
     /// with; or, with `qualifier`, the rows of `pgrst_source`, a write's returned rows of
     /// `table`), embeds and spreads included.
-    func writeSelect(
+    func selectPlan(
         _ items: [SelectItem], table: SchemaCache.Table, realName: String, path: String, qualifier: String? = nil,
-        state: inout EmbedState, into sql: inout SQLBuilder
-    ) throws(RESTError) -> SelectShape {
-        let builder = QueryBuilder(table: table)
+        state: inout EmbedState
+    ) throws(RESTError) -> SelectPlan {
         let aggregated = Self.aggregates(items)
-        var shape = SelectShape()
+        var plan = SelectPlan()
         var position = 0
+        let parent = Parent(table: table, name: realName, qualifier: qualifier)
         for item in items {
-            if let embed = item.embed, embed.spread {
-                let childPath = path.isEmpty ? item.column : path + "." + item.column
-                let spread = try spreadColumns(
-                    item.column, embed: embed, parent: table, parentName: realName, parentQualifier: qualifier, path: childPath, state: &state)
-                for column in spread.columns {
-                    if position > 0 { sql.raw(", ") }
-                    // The aggregate over the subquery's value (`count()`: over `(SELECT 1 …)`).
-                    let value = SelectItem(column: column.name, aggregate: column.aggregate, aggregateCast: column.aggregateCast)
-                    builder.writeSelectValue(value, into: &sql) { $0.append(column.value) }
-                    if aggregated && column.isJSON && column.aggregate == nil { sql.raw("::jsonb") }
-                    sql.raw(" AS ")
-                    sql.raw(quoteIdentifier(column.name))
-                    position += 1
-                    if aggregated && column.aggregate == nil { shape.grouping.append(position) }
-                }
-                if let exists = spread.exists { shape.inner.append(.embedded(exists)) }
-                continue
-            }
-            // `rel()`: an embed with nothing selected (or only such embeds) only filters
-            // (`rel!inner()`, `rel=not.is.null`): PostgREST leaves it out of the row.
-            if let embed = item.embed, Self.selectsNothing(embed) {
-                let name = item.alias ?? item.column
-                let (_, exists) = try embedSQL(
-                    item.column, embed: embed, parent: table, parentName: realName, parentQualifier: qualifier,
-                    path: path.isEmpty ? name : path + "." + name, state: &state)
-                if let exists { shape.inner.append(.embedded(exists)) }
-                continue
-            }
-            if position > 0 { sql.raw(", ") }
             guard let embed = item.embed else {
-                let width = builder.writeSelectItem(item, qualifier: qualifier, into: &sql)
-                if aggregated && item.aggregate == nil { shape.grouping += (position + 1)..<(position + 1 + width) }
+                plan.fields.append(.item(item))
+                let width = item.column == "*" && item.aggregate == nil ? table.columns.count : 1
+                if aggregated && item.aggregate == nil { plan.grouping += (position + 1)..<(position + 1 + width) }
                 position += width
+                continue
+            }
+            if embed.spread {
+                let childPath = path.isEmpty ? item.column : path + "." + item.column
+                let spread = try spreadPlan(item.column, embed: embed, parent: parent, path: childPath, state: &state)
+                for column in spread.columns {
+                    plan.fields.append(.spread(column, jsonb: aggregated && column.isJSON && column.aggregate == nil))
+                    position += 1
+                    if aggregated && column.aggregate == nil { plan.grouping.append(position) }
+                }
+                if let exists = spread.exists { plan.inner.append(.exists(exists)) }
                 continue
             }
             let name = item.alias ?? item.column
             let childPath = path.isEmpty ? name : path + "." + name
-            let (value, exists) = try embedSQL(
-                item.column, embed: embed, parent: table, parentName: realName, parentQualifier: qualifier, path: childPath, state: &state)
-            sql.append(value)
+            let (value, exists) = try embedPlan(item.column, embed: embed, parent: parent, path: childPath, state: &state)
+            // `rel()`: an embed with nothing selected (or only such embeds) only filters
+            // (`rel!inner()`, `rel=not.is.null`): PostgREST leaves it out of the row.
+            if Self.selectsNothing(embed) {
+                if let exists { plan.inner.append(exists) }
+                continue
+            }
             // Grouped rows need an equality on the embed's value: json has none, jsonb has.
-            if aggregated { sql.raw("::jsonb") }
-            sql.raw(" AS ")
-            sql.raw(quoteIdentifier(name))
+            plan.fields.append(.embed(value, name: name, jsonb: aggregated))
             position += 1
-            if aggregated { shape.grouping.append(position) }
-            if let exists { shape.inner.append(.embedded(exists)) }
+            if aggregated { plan.grouping.append(position) }
+            if let exists { plan.inner.append(exists) }
         }
-        if position == 0 { sql.raw("NULL") }
-        return shape
+        return plan
     }
 
     /// PostgREST's empty embed: `rel()`, or one whose items are all empty embeds.
@@ -122,315 +111,223 @@ extension Planner {
         embed.select.allSatisfy { item in item.embed.map(selectsNothing) ?? false }
     }
 
-    /// The related rows of one embed: `FROM` its table (and a many-to-many's junction) and the
-    /// conditions that join them to the parent row (its columns qualified by `parentQualifier`
-    /// when it is a row of `pgrst_source`), with the caller's read rule on each table.
-    private func related(
-        _ target: SchemaCache.Table, alias: String, relationship: Relationship, parent: SchemaCache.Table, parentName: String,
-        parentQualifier: String?, caller: Caller
-    ) throws(RESTError) -> (from: String, conditions: [Condition], denyAll: Bool) {
-        let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey)
-        let builder = QueryBuilder(table: aliased)
-        let parentBuilder = QueryBuilder(table: parent)
-        var from = target.qualifiedName + " AS " + quoteIdentifier(alias)
+    /// The level an embed hangs from: its table (an alias table below the top), the table's
+    /// real name, and `pgrst_source` when its rows are a write's.
+    struct Parent {
+        var table: SchemaCache.Table
+        var name: String
+        var qualifier: String? = nil
+    }
+
+    /// What every embed and spread starts with (the one preamble): the relationship the name
+    /// and hint leave, the target table, its select list (`count` read as PostgREST's clients
+    /// mean it) and the embed's own query terms (`rel.col=…`, `rel.order`, `rel.limit`).
+    struct Related {
+        var relationship: Relationship
+        var target: SchemaCache.Table
+        var select: [SelectItem]
+        var query: ApiRequest.EmbeddedQuery
+    }
+
+    private func related(_ name: String, embed: SelectItem.Embed, parent: Parent, path: String, state: EmbedState) throws(RESTError) -> Related {
+        let relationship = try resolve(parent.name, name, hint: embed.hint)
+        guard let target = cache.tables[relationship.targetTable] else { throw .noRelationship(parent: parent.name, target: name) }
+        return Related(
+            relationship: relationship, target: target, select: Self.legacyCounts(embed.select, of: target),
+            query: state.request.embedded[path] ?? ApiRequest.EmbeddedQuery())
+    }
+
+    /// The related rows of one embed under `alias`: `FROM` its table (and a many-to-many's
+    /// junction) and the conditions that join them to the parent row, with the caller's read
+    /// rule on each table.
+    private func rows(_ related: Related, alias: String, parent: Parent, caller: Caller) throws(RESTError) -> ReadPlan {
+        let target = related.target
+        let aliased = target.aliased(alias)
+        let relationship = related.relationship
         let scope = try readScope(target.name, caller: caller)
+        var plan = ReadPlan(table: aliased, from: .aliased([(target.qualifiedName, alias)]), select: .one, denyAll: scope.denyAll)
         if let function = relationship.function {
             // The function's rows of the parent row (a write's returned row made one of the
             // parent's type again), as PostgREST's `fn(parent::table)`; the read rule of the
             // returned table applies to them.
-            let row = parentQualifier == nil ? parent.quotedName : "ROW(" + parent.rowReturned + ")"
-            from =
-                quoteIdentifier(parent.schema) + "." + quoteIdentifier(function) + "(" + row + "::" + quoteIdentifier(parent.schema) + "."
-                + quoteIdentifier(parentName) + ") AS " + quoteIdentifier(alias)
-            return (from, scope.conditions, scope.denyAll)
+            let rowType = QualifiedIdentifier(schema: parent.table.schema, name: parent.name)
+            plan.from = .function(
+                QualifiedIdentifier(schema: parent.table.schema, name: function), parent: parent.table, returned: parent.qualifier != nil,
+                rowType: rowType, alias: alias)
+            plan.conditions = scope.conditions.map { .condition($0) }
+            return plan
         }
-        var join = SQLBuilder()
-        var denyAll = scope.denyAll
+        func parentField(_ name: String) -> ColumnReference { ColumnReference(table: parent.table, name: name, qualifier: parent.qualifier) }
         if let targetKey = relationship.targetKey, relationship.cardinality == .manyToMany, let junction = cache.tables[targetKey.table] {
             let junctionAlias = alias + "_j"
-            from += ", " + junction.qualifiedName + " AS " + quoteIdentifier(junctionAlias)
-            let junctionBuilder = QueryBuilder(table: SchemaCache.Table(name: junctionAlias, columns: junction.columns, primaryKey: junction.primaryKey))
-            for (index, pair) in zip(targetKey.columns, targetKey.referencedColumns).enumerated() {
-                if index > 0 { join.raw(" AND ") }
-                junctionBuilder.writeColumn(pair.0, into: &join)
-                join.raw(" = ")
-                builder.writeColumn(pair.1, into: &join)
+            let junctionTable = junction.aliased(junctionAlias)
+            plan.from = .aliased([(target.qualifiedName, alias), (junction.qualifiedName, junctionAlias)])
+            for pair in zip(targetKey.columns, targetKey.referencedColumns) {
+                plan.conditions.append(.equal(ColumnReference(table: junctionTable, name: pair.0), ColumnReference(table: aliased, name: pair.1)))
             }
             for pair in relationship.joins {
-                join.raw(" AND ")
-                junctionBuilder.writeColumn(pair.target, into: &join)
-                join.raw(" = ")
-                parentBuilder.writeField(pair.parent, path: [], qualifier: parentQualifier, into: &join)
+                plan.conditions.append(.equal(ColumnReference(table: junctionTable, name: pair.target), parentField(pair.parent)))
             }
             // The junction's rows are read too: the caller's rule applies to them as well.
             let junctionScope = try readScope(junction.name, caller: caller)
-            try junctionBuilder.validate(junctionScope.conditions)
-            for condition in junctionScope.conditions {
-                join.raw(" AND ")
-                junctionBuilder.write(condition, into: &join)
-            }
-            denyAll = denyAll || junctionScope.denyAll
+            try QueryBuilder(table: junctionTable).validate(junctionScope.conditions)
+            plan.conditions += junctionScope.conditions.map { .on(junctionTable, $0) }
+            plan.denyAll = plan.denyAll || junctionScope.denyAll
         } else {
-            for (index, pair) in relationship.joins.enumerated() {
-                if index > 0 { join.raw(" AND ") }
-                builder.writeColumn(pair.target, into: &join)
-                join.raw(" = ")
-                parentBuilder.writeField(pair.parent, path: [], qualifier: parentQualifier, into: &join)
+            for pair in relationship.joins {
+                plan.conditions.append(.equal(ColumnReference(table: aliased, name: pair.target), parentField(pair.parent)))
             }
         }
-        return (from, [.embedded(join.sql)] + scope.conditions, denyAll)
+        plan.conditions += scope.conditions.map { .condition($0) }
+        return plan
     }
 
-    /// `(SELECT row_to_json(…))` or `coalesce((SELECT json_agg(…)), '[]')` for one embed, and
-    /// its `EXISTS (…)` when `!inner`.
-    private func embedSQL(
-        _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, parentQualifier: String? = nil,
-        path: String, state: inout EmbedState
-    ) throws(RESTError) -> (value: SQL, exists: SQL?) {
-        let relationship = try resolve(parentName, targetName, hint: embed.hint)
-        guard let target = cache.tables[relationship.targetTable] else { throw .noRelationship(parent: parentName, target: targetName) }
-        var embed = embed
-        embed.select = Self.legacyCounts(embed.select, of: target)
-        let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
-        for term in embedded.order where term.relation == nil && !target.hasField(term.column) {
+    /// One embed's rows as JSON (an array for a to-many relationship, else the one object),
+    /// and its `EXISTS (…)` when `!inner` (`NOT EXISTS (…)` when filtered `rel=is.null`).
+    private func embedPlan(
+        _ targetName: String, embed: SelectItem.Embed, parent: Parent, path: String, state: inout EmbedState
+    ) throws(RESTError) -> (value: EmbedPlan, exists: Predicate?) {
+        let related = try related(targetName, embed: embed, parent: parent, path: path, state: state)
+        let target = related.target
+        for term in related.query.order where term.relation == nil && !target.hasField(term.column) {
             throw .unknownColumn(column: term.column, table: target.name)
         }
-        try Self.checkColumns(embed.select, of: target)
-
+        try Self.checkColumns(related.select, of: target)
+        let toMany = related.relationship.isToMany
+        let alias = state.alias()
         // The rows: joined to the parent, narrowed by the caller's ownership rule and the
         // embed's filters (and its own `!inner` embeds), grouped when they aggregate.
-        func rows(alias: String, state: inout EmbedState, selecting: Bool) throws(RESTError) -> SQL {
-            let aliased = SchemaCache.Table(
-                name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed, schema: target.schema)
-            let builder = QueryBuilder(table: aliased)
-            var sql = SQLBuilder()
-            sql.raw("SELECT ")
-            var conditions = embedded.conditions
-            var shape = SelectShape()
-            if selecting {
-                shape = try writeSelect(embed.select, table: aliased, realName: target.name, path: path, state: &state, into: &sql)
-                conditions += shape.inner
-            } else {
-                sql.raw("1")
-                // The `!inner` embeds below this one narrow its rows here too (a row whose
-                // inner embed is empty does not exist for the parent, as PostgREST's inner joins).
-                var unused = SQLBuilder()
-                conditions += try writeSelect(embed.select, table: aliased, realName: target.name, path: path, state: &state, into: &unused).inner
-            }
-            let rows = try related(
-                target, alias: alias, relationship: relationship, parent: parent, parentName: parentName, parentQualifier: parentQualifier,
-                caller: state.caller)
-            sql.raw(" FROM ")
-            sql.raw(rows.from)
-            try builder.validate(embedded.conditions)
-            builder.writeWhere(rows.conditions + conditions, denyAll: rows.denyAll, into: &sql)
-            if selecting {
-                QueryBuilder.writeGroupBy(shape.grouping, into: &sql)
-                let relatedOrder = try relatedOrders(
-                    embedded.order, items: embed.select, table: aliased, realName: target.name, origin: target.name, path: path, state: &state)
-                builder.writeOrder(embedded.order, related: relatedOrder, into: &sql)
-                if relationship.isToMany && !state.isWrite {
-                    if let limit = embedded.limit {
-                        sql.raw(" LIMIT ")
-                        sql.bind(String(limit))
-                    }
-                    if embedded.offset > 0 {
-                        sql.raw(" OFFSET ")
-                        sql.bind(String(embedded.offset))
-                    }
-                }
-            }
-            return sql.sql
+        let aliased = target.aliased(alias)
+        let select = try selectPlan(related.select, table: aliased, realName: target.name, path: path, state: &state)
+        var rows = try rows(related, alias: alias, parent: parent, caller: state.caller)
+        try QueryBuilder(table: aliased).validate(related.query.conditions)
+        rows.select = .fields(select.fields)
+        rows.conditions += related.query.conditions.map { .condition($0) } + select.inner
+        rows.grouping = select.grouping
+        rows.order = try relatedOrders(
+            related.query.order, items: related.select, table: aliased, realName: target.name, origin: target.name, path: path, state: &state)
+        if toMany && !state.isWrite {
+            rows.limit = related.query.limit
+            rows.offset = related.query.offset
         }
-
-        state.nextAlias += 1
-        let alias = "pgrst_\(state.nextAlias)"
-        let body = try rows(alias: alias, state: &state, selecting: true)
-        var value = SQLBuilder()
-        let row = quoteIdentifier(alias + "_row")
-        if relationship.isToMany {
-            value.raw("coalesce((SELECT json_agg(\(row)) FROM (")
-            value.append(body)
-            value.raw(") \(row)), '[]'::json)")
-        } else {
-            value.raw("(SELECT row_to_json(\(row)) FROM (")
-            value.append(body)
-            value.raw(") \(row))")
-        }
-        guard embed.inner || embed.anti else { return (value.sql, nil) }
-        state.nextAlias += 1
-        var exists = SQLBuilder()
-        exists.raw(embed.anti ? "NOT EXISTS (" : "EXISTS (")
-        exists.append(try rows(alias: "pgrst_\(state.nextAlias)", state: &state, selecting: false))
-        exists.raw(")")
-        return (value.sql, exists.sql)
+        let value = EmbedPlan(alias: alias, toMany: toMany, rows: rows)
+        guard embed.inner || embed.anti else { return (value, nil) }
+        var exists = try self.rows(related, alias: state.alias(), parent: parent, caller: state.caller)
+        try QueryBuilder(table: exists.table).validate(related.query.conditions)
+        exists.conditions += related.query.conditions.map { .condition($0) }
+        // The `!inner` embeds below this one narrow its rows here too (a row whose inner embed
+        // is empty does not exist for the parent, as PostgREST's inner joins).
+        exists.conditions += try selectPlan(related.select, table: exists.table, realName: target.name, path: path, state: &state).inner
+        return (value, embed.anti ? .notExists(exists) : .exists(exists))
     }
 
-    /// One column a spread puts into its parent's row: a scalar subquery over the related row,
-    /// with the aggregate (hoisted, as PostgREST does) that the parent's level applies to it.
-    struct SpreadColumn {
-        var value: SQL
-        var name: String
-        var aggregate: SelectItem.Aggregate?
-        var aggregateCast: String?
-        /// An embed's JSON (cast to jsonb where rows are grouped).
-        var isJSON = false
-    }
-
-    /// `...rel(cols)`: each selected column of the one related row as `(SELECT col FROM rel WHERE
-    /// <join, scope, filters>)`; of a to-many relationship (PostgREST 13), the column's values of
-    /// every related row as a JSON array, in the embed's `order`, within its `limit`/`offset`
-    /// (`[]` for none; aggregates there are still PGRST119). Nested spreads flatten into the same
-    /// level. The `EXISTS (…)` when `!inner`.
-    private func spreadColumns(
-        _ targetName: String, embed: SelectItem.Embed, parent: SchemaCache.Table, parentName: String, parentQualifier: String? = nil,
-        path: String, state: inout EmbedState
-    ) throws(RESTError) -> (columns: [SpreadColumn], exists: SQL?) {
-        let relationship = try resolve(parentName, targetName, hint: embed.hint)
-        guard let target = cache.tables[relationship.targetTable] else { throw .noRelationship(parent: parentName, target: targetName) }
-        var embed = embed
-        embed.select = Self.legacyCounts(embed.select, of: target)
-        if relationship.isToMany, Self.aggregates(embed.select) { throw .spreadNotToOne(origin: parentName, target: targetName) }
-        let embedded = state.request.embedded[path] ?? ApiRequest.EmbeddedQuery()
-        try Self.checkColumns(embed.select, of: target)
-        for term in embedded.order where term.relation == nil && !target.hasField(term.column) {
+    /// `...rel(cols)`: each selected column of the one related row as a scalar subquery; of a
+    /// to-many relationship (PostgREST 13), the column's values of every related row as a JSON
+    /// array, in the embed's `order`, within its `limit`/`offset` (`[]` for none; aggregates
+    /// there are still PGRST119). Nested spreads flatten into the same level. The `EXISTS (…)`
+    /// when `!inner`.
+    private func spreadPlan(
+        _ targetName: String, embed: SelectItem.Embed, parent: Parent, path: String, state: inout EmbedState
+    ) throws(RESTError) -> (columns: [SpreadColumn], exists: ReadPlan?) {
+        let related = try related(targetName, embed: embed, parent: parent, path: path, state: state)
+        let target = related.target
+        let toMany = related.relationship.isToMany
+        if toMany, Self.aggregates(related.select) { throw .spreadNotToOne(origin: parent.name, target: targetName) }
+        try Self.checkColumns(related.select, of: target)
+        for term in related.query.order where term.relation == nil && !target.hasField(term.column) {
             throw .unknownColumn(column: term.column, table: target.name)
         }
-        state.nextAlias += 1
-        let alias = "pgrst_\(state.nextAlias)"
-        let aliased = SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed, schema: target.schema)
-        let builder = QueryBuilder(table: aliased)
-        var conditions = embedded.conditions
+        let alias = state.alias()
+        let aliased = target.aliased(alias)
+        let level = Parent(table: aliased, name: target.name)
+        var inner: [Predicate] = []
         var values: [SpreadColumn] = []
-        for item in embed.select {
-            if let inner = item.embed, inner.spread {
-                let nested = try spreadColumns(
-                    item.column, embed: inner, parent: aliased, parentName: target.name,
-                    path: path + "." + item.column, state: &state)
+        for item in related.select {
+            if let nestedEmbed = item.embed, nestedEmbed.spread {
+                let nested = try spreadPlan(item.column, embed: nestedEmbed, parent: level, path: path + "." + item.column, state: &state)
                 values += nested.columns
-                if let exists = nested.exists { conditions.append(.embedded(exists)) }
-            } else if let inner = item.embed {
+                if let exists = nested.exists { inner.append(.exists(exists)) }
+            } else if let nestedEmbed = item.embed {
                 let name = item.alias ?? item.column
-                let (value, exists) = try embedSQL(
-                    item.column, embed: inner, parent: aliased, parentName: target.name,
-                    path: path + "." + name, state: &state)
-                values.append(SpreadColumn(value: value, name: name, isJSON: true))
-                if let exists { conditions.append(.embedded(exists)) }
+                let (value, exists) = try embedPlan(item.column, embed: nestedEmbed, parent: level, path: path + "." + name, state: &state)
+                if let exists { inner.append(exists) }
+                if Self.selectsNothing(nestedEmbed) { continue }
+                values.append(SpreadColumn(value: .embed(value), name: name, isJSON: true))
             } else if item.column == "*" && item.aggregate == nil {
-                for column in target.columns {
-                    var value = SQLBuilder()
-                    builder.writeOutputField(column.name, path: [], into: &value)
-                    values.append(SpreadColumn(value: value.sql, name: column.name))
-                }
+                values += target.columns.map { SpreadColumn(value: .field(aliased, SelectItem(column: $0.name)), name: $0.name) }
             } else if item.column == "*" {
                 // `count()`: the parent rows that have a related row.
-                values.append(
-                    SpreadColumn(
-                        value: "1", name: item.outputName ?? "count", aggregate: item.aggregate,
-                        aggregateCast: item.aggregateCast))
+                values.append(SpreadColumn(value: .one, name: item.outputName ?? "count", aggregate: item.aggregate, aggregateCast: item.aggregateCast))
             } else {
                 var plain = item
                 plain.aggregate = nil
                 plain.aggregateCast = nil
-                var value = SQLBuilder()
-                builder.writeSelectValue(plain, into: &value) { builder.writeOutputField(item.column, path: item.jsonPath, into: &$0) }
                 values.append(
                     SpreadColumn(
-                        value: value.sql, name: item.outputName ?? item.column, aggregate: item.aggregate,
+                        value: .field(aliased, plain), name: item.outputName ?? item.column, aggregate: item.aggregate,
                         aggregateCast: item.aggregateCast))
             }
         }
-        let rows = try related(
-            target, alias: alias, relationship: relationship, parent: parent, parentName: parentName, parentQualifier: parentQualifier,
-            caller: state.caller)
-        try builder.validate(embedded.conditions)
-        var tail = SQLBuilder()
-        tail.raw(" FROM ")
-        tail.raw(rows.from)
-        builder.writeWhere(rows.conditions + conditions, denyAll: rows.denyAll, into: &tail)
-        let rest = tail.sql
-        var page = SQLBuilder()
-        if relationship.isToMany {
-            let relatedOrder = try relatedOrders(
-                embedded.order, items: embed.select, table: aliased, realName: target.name, origin: target.name, path: path, state: &state)
-            builder.writeOrder(embedded.order, related: relatedOrder, into: &page)
+        var rows = try rows(related, alias: alias, parent: parent, caller: state.caller)
+        try QueryBuilder(table: aliased).validate(related.query.conditions)
+        rows.conditions += related.query.conditions.map { .condition($0) } + inner
+        if toMany {
+            rows.order = try relatedOrders(
+                related.query.order, items: related.select, table: aliased, realName: target.name, origin: target.name, path: path, state: &state)
             // A write's answer takes no range, as for a to-many embed.
-            if let limit = embedded.limit, !state.isWrite {
-                page.raw(" LIMIT ")
-                page.bind(String(limit))
-            }
-            if embedded.offset > 0, !state.isWrite {
-                page.raw(" OFFSET ")
-                page.bind(String(embedded.offset))
+            if !state.isWrite {
+                rows.limit = related.query.limit
+                rows.offset = related.query.offset
             }
         }
         let columns = values.map { column -> SpreadColumn in
             var wrapped = column
-            var sql = SQLBuilder()
-            if relationship.isToMany {
-                sql.raw("coalesce((SELECT json_agg(pgrst_spread.value) FROM (SELECT ")
-                sql.append(column.value)
-                sql.raw(" AS value")
-                sql.append(rest)
-                sql.append(page.sql)
-                sql.raw(") pgrst_spread), '[]'::json)")
-                wrapped.isJSON = true
-            } else {
-                sql.raw("(SELECT ")
-                sql.append(column.value)
-                sql.append(rest)
-                sql.raw(")")
-            }
-            wrapped.value = sql.sql
+            wrapped.value = .spread(rows, column.value, toMany: toMany)
+            if toMany { wrapped.isJSON = true }
             return wrapped
         }
         guard embed.inner else { return (columns, nil) }
-        var exists = SQLBuilder()
-        exists.raw("EXISTS (SELECT 1")
-        exists.append(rest)
-        exists.raw(")")
-        return (columns, exists.sql)
+        var exists = rows
+        exists.order = []
+        exists.limit = nil
+        exists.offset = 0
+        return (columns, exists)
     }
 
-    /// The values of the `rel(col)` terms of one level's `order`, by position: the column of the
-    /// one row of that level's embed `rel` (its alias, else its table; PGRST108 when there is no
-    /// such embed, PGRST118 when it is to-many), read as the embed reads it (its join, the
-    /// caller's read rule, its filters) so an order reaches nothing the embed would not show: a
-    /// related row the caller may not read orders as NULL. `origin` names the level in PGRST118
-    /// (PostgREST names a write's own rows `pgrst_source` there).
+    /// The `order` of one level: each `rel(col)` term's value is the column of the one row of
+    /// that level's embed `rel` (its alias, else its table; PGRST108 when there is no such embed,
+    /// PGRST118 when it is to-many), read as the embed reads it (its join, the caller's read
+    /// rule, its filters) so an order reaches nothing the embed would not show: a related row the
+    /// caller may not read orders as NULL. `origin` names the level in PGRST118 (PostgREST names
+    /// a write's own rows `pgrst_source` there).
     func relatedOrders(
         _ terms: [OrderTerm], items: [SelectItem], table: SchemaCache.Table, realName: String, origin: String, path: String,
         parentQualifier: String? = nil, state: inout EmbedState
-    ) throws(RESTError) -> [Int: SQL] {
-        var values: [Int: SQL] = [:]
-        for (position, term) in terms.enumerated() {
-            guard let relation = term.relation else { continue }
+    ) throws(RESTError) -> [OrderPlan] {
+        var plans: [OrderPlan] = []
+        for term in terms {
+            guard let relation = term.relation else {
+                plans.append(OrderPlan(term: term))
+                continue
+            }
             guard let item = items.first(where: { $0.embed != nil && ($0.alias ?? $0.column) == relation }), let embed = item.embed else {
                 throw .notEmbedded(relation)
             }
+            let parent = Parent(table: table, name: realName, qualifier: parentQualifier)
             let relationship = try resolve(realName, item.column, hint: embed.hint)
             guard let target = cache.tables[relationship.targetTable] else { throw .noRelationship(parent: realName, target: item.column) }
             guard !relationship.isToMany else { throw .relatedOrderNotToOne(origin: origin, target: relation) }
             guard target.hasField(term.column) else { throw .unknownColumn(column: term.column, table: target.name) }
             let filters = state.request.embedded[path.isEmpty ? relation : path + "." + relation]?.conditions ?? []
-            state.nextAlias += 1
-            let alias = "pgrst_\(state.nextAlias)"
-            let builder = QueryBuilder(
-                table: SchemaCache.Table(name: alias, columns: target.columns, primaryKey: target.primaryKey, computed: target.computed, schema: target.schema))
-            try builder.validate(filters)
-            let rows = try related(
-                target, alias: alias, relationship: relationship, parent: table, parentName: realName, parentQualifier: parentQualifier,
-                caller: state.caller)
-            var sql = SQLBuilder()
-            sql.raw("(SELECT ")
-            builder.writeField(term.column, path: term.jsonPath, into: &sql)
-            sql.raw(" FROM ")
-            sql.raw(rows.from)
-            builder.writeWhere(rows.conditions + filters, denyAll: rows.denyAll, into: &sql)
-            sql.raw(")")
-            values[position] = sql.sql
+            let alias = state.alias()
+            try QueryBuilder(table: target.aliased(alias)).validate(filters)
+            let related = Related(relationship: relationship, target: target, select: [], query: ApiRequest.EmbeddedQuery())
+            var value = try rows(related, alias: alias, parent: parent, caller: state.caller)
+            value.select = .field(term.column, path: term.jsonPath)
+            value.conditions += filters.map { .condition($0) }
+            plans.append(OrderPlan(term: term, related: value))
         }
-        return values
+        return plans
     }
 
     /// 42703 for a selected column the embedded table lacks.

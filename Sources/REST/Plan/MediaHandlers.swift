@@ -44,17 +44,4 @@ extension Planner {
             aggregate: handler.aggregate, rowType: handler.aggregate == nil ? nil : rowType,
             contentType: contentType, binary: handler.binary, scalar: scalar)
     }
-
-    /// The body of a custom media handler over `_postgrest_t`'s rows, as text (bytes as hex).
-    static func customBody(_ media: ApiRequest.CustomMedia) -> String {
-        let value: String
-        let row = media.scalar ? "_postgrest_t.pgrst_scalar" : "_postgrest_t"
-        if let aggregate = media.aggregate {
-            value = aggregate + "(" + row + (media.rowType.map { "::" + $0 } ?? "") + ")"
-        } else {
-            // The function's one value is the body (array_agg: any type, xml too).
-            value = "(pg_catalog.array_agg(" + row + "))[1]"
-        }
-        return media.binary ? "pg_catalog.encode(" + value + ", 'hex')" : "(" + value + ")::text"
-    }
 }

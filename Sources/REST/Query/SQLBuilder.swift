@@ -1,28 +1,16 @@
 import Postgres
 
-/// A statement written front to back: trusted text and `$n` binds numbered as they are added.
+/// A statement written front to back: trusted text and binds, numbered when the text is read.
 struct SQLBuilder {
-    private(set) var text = ""
-    private(set) var binds: [String?] = []
+    private(set) var sql = SQL(unsafeSQL: "")
 
-    init() { text.reserveCapacity(1024) }
+    init() {}
 
     /// Trusted text: keywords, and identifiers quoted from the schema cache.
-    mutating func raw(_ trusted: String) { text += trusted }
+    mutating func raw(_ trusted: String) { sql.append(unsafeRaw: trusted) }
 
-    mutating func bind(_ value: String?) {
-        binds.append(value)
-        text += "$"
-        text += String(binds.count)
-    }
+    mutating func bind(_ value: String?) { sql.append(bind: value) }
 
-    /// A fragment built with the `SQL` type (renumbered after the binds so far).
-    mutating func append(_ fragment: SQL) {
-        var base = SQL(unsafeSQL: text, binds: binds)
-        base.append(fragment)
-        text = base.text
-        binds = base.binds
-    }
-
-    var sql: SQL { SQL(unsafeSQL: text, binds: binds) }
+    /// A fragment built with the `SQL` type (its binds follow those so far).
+    mutating func append(_ fragment: SQL) { sql.append(fragment) }
 }
