@@ -326,16 +326,19 @@ func editDistance(_ a: String, _ b: String) -> Int {
 
 /// The current schema cache, swapped whole on reload (readers take a snapshot under the lock).
 public final class SchemaCacheStore: Sendable {
-    private let current: Mutex<SchemaCache>
+    private let current: Mutex<(cache: SchemaCache, generation: Int)>
 
     public init(_ cache: SchemaCache) {
-        current = Mutex(cache)
+        current = Mutex((cache, 0))
     }
 
-    public var cache: SchemaCache { current.withLock { $0 } }
+    public var cache: SchemaCache { current.withLock { $0.cache } }
+
+    /// The cache and how many times it was replaced (what plans made from it are valid for).
+    var cacheAndGeneration: (cache: SchemaCache, generation: Int) { current.withLock { $0 } }
 
     public func replace(_ cache: SchemaCache) {
-        current.withLock { $0 = cache }
+        current.withLock { $0 = (cache, $0.generation + 1) }
     }
 
     /// Reloads from the catalog (what `NOTIFY pgrst, 'reload schema'` triggers).
