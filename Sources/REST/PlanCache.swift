@@ -37,7 +37,8 @@ final class PlanCache: Sendable {
     let capacity: Int
     private let state = Mutex(State())
 
-    init(capacity: Int = 4096) {
+    /// As many as the verified-token cache holds tokens: each active user's reads fit.
+    init(capacity: Int = 16_384) {
         self.capacity = capacity
     }
 
