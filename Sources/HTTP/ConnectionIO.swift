@@ -10,13 +10,14 @@ extension HTTPServer {
             flushPending(connection)
             return
         }
-        var chunk = [UInt8](repeating: 0, count: 16384)
+        // One receive buffer for the epoll thread (the only caller), not one per event.
+        let chunk = receiveBuffer.bytes
         var sawEOF = false
         while true {
-            let count = recv(connection.fd, &chunk, chunk.count, 0)
+            let count = recv(connection.fd, chunk.baseAddress, chunk.count, 0)
             if count > 0 {
                 if connection.buffer.isEmpty { connection.requestStarted = monotonicNow() }
-                connection.buffer.append(contentsOf: chunk[0..<count])
+                connection.buffer.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[0..<count]))
                 if connection.buffer.count > limits.maxHeaderBytes + limits.maxRequestLine + limits.maxBodyBytes + 65536 { break }
                 if count < chunk.count { break }
             } else if count == 0 {
@@ -231,4 +232,16 @@ final class ClientConnection: @unchecked Sendable {
         self.fd = fd
         self.remoteAddress = remoteAddress
     }
+}
+
+/// The epoll thread's receive buffer: allocated once, used only by that thread (`handleEvent`).
+final class ReceiveBuffer: @unchecked Sendable {
+    let bytes: UnsafeMutableBufferPointer<UInt8>
+
+    init(size: Int = 16384) {
+        bytes = .allocate(capacity: size)
+        bytes.initialize(repeating: 0)
+    }
+
+    deinit { bytes.deallocate() }
 }

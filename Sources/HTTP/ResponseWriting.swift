@@ -14,24 +14,40 @@ extension HTTPServer {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
+    /// Status line, headers and body in one array (one write), built in place: no intermediate
+    /// string for the head.
     func serialize(_ response: HTTPResponse, head: Bool, keepAlive: Bool, requestID: String?) -> [UInt8] {
-        var out = "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n"
-        for field in response.headers where !field.name.equalsIgnoringASCIICase("Content-Length") && !field.name.equalsIgnoringASCIICase("Connection") {
-            out += field.name
-            out += ": "
-            out += field.value
-            out += "\r\n"
-        }
         let bodiless = response.status.isBodiless
-        if !bodiless { out += "Content-Length: \(response.body.count)\r\n" }
-        out += "Date: \(HTTPDate.now())\r\nServer: onboard\r\n"
-        if response.status == .switchingProtocols {
-            out += "Connection: Upgrade\r\n\r\n"
-        } else {
-            out += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
+        let withBody = !head && !bodiless
+        var headBytes = 96
+        for field in response.headers { headBytes += field.name.utf8.count + field.value.utf8.count + 4 }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(headBytes + 64 + (withBody ? response.body.count : 0))
+        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        bytes.append(contentsOf: String(response.status.code).utf8)  // a small string: no allocation
+        bytes.append(0x20)
+        bytes.append(contentsOf: response.status.reasonPhrase.utf8)
+        bytes.append(contentsOf: "\r\n".utf8)
+        for field in response.headers where !field.name.equalsIgnoringASCIICase("Content-Length") && !field.name.equalsIgnoringASCIICase("Connection") {
+            bytes.append(contentsOf: field.name.utf8)
+            bytes.append(contentsOf: ": ".utf8)
+            bytes.append(contentsOf: field.value.utf8)
+            bytes.append(contentsOf: "\r\n".utf8)
         }
-        var bytes = Array(out.utf8)
-        if !head && !bodiless { bytes.append(contentsOf: response.body) }
+        if !bodiless {
+            bytes.append(contentsOf: "Content-Length: ".utf8)
+            bytes.append(contentsOf: String(response.body.count).utf8)
+            bytes.append(contentsOf: "\r\n".utf8)
+        }
+        bytes.append(contentsOf: "Date: ".utf8)
+        bytes.append(contentsOf: HTTPDate.now().utf8)
+        bytes.append(contentsOf: "\r\nServer: onboard\r\n".utf8)
+        if response.status == .switchingProtocols {
+            bytes.append(contentsOf: "Connection: Upgrade\r\n\r\n".utf8)
+        } else {
+            bytes.append(contentsOf: (keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n").utf8)
+        }
+        if withBody { bytes.append(contentsOf: response.body) }
         return bytes
     }
 }

@@ -35,6 +35,7 @@ public final class HTTPServer: Sendable {
     let parser: HTTPParser
     let state = Mutex(State())
     let workQueue = WorkQueue()
+    let receiveBuffer = ReceiveBuffer()
     let inFlight = Atomic<Int>(0)
 
     struct State {

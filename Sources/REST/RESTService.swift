@@ -12,6 +12,8 @@ public final class RESTService: Sendable {
     public let settings: SettingsStore
     /// Where reads go when hot standbys are configured (`ReadRouting.swift`); nil: the primary.
     let reads: (any ReadRouting)?
+    /// Plans of repeated reads (`PlanCache.swift`).
+    let plans = PlanCache()
 
     public init(
         pool: Pool, schema: SchemaCacheStore, config: RESTConfig, settings: SettingsStore = SettingsStore(PostgRESTSettings()),
@@ -27,10 +29,10 @@ public final class RESTService: Sendable {
     /// Serves `resource` (the path after `/rest/v1`, e.g. `/children`, `/rpc/fn`, `/`; or a bare
     /// table path such as `/children`) for `caller`. Never throws: errors render as PostgREST's.
     public func respond(to request: HTTPRequest, resource: String, caller: Caller) -> HTTPResponse {
-        let settings = self.settings.settings
+        let (settings, generation) = self.settings.settingsAndGeneration
         var timing = ServerTiming(enabled: settings.serverTimingEnabled)
         do {
-            let plan = try Self.plan(request, resource: resource, caller: caller, caches: schema.caches, config: config, settings: settings)
+            let plan = try cachedPlan(request, resource: resource, caller: caller, settings: settings, settingsGeneration: generation)
             timing.mark("plan")
             if case .describe = plan.action {
                 guard caller.isServiceRole || config.openAPIAccess == .all else {
@@ -201,11 +203,11 @@ public final class RESTService: Sendable {
         to request: HTTPRequest, resource: String, caller: Caller, pipeline: PipelineClient,
         reply: @escaping (HTTPResponse) -> Void
     ) -> Bool {
-        let settings = self.settings.settings
+        let (settings, generation) = self.settings.settingsAndGeneration
         var timing = ServerTiming(enabled: settings.serverTimingEnabled)
         let plan: ActionPlan
         do {
-            plan = try Self.plan(request, resource: resource, caller: caller, caches: schema.caches, config: config, settings: settings)
+            plan = try cachedPlan(request, resource: resource, caller: caller, settings: settings, settingsGeneration: generation)
             timing.mark("plan")
         } catch {
             reply(failure(error, request, resource: resource, settings: settings))

@@ -357,31 +357,35 @@ public struct SchemaCaches: Sendable {
     }
 }
 
-/// The current schema caches, swapped whole on reload (readers take a snapshot under the lock).
+/// The current schema caches, swapped whole on reload (readers take a snapshot under the lock),
+/// with how many times they were replaced (what plans made from them are valid for).
 public final class SchemaCacheStore: Sendable {
-    private let current: Mutex<SchemaCaches>
+    private let current: Mutex<(caches: SchemaCaches, generation: Int)>
 
     public init(_ cache: SchemaCache) {
-        current = Mutex(SchemaCaches([cache]))
+        current = Mutex((SchemaCaches([cache]), 0))
     }
 
     public init(_ caches: SchemaCaches) {
-        current = Mutex(caches)
+        current = Mutex((caches, 0))
     }
 
     /// `public`'s cache (what Realtime and the metrics read).
-    public var cache: SchemaCache { current.withLock { $0.public } }
+    public var cache: SchemaCache { current.withLock { $0.caches.public } }
 
     /// Every exposed schema's cache.
-    public var caches: SchemaCaches { current.withLock { $0 } }
+    public var caches: SchemaCaches { current.withLock { $0.caches } }
+
+    /// The caches and their generation.
+    var cachesAndGeneration: (caches: SchemaCaches, generation: Int) { current.withLock { $0 } }
 
     /// Replaces the cache of `cache.schema`, keeping the others.
     public func replace(_ cache: SchemaCache) {
-        current.withLock { $0 = $0.replacing(cache) }
+        current.withLock { $0 = ($0.caches.replacing(cache), $0.generation + 1) }
     }
 
     public func replace(_ caches: SchemaCaches) {
-        current.withLock { $0 = caches }
+        current.withLock { $0 = (caches, $0.generation + 1) }
     }
 
     /// Reloads `schemas` (and `public`) from the catalog (what `NOTIFY pgrst, 'reload schema'`

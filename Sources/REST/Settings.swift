@@ -174,15 +174,18 @@ public struct SettingError: Error, Sendable, CustomStringConvertible {
 
 /// The settings in force, replaced whole when the configuration is reloaded.
 public final class SettingsStore: Sendable {
-    private let current: Mutex<PostgRESTSettings>
+    private let current: Mutex<(settings: PostgRESTSettings, generation: Int)>
 
     public init(_ settings: PostgRESTSettings) {
-        current = Mutex(settings)
+        current = Mutex((settings, 0))
     }
 
-    public var settings: PostgRESTSettings { current.withLock { $0 } }
+    public var settings: PostgRESTSettings { current.withLock { $0.settings } }
 
-    public func replace(_ settings: PostgRESTSettings) { current.withLock { $0 = settings } }
+    /// The settings and how many times they were replaced (what plans made under them are valid for).
+    var settingsAndGeneration: (settings: PostgRESTSettings, generation: Int) { current.withLock { $0 } }
+
+    public func replace(_ settings: PostgRESTSettings) { current.withLock { $0 = (settings, $0.generation + 1) } }
 }
 
 /// PostgREST's `Server-Timing` header (`server-timing-enabled`): milliseconds of each phase of a

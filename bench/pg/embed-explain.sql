@@ -1,0 +1,21 @@
+-- E (a profile with its current child) as onboard sends it and the alternatives, EXPLAIN ANALYZE'd
+-- as the authenticated user :'uid' (psql -v uid=<uuid>), inside one read-only transaction.
+BEGIN;
+SELECT set_config('request.jwt.claims', json_build_object('sub', :'uid', 'role', 'authenticated')::text, true), set_config('role', 'authenticated', true);
+PREPARE e_ours(uuid, uuid, uuid) AS WITH pgrst_source AS (SELECT "user_profiles"."id", "user_profiles"."onboarding_state", (SELECT row_to_json("pgrst_1_row") FROM (SELECT "pgrst_1"."name", "pgrst_1"."age" FROM "public"."children" AS "pgrst_1" WHERE "pgrst_1"."id" = "user_profiles"."current_child_id" AND "pgrst_1"."user_id" = "user_profiles"."id" AND ("pgrst_1"."user_id" = $1 OR "pgrst_1"."user_id" IN (SELECT theirs."user_id" FROM "public"."family_members" mine JOIN "public"."family_members" theirs ON theirs."family_id" = mine."family_id" WHERE mine."user_id" = $2))) "pgrst_1_row") AS "children" FROM "public"."user_profiles" WHERE "user_profiles"."id" = $3) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t;
+PREPARE e_noscope(uuid) AS WITH pgrst_source AS (SELECT "user_profiles"."id", "user_profiles"."onboarding_state", (SELECT row_to_json("pgrst_1_row") FROM (SELECT "pgrst_1"."name", "pgrst_1"."age" FROM "public"."children" AS "pgrst_1" WHERE "pgrst_1"."id" = "user_profiles"."current_child_id" AND "pgrst_1"."user_id" = "user_profiles"."id") "pgrst_1_row") AS "children" FROM "public"."user_profiles" WHERE "user_profiles"."id" = $1) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t;
+PREPARE e_lateral(uuid, uuid, uuid) AS WITH pgrst_source AS (SELECT "user_profiles"."id", "user_profiles"."onboarding_state", row_to_json("pgrst_1".*) AS "children" FROM "public"."user_profiles" LEFT JOIN LATERAL (SELECT "pgrst_1"."name", "pgrst_1"."age" FROM "public"."children" AS "pgrst_1" WHERE "pgrst_1"."id" = "user_profiles"."current_child_id" AND "pgrst_1"."user_id" = "user_profiles"."id" AND ("pgrst_1"."user_id" = $1 OR "pgrst_1"."user_id" IN (SELECT theirs."user_id" FROM "public"."family_members" mine JOIN "public"."family_members" theirs ON theirs."family_id" = mine."family_id" WHERE mine."user_id" = $2))) "pgrst_1" ON TRUE WHERE "user_profiles"."id" = $3) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t;
+PREPARE e_postgrest(uuid) AS WITH pgrst_source AS (SELECT "user_profiles"."id", "user_profiles"."onboarding_state", row_to_json("user_profiles_children_1".*) AS "children" FROM "public"."user_profiles" LEFT JOIN LATERAL (SELECT "children_1"."name", "children_1"."age" FROM "public"."children" AS "children_1" WHERE "children_1"."id" = "user_profiles"."current_child_id" AND "children_1"."user_id" = "user_profiles"."id") AS "user_profiles_children_1" ON TRUE WHERE "user_profiles"."id" = $1) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t;
+\echo == ours (correlated subquery + ownership scope)
+EXPLAIN (ANALYZE, COSTS OFF, BUFFERS) EXECUTE e_ours(:'uid', :'uid', :'uid');
+\echo == correlated subquery, RLS only
+EXPLAIN (ANALYZE, COSTS OFF, BUFFERS) EXECUTE e_noscope(:'uid');
+\echo == LEFT JOIN LATERAL + ownership scope
+EXPLAIN (ANALYZE, COSTS OFF, BUFFERS) EXECUTE e_lateral(:'uid', :'uid', :'uid');
+\echo == PostgREST 12 (LEFT JOIN LATERAL, RLS only)
+EXPLAIN (ANALYZE, COSTS OFF, BUFFERS) EXECUTE e_postgrest(:'uid');
+\echo == R for comparison
+EXPLAIN (ANALYZE, COSTS OFF, BUFFERS) WITH pgrst_source AS (SELECT * FROM "public"."children" WHERE "children"."user_id" = :'uid') SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t;
+EXECUTE e_ours(:'uid', :'uid', :'uid');
+EXECUTE e_postgrest(:'uid');
+ROLLBACK;
