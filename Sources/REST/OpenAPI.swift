@@ -6,113 +6,26 @@ import Foundation
 /// The document is valid Swagger 2.0 (checked by openapi-spec-validator in the e2e run).
 enum OpenAPI {
     static func document(_ cache: SchemaCache) -> String {
-        var paths: [String: Any] = [
-            "/": [
-                "get": [
-                    "tags": ["Introspection"], "summary": "OpenAPI description (this document)",
-                    "produces": ["application/openapi+json", "application/json"],
-                    "responses": ["200": ["description": "OK"]]
-                ]
-            ]
-        ]
+        var paths: [String: Any] = ["/": rootPath]
         var definitions: [String: Any] = [:]
         var parameters: [String: Any] = commonParameters
         for table in cache.tables.values.sorted(by: { $0.name < $1.name }) {
-            var properties: [String: Any] = [:]
             var filters: [[String: String]] = []
             for column in table.columns {
-                var property: [String: Any] = ["format": column.type, "type": jsonType(column.type)]
-                if column.type.hasSuffix("[]") { property["items"] = ["type": jsonType(String(column.type.dropLast(2)))] }
-                if let expression = column.defaultExpression {
-                    // A default must be a value of the column's type; an expression (now(),
-                    // gen_random_uuid()) is described, not given as a value.
-                    if let value = defaultValue(expression, type: column.type) {
-                        property["default"] = value
-                    } else {
-                        property["description"] = "Default: \(expression)"
-                    }
-                }
-                if table.primaryKey.contains(column.name) { property["description"] = "Note:\nThis is a Primary Key.<pk/>" }
-                properties[column.name] = property
                 let key = "rowFilter.\(table.name).\(column.name)"
                 parameters[key] = ["name": column.name, "in": "query", "required": false, "type": "string", "format": column.type]
                 filters.append(["$ref": "#/parameters/\(key)"])
             }
-            var definition: [String: Any] = ["type": "object", "properties": properties]
-            // Swagger 2.0: `required` has at least one item, or is absent.
-            let required = table.columns.filter { !$0.nullable && !$0.hasDefault }.map(\.name)
-            if !required.isEmpty { definition["required"] = required }
-            if let description = table.description { definition["description"] = description }
-            definitions[table.name] = definition
-            let refs = { (names: [String]) in names.map { ["$ref": "#/parameters/\($0)"] } }
-            let body: [String: Any] = ["$ref": "#/parameters/body.\(table.name)"]
+            definitions[table.name] = definition(of: table)
             parameters["body.\(table.name)"] = [
                 "name": table.name, "in": "body", "required": false, "description": table.name,
                 "schema": ["$ref": "#/definitions/\(table.name)"]
             ]
-            var operations: [String: Any] = [
-                "get": [
-                    "tags": [table.name], "parameters": filters + refs(["select", "order", "range", "rangeUnit", "offset", "limit", "preferCount"]),
-                    "responses": [
-                        "200": ["description": "OK", "schema": ["type": "array", "items": ["$ref": "#/definitions/\(table.name)"]]],
-                        "206": ["description": "Partial Content"]
-                    ]
-                ],
-                "patch": [
-                    "tags": [table.name], "parameters": filters + [body] + refs(["preferReturn"]),
-                    "responses": ["204": ["description": "No Content"]]
-                ],
-                "delete": [
-                    "tags": [table.name], "parameters": filters + refs(["preferReturn"]),
-                    "responses": ["204": ["description": "No Content"]]
-                ]
-            ]
-            if table.insertable {
-                operations["post"] = [
-                    "tags": [table.name], "parameters": [body] + refs(["select", "preferPost"]),
-                    "responses": ["201": ["description": "Created"]]
-                ]
-                if !table.primaryKey.isEmpty {
-                    operations["put"] = [
-                        "tags": [table.name], "parameters": filters + [body] + refs(["preferReturn"]),
-                        "responses": ["200": ["description": "OK"], "201": ["description": "Created"], "204": ["description": "No Content"]]
-                    ]
-                }
-            }
-            paths["/\(table.name)"] = operations
+            paths["/\(table.name)"] = operations(of: table, filters: filters)
         }
         // One path per name: its first overload describes it.
         for function in cache.functions.values.compactMap(\.first).sorted(by: { $0.name < $1.name }) {
-            var properties: [String: Any] = [:]
-            for argument in function.arguments {
-                var property: [String: Any] = ["format": argument.type, "type": jsonType(argument.type)]
-                if argument.type.hasSuffix("[]") { property["items"] = ["type": jsonType(String(argument.type.dropLast(2)))] }
-                properties[argument.name] = property
-            }
-            var arguments: [String: Any] = ["type": "object", "properties": properties]
-            let required = function.arguments.filter { !$0.hasDefault }.map(\.name)
-            if !required.isEmpty { arguments["required"] = required }
-            let ok = ["200": ["description": "OK"]]
-            var operations: [String: Any] = [
-                "post": [
-                    "tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
-                    "parameters": [
-                        ["in": "body", "name": "args", "required": true, "schema": arguments],
-                        ["$ref": "#/parameters/preferParams"]
-                    ],
-                    "responses": ok
-                ]
-            ]
-            if function.volatility != .volatile {
-                operations["get"] = [
-                    "tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
-                    "parameters": function.arguments.map { argument -> [String: Any] in
-                        queryParameter(argument)
-                    },
-                    "responses": ok
-                ]
-            }
-            paths["/rpc/\(function.name)"] = operations
+            paths["/rpc/\(function.name)"] = operations(of: function)
         }
         let document: [String: Any] = [
             "swagger": "2.0",
@@ -124,6 +37,113 @@ enum OpenAPI {
         ]
         let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The root path: this document.
+    static var rootPath: [String: Any] {
+        [
+            "get": [
+                "tags": ["Introspection"], "summary": "OpenAPI description (this document)",
+                "produces": ["application/openapi+json", "application/json"],
+                "responses": ["200": ["description": "OK"]]
+            ]
+        ]
+    }
+
+    /// A table's definition: its columns' types and defaults, the required ones, its comment.
+    static func definition(of table: SchemaCache.Table) -> [String: Any] {
+        var properties: [String: Any] = [:]
+        for column in table.columns {
+            var property: [String: Any] = ["format": column.type, "type": jsonType(column.type)]
+            if column.type.hasSuffix("[]") { property["items"] = ["type": jsonType(String(column.type.dropLast(2)))] }
+            if let expression = column.defaultExpression {
+                // A default must be a value of the column's type; an expression (now(),
+                // gen_random_uuid()) is described, not given as a value.
+                if let value = defaultValue(expression, type: column.type) {
+                    property["default"] = value
+                } else {
+                    property["description"] = "Default: \(expression)"
+                }
+            }
+            if table.primaryKey.contains(column.name) { property["description"] = "Note:\nThis is a Primary Key.<pk/>" }
+            properties[column.name] = property
+        }
+        var definition: [String: Any] = ["type": "object", "properties": properties]
+        // Swagger 2.0: `required` has at least one item, or is absent.
+        let required = table.columns.filter { !$0.nullable && !$0.hasDefault }.map(\.name)
+        if !required.isEmpty { definition["required"] = required }
+        if let description = table.description { definition["description"] = description }
+        return definition
+    }
+
+    /// A table's operations (`filters`: references to its row filter parameters).
+    static func operations(of table: SchemaCache.Table, filters: [[String: String]]) -> [String: Any] {
+        let refs = { (names: [String]) in names.map { ["$ref": "#/parameters/\($0)"] } }
+        let body: [String: Any] = ["$ref": "#/parameters/body.\(table.name)"]
+        var operations: [String: Any] = [
+            "get": [
+                "tags": [table.name], "parameters": filters + refs(["select", "order", "range", "rangeUnit", "offset", "limit", "preferCount"]),
+                "responses": [
+                    "200": ["description": "OK", "schema": ["type": "array", "items": ["$ref": "#/definitions/\(table.name)"]]],
+                    "206": ["description": "Partial Content"]
+                ]
+            ],
+            "patch": [
+                "tags": [table.name], "parameters": filters + [body] + refs(["preferReturn"]),
+                "responses": ["204": ["description": "No Content"]]
+            ],
+            "delete": [
+                "tags": [table.name], "parameters": filters + refs(["preferReturn"]),
+                "responses": ["204": ["description": "No Content"]]
+            ]
+        ]
+        if table.insertable {
+            operations["post"] = [
+                "tags": [table.name], "parameters": [body] + refs(["select", "preferPost"]),
+                "responses": ["201": ["description": "Created"]]
+            ]
+            if !table.primaryKey.isEmpty {
+                operations["put"] = [
+                    "tags": [table.name], "parameters": filters + [body] + refs(["preferReturn"]),
+                    "responses": ["200": ["description": "OK"], "201": ["description": "Created"], "204": ["description": "No Content"]]
+                ]
+            }
+        }
+        return operations
+    }
+
+    /// A function's operations: POST with its arguments as the body, GET unless it is volatile.
+    static func operations(of function: SchemaCache.Function) -> [String: Any] {
+        var properties: [String: Any] = [:]
+        for argument in function.arguments {
+            var property: [String: Any] = ["format": argument.type, "type": jsonType(argument.type)]
+            if argument.type.hasSuffix("[]") { property["items"] = ["type": jsonType(String(argument.type.dropLast(2)))] }
+            properties[argument.name] = property
+        }
+        var arguments: [String: Any] = ["type": "object", "properties": properties]
+        let required = function.arguments.filter { !$0.hasDefault }.map(\.name)
+        if !required.isEmpty { arguments["required"] = required }
+        let ok = ["200": ["description": "OK"]]
+        var operations: [String: Any] = [
+            "post": [
+                "tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
+                "parameters": [
+                    ["in": "body", "name": "args", "required": true, "schema": arguments],
+                    ["$ref": "#/parameters/preferParams"]
+                ],
+                "responses": ok
+            ]
+        ]
+        if function.volatility != .volatile {
+            operations["get"] = [
+                "tags": ["(rpc) \(function.name)"], "produces": ["application/json", "application/vnd.pgrst.object+json"],
+                "parameters": function.arguments.map { argument -> [String: Any] in
+                    queryParameter(argument)
+                },
+                "responses": ok
+            ]
+        }
+        return operations
     }
 
     /// PostgREST's shared query and header parameters.

@@ -29,95 +29,132 @@ enum ResponseRenderer {
             headers.add("Content-Type", explain.contentType)
             return HTTPResponse(status: .ok, headers: headers, body: request.isHeadOnly ? [] : Array((result.body ?? "").utf8))
         }
-        let preferences = request.preferences
-        var headers = HTTPHeaders()
-        var status: HTTPStatus = .ok
-        var body: [UInt8] = []
-        let representation = preferences.returning == .representation
-        let countRequested = preferences.wantsCount
+        if let refusal = refusal(plan, result) { return refusal }
+        var response: HTTPResponse
         switch plan.action {
-        case .describe:
-            break
-        case .read:
-            if request.singleObject && result.pageTotal != 1 {
-                return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
-            }
-            let (rangeStatus, contentRange) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
-            if rangeStatus == .rangeNotSatisfiable {
-                return errorResponse(.invalidRange(.outOfBounds(offset: request.offset, total: result.total ?? 0)), head: request.isHeadOnly)
-            }
-            status = rangeStatus
-            headers.add("Content-Range", contentRange)
-            headers.add("Content-Type", contentType(request.media))
-            if !request.isHeadOnly { body = bodyBytes(result.body ?? "", request.media) }
-            if case .custom = request.media {
-                // A handler's functions may set the status and headers, as a called function does.
-                if let chosen = result.status { status = HTTPStatus(code: chosen) }
-                for (name, value) in result.headers { headers.replace(name, value) }
-            }
-        case .insert, .singleUpsert:
-            // PostgREST sends no Content-Range for PUT.
-            if plan.action != .singleUpsert {
-                headers.add("Content-Range", contentRange(lower: 1, upper: 0, total: countRequested ? result.pageTotal : nil))
-            }
-            if plan.action == .singleUpsert {
-                status = (result.inserted ?? 0) > 0 ? .created : .ok
-                if !representation { status = .noContent }
-            } else if plan.mergesDuplicates, preferences.resolution == .mergeDuplicates, (result.inserted ?? 0) <= 0 {
-                status = .ok
-            } else {
-                status = .created
-            }
-            if representation {
-                headers.add("Content-Type", contentType(request.media))
-                body = bodyBytes(result.body ?? "", request.media)
-            } else if !plan.locationKeys.isEmpty, result.pageTotal == 1, let location = location(plan, result.body) {
-                headers.add("Location", location)
-            }
-        case .update:
-            headers.add("Content-Range", contentRange(lower: 0, upper: result.pageTotal - 1, total: countRequested ? result.pageTotal : nil))
-            status = representation ? .ok : .noContent
-            if representation {
-                headers.add("Content-Type", contentType(request.media))
-                body = bodyBytes(result.body ?? "", request.media)
-            }
-        case .delete:
-            headers.add("Content-Range", contentRange(lower: 1, upper: 0, total: countRequested ? result.pageTotal : nil))
-            status = representation ? .ok : .noContent
-            if representation {
-                headers.add("Content-Type", contentType(request.media))
-                body = bodyBytes(result.body ?? "", request.media)
-            }
-        case .call:
-            let returnsVoid = plan.returnsVoid
-            if request.singleObject && !returnsVoid && result.pageTotal != 1 {
-                return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
-            }
-            let (rangeStatus, contentRange) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
-            headers.add("Content-Range", contentRange)
-            if returnsVoid {
-                status = .noContent
-            } else {
-                status = rangeStatus
-                headers.add("Content-Type", contentType(request.media))
-                if case .custom = request.media {
-                    if !request.isHeadOnly { body = bodyBytes(result.body ?? "", request.media) }
-                } else if !request.isHeadOnly {
-                    body = Array((result.body ?? "null").utf8)
-                }
-            }
-            if let chosen = result.status { status = HTTPStatus(code: chosen) }
-            for (name, value) in result.headers { headers.replace(name, value) }
+        case .describe: response = HTTPResponse(status: .ok, headers: HTTPHeaders(), body: [])
+        case .read: response = renderRead(plan, result)
+        case .insert, .singleUpsert: response = renderInsert(plan, result)
+        case .update, .delete: response = renderChange(plan, result)
+        case .call: response = renderCall(plan, result)
         }
         switch (plan.action, request.media) {
         case (.insert, .custom), (.update, .custom), (.delete, .custom), (.singleUpsert, .custom):
             // A write's representation through a handler: its functions may set headers too.
-            for (name, value) in result.headers { headers.replace(name, value) }
+            for (name, value) in result.headers { response.headers.replace(name, value) }
         default:
             break
         }
-        if let applied = preferenceApplied(plan) { headers.add("Preference-Applied", applied) }
-        return HTTPResponse(status: status, headers: headers, body: body)
+        if let applied = preferenceApplied(plan) { response.headers.add("Preference-Applied", applied) }
+        return response
+    }
+
+    /// The error a read or call answers instead of its rows: not one row for a single object,
+    /// or a read's offset past the rows there are.
+    static func refusal(_ plan: ActionPlan, _ result: MainResult) -> HTTPResponse? {
+        let request = plan.request
+        switch plan.action {
+        case .read:
+            if request.singleObject && result.pageTotal != 1 {
+                return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
+            }
+            let (rangeStatus, _) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
+            if rangeStatus == .rangeNotSatisfiable {
+                return errorResponse(.invalidRange(.outOfBounds(offset: request.offset, total: result.total ?? 0)), head: request.isHeadOnly)
+            }
+        case .call:
+            if request.singleObject && !plan.returnsVoid && result.pageTotal != 1 {
+                return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// A read's rows, with their range.
+    static func renderRead(_ plan: ActionPlan, _ result: MainResult) -> HTTPResponse {
+        let request = plan.request
+        var response = HTTPResponse()
+        let (rangeStatus, contentRange) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
+        response.status = rangeStatus
+        response.headers.add("Content-Range", contentRange)
+        response.headers.add("Content-Type", contentType(request.media))
+        if !request.isHeadOnly { response.body = bodyBytes(result.body ?? "", request.media) }
+        if case .custom = request.media {
+            // A handler's functions may set the status and headers, as a called function does.
+            if let chosen = result.status { response.status = HTTPStatus(code: chosen) }
+            for (name, value) in result.headers { response.headers.replace(name, value) }
+        }
+        return response
+    }
+
+    /// An insert (POST) or single upsert (PUT): 201, or 200 for merged duplicates or a replaced row.
+    static func renderInsert(_ plan: ActionPlan, _ result: MainResult) -> HTTPResponse {
+        let request = plan.request
+        let preferences = request.preferences
+        let representation = preferences.returning == .representation
+        var response = HTTPResponse()
+        // PostgREST sends no Content-Range for PUT.
+        if plan.action != .singleUpsert {
+            response.headers.add("Content-Range", contentRange(lower: 1, upper: 0, total: preferences.wantsCount ? result.pageTotal : nil))
+        }
+        if plan.action == .singleUpsert {
+            response.status = (result.inserted ?? 0) > 0 ? .created : .ok
+            if !representation { response.status = .noContent }
+        } else if plan.mergesDuplicates, preferences.resolution == .mergeDuplicates, (result.inserted ?? 0) <= 0 {
+            response.status = .ok
+        } else {
+            response.status = .created
+        }
+        if representation {
+            response.headers.add("Content-Type", contentType(request.media))
+            response.body = bodyBytes(result.body ?? "", request.media)
+        } else if !plan.locationKeys.isEmpty, result.pageTotal == 1, let location = location(plan, result.body) {
+            response.headers.add("Location", location)
+        }
+        return response
+    }
+
+    /// An update (PATCH) or delete: 200 with the rows, or 204.
+    static func renderChange(_ plan: ActionPlan, _ result: MainResult) -> HTTPResponse {
+        let request = plan.request
+        let representation = request.preferences.returning == .representation
+        let total = request.preferences.wantsCount ? result.pageTotal : nil
+        var response = HTTPResponse()
+        if plan.action == .update {
+            response.headers.add("Content-Range", contentRange(lower: 0, upper: result.pageTotal - 1, total: total))
+        } else {
+            response.headers.add("Content-Range", contentRange(lower: 1, upper: 0, total: total))
+        }
+        response.status = representation ? .ok : .noContent
+        if representation {
+            response.headers.add("Content-Type", contentType(request.media))
+            response.body = bodyBytes(result.body ?? "", request.media)
+        }
+        return response
+    }
+
+    /// A function's value (204 for void), with the status and headers it set.
+    static func renderCall(_ plan: ActionPlan, _ result: MainResult) -> HTTPResponse {
+        let request = plan.request
+        var response = HTTPResponse()
+        let (rangeStatus, contentRange) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
+        response.headers.add("Content-Range", contentRange)
+        if plan.returnsVoid {
+            response.status = .noContent
+        } else {
+            response.status = rangeStatus
+            response.headers.add("Content-Type", contentType(request.media))
+            if case .custom = request.media {
+                if !request.isHeadOnly { response.body = bodyBytes(result.body ?? "", request.media) }
+            } else if !request.isHeadOnly {
+                response.body = Array((result.body ?? "null").utf8)
+            }
+        }
+        if let chosen = result.status { response.status = HTTPStatus(code: chosen) }
+        for (name, value) in result.headers { response.headers.replace(name, value) }
+        return response
     }
 
     /// PostgREST's `Location` for `return=headers-only`: `/table?k=eq.v` for each primary-key
