@@ -2830,14 +2830,14 @@ CREATE POLICY "Creator or family owner can delete children" ON public.children F
 -- Name: children Family can update children; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY "Family can update children" ON public.children FOR UPDATE USING (private.shares_family_with(user_id)) WITH CHECK (private.shares_family_with(user_id));
+CREATE POLICY "Family can update children" ON public.children FOR UPDATE USING (((user_id = auth.uid()) OR private.shares_family_with(user_id))) WITH CHECK (((user_id = auth.uid()) OR private.shares_family_with(user_id)));
 
 
 --
 -- Name: children Family can view children; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY "Family can view children" ON public.children FOR SELECT USING (private.shares_family_with(user_id));
+CREATE POLICY "Family can view children" ON public.children FOR SELECT USING (((user_id = auth.uid()) OR private.shares_family_with(user_id)));
 
 
 --

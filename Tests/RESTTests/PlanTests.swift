@@ -19,7 +19,7 @@ import Testing
         let sql = try #require(plan.statement)
         #expect(
             sql.text
-                == #"WITH pgrst_source AS (SELECT \#(Self.childColumns) FROM "public"."children" WHERE "children"."user_id" = $1) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
+                == #"WITH pgrst_source AS (SELECT \#(Self.childColumns) FROM "public"."children" WHERE "children"."user_id" = $1) SELECT NULL::bigint AS total, pg_catalog.count(*) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
         )
         // The client's own id (any case) is the owner filter already: no duplicate.
         #expect(sql.binds == [Self.me.uppercased()])
@@ -42,7 +42,7 @@ import Testing
         let sql = try #require(plan.statement)
         #expect(
             sql.text
-                == #"WITH pgrst_source AS (UPDATE "public"."user_profiles" SET "onboarding_state" = pgrst_body."onboarding_state" FROM json_to_record($1::json) AS pgrst_body("onboarding_state" text) WHERE "user_profiles"."id" = $2 RETURNING "public"."user_profiles".*) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM (SELECT \#(Self.returnedProfile) FROM pgrst_source) _postgrest_t"#
+                == #"WITH pgrst_source AS (UPDATE "public"."user_profiles" SET "onboarding_state" = pgrst_body."onboarding_state" FROM json_to_record($1::json) AS pgrst_body("onboarding_state" text) WHERE "user_profiles"."id" = $2 RETURNING "public"."user_profiles".*) SELECT NULL::bigint AS total, pg_catalog.count(*) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM (SELECT \#(Self.returnedProfile) FROM pgrst_source) _postgrest_t"#
         )
         #expect(sql.binds == [#"{"onboarding_state":"GOALS"}"#, Self.me])
         #expect(!plan.readOnly && !plan.mustDecide)
@@ -93,7 +93,7 @@ import Testing
         let sql = try #require(plan.statement)
         #expect(
             sql.text
-                == #"WITH pgrst_source AS (SELECT "children"."name" AS "kid", CAST("children"."age" AS text) AS "age" FROM "public"."children" ORDER BY "children"."created_at" DESC NULLS LAST, "children"."name" LIMIT $1 OFFSET $2) SELECT (SELECT pg_catalog.count(*) FROM "public"."children") AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
+                == #"WITH pgrst_source AS (SELECT "children"."name" AS "kid", CAST("children"."age" AS text) AS "age" FROM "public"."children" ORDER BY "children"."created_at" DESC NULLS LAST, "children"."name" LIMIT $1 OFFSET $2) SELECT (SELECT pg_catalog.count(*) FROM "public"."children") AS total, pg_catalog.count(*) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
         )
         #expect(sql.binds == ["10", "20"])
     }
@@ -225,7 +225,7 @@ import Testing
         let sql = try #require(post.statement)
         #expect(
             sql.text
-                == #"WITH pgrst_source AS (SELECT pgrst_call.* FROM "public"."get_user_with_profile"("p_user_id" := $1::uuid) pgrst_call) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
+                == #"WITH pgrst_source AS (SELECT pgrst_call.* FROM "public"."get_user_with_profile"("p_user_id" := $1::uuid) pgrst_call) SELECT NULL::bigint AS total, pg_catalog.count(*) AS page_total, coalesce(json_agg(_postgrest_t), '[]')::text AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
         )
         #expect(sql.binds == [Self.me])
         #expect(!post.readOnly)
@@ -239,7 +239,7 @@ import Testing
         let scalar = try #require(try Fixture.plan("GET", "/rest/v1/rpc/add_them?a=1").statement)
         #expect(
             scalar.text
-                == #"WITH pgrst_source AS (SELECT "public"."add_them"("a" := $1::integer) AS pgrst_scalar) SELECT NULL::bigint AS total, pg_catalog.count(_postgrest_t) AS page_total, coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, 'null') AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
+                == #"WITH pgrst_source AS (SELECT "public"."add_them"("a" := $1::integer) AS pgrst_scalar) SELECT NULL::bigint AS total, pg_catalog.count(*) AS page_total, coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, 'null') AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t"#
         )
     }
 

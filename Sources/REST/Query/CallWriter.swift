@@ -22,7 +22,8 @@ extension QueryWriter {
             }
             sql.raw("SELECT ")
             sql.raw(plan.counted ? "(SELECT pg_catalog.count(*) FROM pgrst_all)" : "NULL::bigint")
-            sql.raw(" AS total, pg_catalog.count(_postgrest_t) AS page_total, ")
+            // `count(*)`: one whole-row reference only (see `StatementWriter`).
+            sql.raw(" AS total, pg_catalog.count(*) AS page_total, ")
             switch body {
             case .custom(let custom): sql.raw(customBody(custom))
             case .array: sql.raw("coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text")

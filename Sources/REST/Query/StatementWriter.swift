@@ -42,7 +42,10 @@ extension QueryWriter {
         case .rows(let counted): writeSubquery(counted, into: &sql)
         case .all: sql.raw("(SELECT pg_catalog.count(*) FROM pgrst_all)")
         }
-        sql.raw(" AS total, pg_catalog.count(_postgrest_t) AS page_total, ")
+        // `count(*)`, not `count(_postgrest_t)` (PostgREST's): the same number, as a row is never
+        // a NULL datum, but a second whole-row reference would have PostgreSQL build each row
+        // twice, every embed and computed column in it evaluated twice.
+        sql.raw(" AS total, pg_catalog.count(*) AS page_total, ")
         if !answer.locationKeys.isEmpty {
             // Each row's key values as JSON (PostgREST reads them through row_to_json).
             sql.raw("coalesce(json_agg(json_build_array(")
