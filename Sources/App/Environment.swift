@@ -44,9 +44,28 @@ extension ServerConfig {
     /// never silently the default.
     public init(environment: [String: String], flags: ServeFlags, developmentKeys: DevelopmentKeys) throws {
         let env = EnvironmentReader(environment)
-
         let dataDirectory = flags.dataDirectory ?? env.value("ONBOARD_DATA_DIR") ?? ".onboard/postgres"
         let location = DatabaseLocation.resolve(url: flags.databaseURL ?? env.value("DATABASE_URL"), embeddedFolder: dataDirectory)
+        self.init(keys: try Self.keys(env, flags: flags, location: location, dataDirectory: dataDirectory, developmentKeys: developmentKeys))
+        // The groups are read in this order, so that of two unusable settings the same one is reported.
+        try readServer(env, flags: flags)
+        try readDatabase(env, flags: flags, location: location)
+        if let seconds = try env.integer("JWT_EXP", minimum: 1) { auth.jwtExpiry = seconds }
+        try readConnections(env)
+        try readLimits(env)
+        try readAuth(env, flags: flags)
+        try readPostgREST(env, environment: environment)
+        try readRealtime(env)
+        try readDashboard(env, flags: flags)
+        try readSignInMethods(env, environment: environment)
+        limits.workerThreads = max(limits.workerThreads, poolSize + 4)
+    }
+
+    /// The JWT secret and the API keys: without a secret only the embedded cluster or --dev runs,
+    /// on the development keys; keys not given are made from the secret.
+    private static func keys(
+        _ env: EnvironmentReader, flags: ServeFlags, location: DatabaseLocation, dataDirectory: String, developmentKeys: DevelopmentKeys
+    ) throws -> KeyConfig {
         var secret = env.value("JWT_SECRET") ?? ""
         var anonKey = env.value("ANON_KEY") ?? ""
         var serviceKey = env.value("SERVICE_ROLE_KEY") ?? ""
@@ -79,23 +98,38 @@ extension ServerConfig {
         guard keys.publishableKeys.allSatisfy({ $0.hasPrefix("sb_publishable_") }), keys.secretKeys.allSatisfy({ $0.hasPrefix("sb_secret_") }) else {
             throw ConfigurationError("PUBLISHABLE_KEYS must start with sb_publishable_ and SECRET_KEYS with sb_secret_")
         }
-        self.init(keys: keys)
+        return keys
+    }
+
+    /// Where the server listens.
+    private mutating func readServer(_ env: EnvironmentReader, flags: ServeFlags) throws {
         host = flags.host ?? env.value("ONBOARD_HOST") ?? host
         if let port = try flags.port ?? env.integer("ONBOARD_PORT") {
             guard (0...65535).contains(port) else { throw ConfigurationError("the port must be 0…65535, not \(port)") }
             self.port = port
         }
+    }
+
+    /// The database, its migrations, the LISTEN connection and the read replicas.
+    private mutating func readDatabase(_ env: EnvironmentReader, flags: ServeFlags, location: DatabaseLocation) throws {
         database = location
         migrationsDirectory = DatabaseBootstrap.migrationsDirectory(flags.migrationsDirectory ?? env.value("ONBOARD_MIGRATIONS_DIR"))
         listenDatabaseURL = env.value("DATABASE_LISTEN_URL")
         readReplicas.urls = env.list("DATABASE_READ_URLS")
         if let lag = env.value("DB_READ_MAX_LAG") { try readReplicas.setMaxLag(lag) }
-        if let seconds = try env.integer("JWT_EXP", minimum: 1) { auth.jwtExpiry = seconds }
+    }
+
+    /// The connections to the database: the pool, prepared statements, the pipeline, migrating on start.
+    private mutating func readConnections(_ env: EnvironmentReader) throws {
         if let size = try env.integer("DB_POOL_SIZE", minimum: 1) { poolSize = size }
         // PostgREST's name for the same switch is read too.
         if let prepared = try env.boolean("DB_PREPARED_STATEMENTS") ?? env.boolean("PGRST_DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
         if let count = try env.integer("DB_PIPELINE_CONNECTIONS", minimum: 0) { pipelineConnections = count }
         if let migrate = try env.boolean("DB_MIGRATE_ON_START") { migrateOnStart = migrate }
+    }
+
+    /// The HTTP server's limits and threads, and CORS.
+    private mutating func readLimits(_ env: EnvironmentReader) throws {
         if let bytes = try env.integer("MAX_BODY_BYTES", minimum: 1) { limits.maxBodyBytes = bytes }
         if let count = try env.integer("MAX_CONNECTIONS", minimum: 1) { limits.maxConnections = count }
         if let threads = try env.integer("WORKER_THREADS", minimum: 1) { limits.workerThreads = threads }
@@ -104,6 +138,10 @@ extension ServerConfig {
             limits.ioThreadNice = Int32(nice)
         }
         if env.value("CORS_ALLOWED_ORIGINS") != nil { cors = Gateway.cors(allowedOrigins: env.list("CORS_ALLOWED_ORIGINS")) }
+    }
+
+    /// GoTrue's site URL, password hashing, request budgets and admin roles.
+    private mutating func readAuth(_ env: EnvironmentReader, flags: ServeFlags) throws {
         if let url = env.value("SITE_URL") { auth.siteURL = url }
         if let cost = try env.integer("BCRYPT_COST", minimum: 4) {
             guard cost <= 31 else { throw ConfigurationError("BCRYPT_COST must be 4…31, not \(cost)") }
@@ -121,6 +159,10 @@ extension ServerConfig {
         if let hits = try env.integer("RATE_LIMIT_TOKEN_REFRESH", minimum: 1) { auth.refreshLimit = RateLimit(hits: hits, window: 300) }
         auth.rateLimitHeader = env.value("RATE_LIMIT_HEADER")
         if env.value("JWT_ADMIN_ROLES") != nil { auth.adminRoles = Set(env.list("JWT_ADMIN_ROLES")) }
+    }
+
+    /// PostgREST's settings.
+    private mutating func readPostgREST(_ env: EnvironmentReader, environment: [String: String]) throws {
         if let end = try env.choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
         if let access = try env.choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
         if let aggregates = try env.boolean("PGRST_DB_AGGREGATES_ENABLED") { aggregatesEnabled = aggregates }
@@ -129,9 +171,17 @@ extension ServerConfig {
         } catch {
             throw ConfigurationError(error.description)
         }
+    }
+
+    /// Realtime's change feed and its limits.
+    private mutating func readRealtime(_ env: EnvironmentReader) throws {
         if let feed = try env.choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
         if let events = try env.integer("REALTIME_MAX_EVENTS_PER_SECOND", minimum: 1) { realtimeMaxEventsPerSecond = events }
         if let bytes = try env.integer("REALTIME_MAX_PAYLOAD_BYTES", minimum: 1) { realtimeMaxPayloadBytes = bytes }
+    }
+
+    /// The dashboard's sign-in, sessions and step labels.
+    private mutating func readDashboard(_ env: EnvironmentReader, flags: ServeFlags) throws {
         // The dashboard: a password, and/or the service-role key as the sign-in secret (on by
         // default with --dev, so `make run` has a dashboard without further settings).
         if let password = env.value("DASHBOARD_PASSWORD") {
@@ -152,6 +202,10 @@ extension ServerConfig {
             }
             dashboard.stepLabels[parts[0]] = parts[1]
         }
+    }
+
+    /// The ways to sign in (ID-token providers, sign-up, anonymous, email), mail and MFA.
+    private mutating func readSignInMethods(_ env: EnvironmentReader, environment: [String: String]) throws {
         // A provider is enabled by its key set; without client ids no audience can match.
         if let jwks = env.value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: env.list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
         if let jwks = env.value("APPLE_JWKS") { auth.providers["apple"] = .apple(clientIDs: env.list("APPLE_CLIENT_IDS"), jwks: jwks) }
@@ -160,7 +214,6 @@ extension ServerConfig {
         if let enabled = try env.boolean("EXTERNAL_EMAIL_ENABLED") { auth.emailEnabled = enabled }
         try auth.mail.apply(environment: environment)
         try auth.mfa.apply(environment: environment)
-        limits.workerThreads = max(limits.workerThreads, poolSize + 4)
     }
 
     /// The effective settings, secrets masked (`onboard serve --print-config`).

@@ -213,17 +213,39 @@ public final class ChangeFeed: Sendable {
     /// - triggers, INSERT/UPDATE: the row as the table holds it now, read by key under RLS.
     private func evaluate(_ change: Change, table: SchemaCache.Table, for group: [Subscription]) throws -> (String, [Bool])? {
         let caller = group[0].caller
-        let isDelete = change.type == "DELETE"
         var conditions: [Condition] = []
         switch RowAccess.readScope(table: table.name, policy: service.config.policy, enabled: service.config.enforceOwnership, caller: caller) {
         case .none: return nil
         case .all: break
         case .only(let condition): conditions.append(condition)
         }
-        let qualified = quoteIdentifier("public") + "." + quoteIdentifier(table.name)
-        let row = quoteIdentifier(table.name)
-        // Each distinct filter is evaluated once (subscribers often share one), in statements
-        // of at most `filtersPerStatement` (PostgreSQL's target lists stop at 1,664 entries).
+        let (filters, slots) = Self.distinctFilters(group)
+        let source = Self.source(of: change, table: table, conditions: &conditions)
+        var condition = try RowAccess.sql(conditions, table: table)
+        if let visible = source.visible { condition = condition + " AND " + visible }
+        let from = source.from + " WHERE " + condition
+        let statements = try Self.statements(caller: caller, table: table, record: source.record, oldRecord: source.oldRecord, filters: filters, from: from)
+        let results = try service.pool.withConnection { try $0.pipeline(statements) }
+        let rows = results[1]
+        guard rows.count == 1 else { return nil }
+        let matched = slots.map { slot -> Bool in
+            guard let slot else { return true }
+            let chunk = results[1 + slot / Self.filtersPerStatement]
+            return chunk.count == 1 && chunk[0].bool(2 + slot % Self.filtersPerStatement) == true
+        }
+        guard matched.contains(true) else { return nil }
+
+        var data =
+            #"{"schema":\#(jsonString(change.schema)),"table":\#(jsonString(change.table)),"commit_timestamp":\#(jsonString(change.commitTimestamp)),"type":\#(jsonString(change.type)),"columns":\#(results[results.count - 1].scalar ?? "[]")"#
+        if let recordJSON = rows[0, 0] { data += #","record":\#(recordJSON)"# }
+        if let oldJSON = rows[0, 1] { data += #","old_record":\#(oldJSON)"# }
+        data += #","errors":null}"#
+        return (data, matched)
+    }
+
+    /// Each distinct filter of `group` once (subscribers often share one), and per subscription
+    /// the index of its filter (nil: no filter).
+    private static func distinctFilters(_ group: [Subscription]) -> (filters: [Condition], slots: [Int?]) {
         var filters: [Condition] = []
         var filterIndex: [String: Int] = [:]
         let slots: [Int?] = group.map { subscription in
@@ -234,7 +256,17 @@ public final class ChangeFeed: Sendable {
             filterIndex[key] = filters.count - 1
             return filters.count - 1
         }
+        return (filters, slots)
+    }
 
+    /// Where the row comes from (a FROM clause), when it is visible beside RLS, and the
+    /// `record` and `old_record` expressions; a row read from the table adds its key to `conditions`.
+    private static func source(
+        of change: Change, table: SchemaCache.Table, conditions: inout [Condition]
+    ) -> (from: SQL, visible: SQL?, record: SQL, oldRecord: SQL) {
+        let isDelete = change.type == "DELETE"
+        let qualified = quoteIdentifier("public") + "." + quoteIdentifier(table.name)
+        let row = quoteIdentifier(table.name)
         var from: SQL
         var visible: SQL? = nil
         var record: SQL = isDelete ? "NULL::text" : SQL(unsafeSQL: "to_jsonb(\(row).*)::text")
@@ -269,16 +301,22 @@ public final class ChangeFeed: Sendable {
             oldRecord = "\(JWT.serialize(change.key))::text"
         } else {
             from = SQL(unsafeSQL: " FROM \(qualified)")
-            for (column, value) in change.key { conditions.append(.filter(Filter(column: column, op: .eq, operand: .value(Self.text(value) ?? "")))) }
+            for (column, value) in change.key { conditions.append(.filter(Filter(column: column, op: .eq, operand: .value(text(value) ?? "")))) }
             if change.type != "INSERT" { oldRecord = "\(JWT.serialize(change.key))::text" }
         }
-        var condition = try RowAccess.sql(conditions, table: table)
-        if let visible { condition = condition + " AND " + visible }
-        from = from + " WHERE " + condition
+        return (from, visible, record, oldRecord)
+    }
 
+    /// The statements run as the subscriber: the role's setup, the row with the filters (at most
+    /// `filtersPerStatement` a statement: PostgreSQL's target lists stop at 1,664 entries), and the
+    /// columns the subscriber may read.
+    private static func statements(
+        caller: Caller, table: SchemaCache.Table, record: SQL, oldRecord: SQL, filters: [Condition], from: SQL
+    ) throws -> [SQL] {
+        let qualified = quoteIdentifier("public") + "." + quoteIdentifier(table.name)
         var statements = [RESTService.setup(caller: caller, readOnly: true)]
-        let chunks = stride(from: 0, to: max(filters.count, 1), by: Self.filtersPerStatement).map {
-            Array(filters[$0..<min(filters.count, $0 + Self.filtersPerStatement)])
+        let chunks = stride(from: 0, to: max(filters.count, 1), by: filtersPerStatement).map {
+            Array(filters[$0..<min(filters.count, $0 + filtersPerStatement)])
         }
         for chunk in chunks {
             var select = "SELECT " + record + ", " + oldRecord
@@ -294,22 +332,7 @@ public final class ChangeFeed: Sendable {
             WHERE a.attrelid = \(qualified)::regclass AND a.attnum > 0 AND NOT a.attisdropped \
             AND has_column_privilege(a.attrelid, a.attnum, 'SELECT')
             """)
-        let results = try service.pool.withConnection { try $0.pipeline(statements) }
-        let rows = results[1]
-        guard rows.count == 1 else { return nil }
-        let matched = slots.map { slot -> Bool in
-            guard let slot else { return true }
-            let chunk = results[1 + slot / Self.filtersPerStatement]
-            return chunk.count == 1 && chunk[0].bool(2 + slot % Self.filtersPerStatement) == true
-        }
-        guard matched.contains(true) else { return nil }
-
-        var data =
-            #"{"schema":\#(jsonString(change.schema)),"table":\#(jsonString(change.table)),"commit_timestamp":\#(jsonString(change.commitTimestamp)),"type":\#(jsonString(change.type)),"columns":\#(results[results.count - 1].scalar ?? "[]")"#
-        if let recordJSON = rows[0, 0] { data += #","record":\#(recordJSON)"# }
-        if let oldJSON = rows[0, 1] { data += #","old_record":\#(oldJSON)"# }
-        data += #","errors":null}"#
-        return (data, matched)
+        return statements
     }
 
     private static func text(_ value: Any) -> String? {

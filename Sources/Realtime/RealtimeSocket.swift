@@ -132,54 +132,16 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
     }
 
     private func join(_ message: PhoenixMessage) {
-        guard message.topic.hasPrefix("realtime:") else {
-            reply(message, status: "error", response: #"{"reason":"unmatched topic"}"#)
-            return
-        }
-        let name = String(message.topic.dropFirst("realtime:".count))
-        guard !name.isEmpty else {
-            reply(message, status: "error", response: #"{"reason":"TopicNameRequired: You must provide a topic name"}"#)
-            return
-        }
-        if let previous = channels[message.topic] {
-            // Phoenix: a second join of a topic closes the first.
-            drop(message.topic)
-            push(previous.joinRef, previous.joinRef, message.topic, "phx_close", "{}")
-        }
-        guard channels.count < Self.maxChannels else {
-            reply(message, status: "error", response: #"{"reason":"ChannelRateLimitReached: Too many channels"}"#)
-            return
-        }
-        let token = message.payload.accessToken ?? message.payload.userToken ?? socketToken
-        let authorization: RealtimeService.Authorization
-        switch service.authorize(token) {
-        case .failure(let refusal):
-            reply(message, status: "error", response: #"{"reason":\#(jsonString(refusal.reason))}"#)
-            return
-        case .success(let granted):
-            authorization = granted
-        }
+        guard let admitted = admit(message) else { return }
+        let (name, token, authorization) = admitted
         // A private channel: the caller's read policies on realtime.messages decide the join.
         let key = TopicKey(name: name, isPrivate: message.payload.isPrivate)
         var policies: TopicPolicies? = nil
         if key.isPrivate {
-            var granted = (try? service.readPolicies(topic: name, caller: authorization.caller)) ?? TopicPolicies()
-            if !message.payload.presenceEnabled { granted.readsPresence = false }
-            guard granted.readsBroadcast || granted.readsPresence else {
-                let reason = "Unauthorized: You do not have permissions to read from this Channel topic: \(name)"
-                reply(message, status: "error", response: #"{"reason":\#(jsonString(reason))}"#)
-                return
-            }
+            guard let granted = readPolicies(message, name: name, caller: authorization.caller) else { return }
             policies = granted
         }
-        var bindings: [Binding] = []
-        for entry in message.payload.postgresChanges {
-            guard let binding = Binding(entry) else {
-                reply(message, status: "error", response: #"{"reason":\#(jsonString("Invalid postgres_changes entry: " + JWT.serialize(entry.value)))}"#)
-                return
-            }
-            bindings.append(binding)
-        }
+        guard let bindings = parseBindings(message) else { return }
 
         // A subscription is only as good as the change feed under it: right after start (or while
         // it reconnects) a change committed now would be announced to nobody. Wait for it.
@@ -188,12 +150,81 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
             return
         }
 
-        // Register first (with the WAL feed, from the database's current snapshot: what it had
-        // committed is not sent, the client reads it after the reply; with the trigger feed,
-        // holding a lease on the tables so the triggers announce their changes), then reply:
-        // supabase-swift counts as subscribed from the reply on, and a change committed after
-        // it is never missed; none is sent before it (deliveries run on this queue, after this
-        // function).
+        let (channel, resolved) = openChannel(message, key: key, token: token, authorization: authorization, policies: policies, bindings: bindings)
+        guard !bindings.isEmpty else { return }
+        confirm(message, joinRef: channel.joinRef, subscriptions: resolved.subscriptions, problem: resolved.problem, bindings: bindings)
+    }
+
+    /// A join's topic name, token and caller; nil (after the error reply) for a topic that is not
+    /// Realtime's, too many channels or a refused token. A second join of a topic closes the first.
+    private func admit(_ message: PhoenixMessage) -> (name: String, token: String, authorization: RealtimeService.Authorization)? {
+        guard message.topic.hasPrefix("realtime:") else {
+            reply(message, status: "error", response: #"{"reason":"unmatched topic"}"#)
+            return nil
+        }
+        let name = String(message.topic.dropFirst("realtime:".count))
+        guard !name.isEmpty else {
+            reply(message, status: "error", response: #"{"reason":"TopicNameRequired: You must provide a topic name"}"#)
+            return nil
+        }
+        if let previous = channels[message.topic] {
+            // Phoenix: a second join of a topic closes the first.
+            drop(message.topic)
+            push(previous.joinRef, previous.joinRef, message.topic, "phx_close", "{}")
+        }
+        guard channels.count < Self.maxChannels else {
+            reply(message, status: "error", response: #"{"reason":"ChannelRateLimitReached: Too many channels"}"#)
+            return nil
+        }
+        let token = message.payload.accessToken ?? message.payload.userToken ?? socketToken
+        let authorization: RealtimeService.Authorization
+        switch service.authorize(token) {
+        case .failure(let refusal):
+            reply(message, status: "error", response: #"{"reason":\#(jsonString(refusal.reason))}"#)
+            return nil
+        case .success(let granted):
+            authorization = granted
+        }
+        return (name, token, authorization)
+    }
+
+    /// What a private channel's caller may read; nil (after the error reply) when neither broadcast
+    /// nor presence.
+    private func readPolicies(_ message: PhoenixMessage, name: String, caller: Caller) -> TopicPolicies? {
+        var granted = (try? service.readPolicies(topic: name, caller: caller)) ?? TopicPolicies()
+        if !message.payload.presenceEnabled { granted.readsPresence = false }
+        guard granted.readsBroadcast || granted.readsPresence else {
+            let reason = "Unauthorized: You do not have permissions to read from this Channel topic: \(name)"
+            reply(message, status: "error", response: #"{"reason":\#(jsonString(reason))}"#)
+            return nil
+        }
+        return granted
+    }
+
+    /// The join's `postgres_changes` bindings; nil (after the error reply) for an invalid entry.
+    private func parseBindings(_ message: PhoenixMessage) -> [Binding]? {
+        var bindings: [Binding] = []
+        for entry in message.payload.postgresChanges {
+            guard let binding = Binding(entry) else {
+                reply(message, status: "error", response: #"{"reason":\#(jsonString("Invalid postgres_changes entry: " + JWT.serialize(entry.value)))}"#)
+                return nil
+            }
+            bindings.append(binding)
+        }
+        return bindings
+    }
+
+    /// Registers the channel first (with the WAL feed, from the database's current snapshot: what it had
+    /// committed is not sent, the client reads it after the reply; with the trigger feed,
+    /// holding a lease on the tables so the triggers announce their changes), then replies:
+    /// supabase-swift counts as subscribed from the reply on, and a change committed after
+    /// it is never missed; none is sent before it (deliveries run on this queue, after the
+    /// join). Then the presence state, where presence is read.
+    private func openChannel(
+        _ message: PhoenixMessage, key: TopicKey, token: String, authorization: RealtimeService.Authorization, policies: TopicPolicies?,
+        bindings: [Binding]
+    ) -> (channel: Channel, resolved: (subscriptions: [Subscription], problem: String?)) {
+        let name = key.name
         var channel = Channel(joinRef: message.joinRef ?? message.ref, caller: authorization.caller, token: token, key: key)
         channel.selfBroadcast = message.payload.broadcastSelf
         channel.ack = message.payload.broadcastAck
@@ -218,18 +249,21 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
                 service.logger.error("realtime: could not read the presence state", metadata: ["topic": "\(name)", "error": "\(logText(error))"])
             }
         }
-        guard !bindings.isEmpty else { return }
+        return (channel, resolved)
+    }
 
-        // Then confirm each binding with the database, as the subscriber.
-        var problem = resolved.problem
+    /// Confirms each binding with the database, as the subscriber, and tells the client with a
+    /// `system` message; on a problem the channel's subscriptions are removed.
+    private func confirm(_ message: PhoenixMessage, joinRef: String?, subscriptions: [Subscription], problem: String?, bindings: [Binding]) {
+        var problem = problem
         if problem == nil {
-            problem = service.confirm(resolved.subscriptions, bindings: bindings)
+            problem = service.confirm(subscriptions, bindings: bindings)
         }
         if let problem {
             service.hub.remove(socket: self, topic: message.topic)
-            systemMessage(topic: message.topic, joinRef: channel.joinRef, extension: "postgres_changes", status: "error", message: problem)
+            systemMessage(topic: message.topic, joinRef: joinRef, extension: "postgres_changes", status: "error", message: problem)
         } else {
-            systemMessage(topic: message.topic, joinRef: channel.joinRef, extension: "postgres_changes", status: "ok", message: "Subscribed to PostgreSQL")
+            systemMessage(topic: message.topic, joinRef: joinRef, extension: "postgres_changes", status: "ok", message: "Subscribed to PostgreSQL")
         }
     }
 

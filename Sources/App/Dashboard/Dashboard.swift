@@ -47,18 +47,37 @@ enum Dashboard {
     static let pages = ["onboarding": "/dashboard", "users": "/dashboard/users", "operations": "/dashboard/operations"]
 
     static func register(_ router: inout Router, config: ServerConfig, pool: Pool, metrics: Metrics, migrator: Migrator, logger: Logger) {
-        let access = DashboardAccess(config: config.dashboard, keys: config.keys, pool: pool)
-        let enabled = config.dashboard.isEnabled
-        let signInPage: @Sendable (HTTPStatus, String?) -> HTTPResponse = { status, message in
+        let routes = Routes(config: config, access: DashboardAccess(config: config.dashboard, keys: config.keys, pool: pool))
+        registerPages(&router, routes)
+        registerSignIn(&router, routes, logger: logger)
+        registerOnboarding(&router, routes, pool: pool)
+        registerUsers(&router, routes, pool: pool, logger: logger)
+        registerOperations(&router, routes, pool: pool, metrics: metrics, migrator: migrator)
+    }
+
+    /// What the dashboard's routes share: the sessions, whether the dashboard is on, the sign-in page.
+    struct Routes: Sendable {
+        let config: ServerConfig
+        let access: DashboardAccess
+        let enabled: Bool
+
+        init(config: ServerConfig, access: DashboardAccess) {
+            self.config = config
+            self.access = access
+            self.enabled = config.dashboard.isEnabled
+        }
+
+        func signInPage(_ status: HTTPStatus, _ message: String?) -> HTTPResponse {
             html(
                 status,
                 DashboardAssets.signInPage(
                     message: message, password: config.dashboard.password != nil,
                     serviceKey: config.dashboard.serviceKeySignIn))
         }
+
         /// A page or API of a signed-in session; 404 while the dashboard is off, 401 without a session.
         func route(
-            _ method: HTTPMethod, _ path: String, page: Bool = false,
+            _ router: inout Router, _ method: HTTPMethod, _ path: String, page: Bool = false,
             _ handler: @escaping @Sendable (HTTPRequest, DashboardAccess.Session) throws -> HTTPResponse
         ) {
             router.add(method, path) { request in
@@ -69,17 +88,28 @@ enum Dashboard {
                 return secured(try handler(request, session))
             }
         }
+    }
 
+    /// The pages and their stylesheet and script.
+    static func registerPages(_ router: inout Router, _ routes: Routes) {
+        let config = routes.config
+        let enabled = routes.enabled
         for (name, path) in pages {
-            route(.get, path, page: true) { _, session in
+            routes.route(&router, .get, path, page: true) { _, session in
                 html(.ok, DashboardAssets.shell(page: name, csrfToken: session.csrfToken, stepLabels: config.dashboard.stepLabels))
             }
         }
         router.add(.get, "/dashboard/dashboard.css") { _ in
             enabled ? asset("text/css; charset=utf-8", DashboardAssets.css) : .error(.notFound, "Not Found")
         }
-        route(.get, "/dashboard/dashboard.js") { _, _ in asset("text/javascript; charset=utf-8", DashboardAssets.javascript) }
+        routes.route(&router, .get, "/dashboard/dashboard.js") { _, _ in asset("text/javascript; charset=utf-8", DashboardAssets.javascript) }
+    }
 
+    /// Signing in (a password or the service-role key) and out.
+    static func registerSignIn(_ router: inout Router, _ routes: Routes, logger: Logger) {
+        let config = routes.config
+        let access = routes.access
+        let enabled = routes.enabled
         router.add(.post, "/dashboard/sign-in") { request in
             guard enabled else { return .error(.notFound, "Not Found") }
             guard !DashboardAccess.isCrossOrigin(request) else { return secured(.error(.forbidden, "cross-origin sign-in refused")) }
@@ -92,27 +122,29 @@ enum Dashboard {
                 return redirect("/dashboard/", cookie: access.setCookie(cookie, secure: DashboardAccess.isSecure(request)))
             case .refused:
                 logger.warning("dashboard sign-in refused", metadata: ["client": "\(client)"])
-                return signInPage(.unauthorized, "Wrong password or key.")
+                return routes.signInPage(.unauthorized, "Wrong password or key.")
             case .throttled(let seconds):
-                var page = signInPage(.tooManyRequests, "Too many failed sign-ins: wait \(seconds) seconds.")
+                var page = routes.signInPage(.tooManyRequests, "Too many failed sign-ins: wait \(seconds) seconds.")
                 page.headers.add("Retry-After", String(seconds))
                 return page
             }
         }
-        route(.post, "/dashboard/sign-out") { request, session in
+        routes.route(&router, .post, "/dashboard/sign-out") { request, session in
             guard access.hasCSRFToken(request, session: session) else { throw DashboardError(.forbidden, "missing or wrong CSRF token") }
             try access.revoke(session)
             return redirect("/dashboard/", cookie: DashboardAccess.clearCookie(secure: DashboardAccess.isSecure(request)))
         }
+    }
 
-        // Onboarding analytics: every table as JSON, or one as CSV.
-        route(.get, "/dashboard/api/onboarding") { request, _ in
+    /// Onboarding analytics: every table as JSON, or one as CSV.
+    static func registerOnboarding(_ router: inout Router, _ routes: Routes, pool: Pool) {
+        routes.route(&router, .get, "/dashboard/api/onboarding") { request, _ in
             let query = try DashboardAnalytics.Query(request)
             let tables = try DashboardAnalytics.load(DashboardAnalytics.tables, query, pool: pool)
             let body = tables.map { jsonString($0.0) + ":" + $0.1.json }.joined(separator: ",")
             return .json(.ok, #"{"cohort":\#(jsonString(query.cohort)),"stuck_hours":\#(query.stuckHours),"tables":{\#(body)}}"#)
         }
-        route(.get, "/dashboard/api/onboarding/:file") { request, _ in
+        routes.route(&router, .get, "/dashboard/api/onboarding/:file") { request, _ in
             let file = request.pathParameters["file"] ?? ""
             guard file.hasSuffix(".csv"), DashboardAnalytics.tables.contains(String(file.dropLast(4))) else {
                 throw DashboardError(.notFound, "no such table; one of: " + DashboardAnalytics.tables.map { $0 + ".csv" }.joined(separator: ", "))
@@ -124,22 +156,25 @@ enum Dashboard {
             headers.add("Content-Disposition", "attachment; filename=\"onboarding-\(name).csv\"")
             return HTTPResponse(status: .ok, headers: headers, body: Array(table.csv.utf8))
         }
+    }
 
-        // Users: search, one user, delete (with the session's CSRF token).
-        route(.get, "/dashboard/api/users") { request, _ in
+    /// Users: search, one user, delete (with the session's CSRF token).
+    static func registerUsers(_ router: inout Router, _ routes: Routes, pool: Pool, logger: Logger) {
+        let access = routes.access
+        routes.route(&router, .get, "/dashboard/api/users") { request, _ in
             let text = (request.queryValue("q") ?? "").trimmingCharacters(in: .whitespaces)
             guard text.utf8.count <= 320 else { throw DashboardError(.badRequest, "the search text is too long") }
             let json = try pool.withConnection { try $0.query(Onboarding.userSearch(text)).scalar } ?? "[]"
             return .json(.ok, json)
         }
-        route(.get, "/dashboard/api/users/:id") { request, _ in
+        routes.route(&router, .get, "/dashboard/api/users/:id") { request, _ in
             let id = try userID(request)
             guard let json = try pool.withConnection({ try $0.query(Onboarding.userDetail(id)).scalar }) else {
                 throw DashboardError(.notFound, "no such user")
             }
             return .json(.ok, json)
         }
-        route(.delete, "/dashboard/api/users/:id") { request, session in
+        routes.route(&router, .delete, "/dashboard/api/users/:id") { request, session in
             guard access.hasCSRFToken(request, session: session) else { throw DashboardError(.forbidden, "missing or wrong CSRF token") }
             let id = try userID(request)
             // The admin API's statement (DELETE /auth/v1/admin/users/{id}): the user's rows go
@@ -149,9 +184,11 @@ enum Dashboard {
             logger.notice("dashboard deleted a user", metadata: ["user": "\(id)", "client": "\(request.remoteAddress)"])
             return .json(.ok, #"{"deleted":\#(jsonString(id))}"#)
         }
+    }
 
-        // Operations: migrations, the pool, requests by route, Realtime.
-        route(.get, "/dashboard/api/operations") { _, _ in
+    /// Operations: migrations, the pool, requests by route, Realtime.
+    static func registerOperations(_ router: inout Router, _ routes: Routes, pool: Pool, metrics: Metrics, migrator: Migrator) {
+        routes.route(&router, .get, "/dashboard/api/operations") { _, _ in
             let migrations: String
             do {
                 let states = try pool.withConnection { try migrator.status($0) }

@@ -112,48 +112,8 @@ enum DashboardAnalytics {
         let to = q.to
         let cohort = q.cohort
         switch table {
-        case "summary":
-            // The numbers a product manager asks first, for the window and for the window of the
-            // same length before it (everyone: the cohort does not split them): sign-ups, the
-            // share of them who completed, completions, and the median time to complete.
-            return (
-                """
-                WITH bounds AS (
-                  SELECT coalesce(\(from)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '29 days') AS f,
-                         coalesce(\(to)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day') AS t
-                ), periods AS (
-                  SELECT 1 AS n, 'current' AS period, f, t FROM bounds
-                  UNION ALL SELECT 2, 'previous', f - (t - f), f FROM bounds
-                )
-                SELECT p.period, to_char(p.f AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS period_from,
-                       to_char(p.t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS period_to,
-                       d.sign_ups, d.completions, round(100.0 * d.sign_ups_completed / nullif(d.sign_ups, 0), 1) AS completion_rate_pct,
-                       (SELECT round(extract(epoch FROM x.median), 1) FROM analytics.time_to_completion(p.f, p.t, 'all') x) AS median_seconds_to_complete
-                  FROM periods p
-                  CROSS JOIN LATERAL (
-                    SELECT coalesce(sum(c.signed_up), 0) AS sign_ups, coalesce(sum(c.signed_up_completed), 0) AS sign_ups_completed,
-                           coalesce(sum(c.completions), 0) AS completions
-                      FROM analytics.daily_completion(p.f, p.t, 'all') c
-                  ) d
-                 ORDER BY p.n
-                """, ["sign_ups", "completions", "completion_rate_pct", "median_seconds_to_complete"]
-            )
-        case "stuck_users":
-            // Who is stuck: at a step (not COMPLETE) longer than the threshold, the longest first.
-            return (
-                """
-                SELECT c.user_id::text AS user_id, u.email, coalesce(g.state, 'NOT_STARTED') AS step,
-                       to_char(coalesce(g.state_since, c.signed_up_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS stuck_since,
-                       round(extract(epoch FROM now() - coalesce(g.state_since, c.signed_up_at)) / 3600, 1) AS hours_stuck
-                  FROM analytics.cohort_users(\(from)::timestamptz, \(to)::timestamptz, 'all') c
-                  JOIN auth.users u ON u.id = c.user_id
-                  LEFT JOIN analytics.onboarding_progress g ON g.user_id = c.user_id
-                 WHERE coalesce(g.state, 'NOT_STARTED') <> 'COMPLETE'
-                   AND coalesce(g.state_since, c.signed_up_at) < now() - make_interval(hours => \(q.stuckHours)::integer)
-                 ORDER BY coalesce(g.state_since, c.signed_up_at), c.user_id
-                 LIMIT 100
-                """, ["hours_stuck"]
-            )
+        case "summary": return summary(q)
+        case "stuck_users": return stuckUsers(q)
         case "funnel":
             return (
                 """
@@ -205,19 +165,76 @@ enum DashboardAnalytics {
                   FROM analytics.anonymous_upgrades(\(from)::timestamptz, \(to)::timestamptz, \(cohort))
                 """, ["anonymous_users", "upgraded_users", "pct_upgraded"]
             )
-        case "daily_completion":
-            return (
-                """
-                SELECT to_char(day, 'YYYY-MM-DD') AS day, cohort, signed_up, signed_up_completed, completion_rate_pct, completions
-                  FROM analytics.daily_completion(
-                       coalesce(\(from)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '29 days'),
-                       coalesce(\(to)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day'),
-                       \(cohort))
-                """, ["signed_up", "signed_up_completed", "completion_rate_pct", "completions"]
-            )
+        case "daily_completion": return dailyCompletion(q)
         default:
             return nil
         }
+    }
+
+    /// The numbers a product manager asks first, for the window and for the window of the
+    /// same length before it (everyone: the cohort does not split them): sign-ups, the
+    /// share of them who completed, completions, and the median time to complete.
+    static func summary(_ q: Query) -> (SQL, Set<String>) {
+        let from = q.from
+        let to = q.to
+        return (
+            """
+            WITH bounds AS (
+              SELECT coalesce(\(from)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '29 days') AS f,
+                     coalesce(\(to)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day') AS t
+            ), periods AS (
+              SELECT 1 AS n, 'current' AS period, f, t FROM bounds
+              UNION ALL SELECT 2, 'previous', f - (t - f), f FROM bounds
+            )
+            SELECT p.period, to_char(p.f AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS period_from,
+                   to_char(p.t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS period_to,
+                   d.sign_ups, d.completions, round(100.0 * d.sign_ups_completed / nullif(d.sign_ups, 0), 1) AS completion_rate_pct,
+                   (SELECT round(extract(epoch FROM x.median), 1) FROM analytics.time_to_completion(p.f, p.t, 'all') x) AS median_seconds_to_complete
+              FROM periods p
+              CROSS JOIN LATERAL (
+                SELECT coalesce(sum(c.signed_up), 0) AS sign_ups, coalesce(sum(c.signed_up_completed), 0) AS sign_ups_completed,
+                       coalesce(sum(c.completions), 0) AS completions
+                  FROM analytics.daily_completion(p.f, p.t, 'all') c
+              ) d
+             ORDER BY p.n
+            """, ["sign_ups", "completions", "completion_rate_pct", "median_seconds_to_complete"]
+        )
+    }
+
+    /// Who is stuck: at a step (not COMPLETE) longer than the threshold, the longest first.
+    static func stuckUsers(_ q: Query) -> (SQL, Set<String>) {
+        let from = q.from
+        let to = q.to
+        return (
+            """
+            SELECT c.user_id::text AS user_id, u.email, coalesce(g.state, 'NOT_STARTED') AS step,
+                   to_char(coalesce(g.state_since, c.signed_up_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS stuck_since,
+                   round(extract(epoch FROM now() - coalesce(g.state_since, c.signed_up_at)) / 3600, 1) AS hours_stuck
+              FROM analytics.cohort_users(\(from)::timestamptz, \(to)::timestamptz, 'all') c
+              JOIN auth.users u ON u.id = c.user_id
+              LEFT JOIN analytics.onboarding_progress g ON g.user_id = c.user_id
+             WHERE coalesce(g.state, 'NOT_STARTED') <> 'COMPLETE'
+               AND coalesce(g.state_since, c.signed_up_at) < now() - make_interval(hours => \(q.stuckHours)::integer)
+             ORDER BY coalesce(g.state_since, c.signed_up_at), c.user_id
+             LIMIT 100
+            """, ["hours_stuck"]
+        )
+    }
+
+    /// Without both bounds: the last 30 UTC days up to today.
+    static func dailyCompletion(_ q: Query) -> (SQL, Set<String>) {
+        let from = q.from
+        let to = q.to
+        let cohort = q.cohort
+        return (
+            """
+            SELECT to_char(day, 'YYYY-MM-DD') AS day, cohort, signed_up, signed_up_completed, completion_rate_pct, completions
+              FROM analytics.daily_completion(
+                   coalesce(\(from)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '29 days'),
+                   coalesce(\(to)::timestamptz, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day'),
+                   \(cohort))
+            """, ["signed_up", "signed_up_completed", "completion_rate_pct", "completions"]
+        )
     }
 
     /// Runs the named tables in one read-only transaction as the service role.
