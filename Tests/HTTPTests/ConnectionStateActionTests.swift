@@ -6,15 +6,11 @@ import Testing
 /// transition returns (as Hummingbird's and postgres-nio's state machine tests do).
 @Suite("HTTP connection state actions")
 struct ConnectionStateActionTests {
-    let parser = HTTPParser()
+    /// The parser and the WebSocket delegate of `ConnectionStateTests`, driven the same way.
+    let events = ConnectionStateTests()
+    typealias Upgrade = ConnectionStateTests.Upgrade
 
-    func parse(_ text: String) -> HTTPParser.Outcome { parser.parse(Array(text.utf8)) }
-
-    final class Upgrade: WebSocketDelegate {
-        func webSocketOpened(_ socket: WebSocket) {}
-        func webSocket(_ socket: WebSocket, received message: WebSocketMessage) {}
-        func webSocketClosed(_ socket: WebSocket, code: WebSocketCloseCode) {}
-    }
+    func parse(_ text: String) -> HTTPParser.Outcome { events.parse(text) }
 
     @Test func twoPipelinedRequestsThenTheIdleDeadline() {
         var state = ConnectionState()
