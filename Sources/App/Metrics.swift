@@ -22,6 +22,12 @@ public final class Metrics: Sendable {
         var counts = [UInt64](repeating: 0, count: Metrics.buckets.count)
         var total: UInt64 = 0
         var sum: Double = 0
+
+        mutating func add(_ seconds: Double, bucket: Int?) {
+            if let bucket { counts[bucket] += 1 }
+            total += 1
+            sum += seconds
+        }
     }
 
     private struct State {
@@ -79,11 +85,8 @@ public final class Metrics: Sendable {
         let shard = Int(truncatingIfNeeded: (UInt64(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 60)
         shards[shard].state.withLock { state in
             state.requests[key, default: 0] += 1
-            var histogram = state.latency[route] ?? Histogram()
-            if let bucket { histogram.counts[bucket] += 1 }
-            histogram.total += 1
-            histogram.sum += seconds
-            state.latency[route] = histogram
+            // In place: a copy taken out and stored back would copy its counts every time.
+            state.latency[route, default: Histogram()].add(seconds, bucket: bucket)
             if let failure { state.authFailures[failure, default: 0] += 1 }
         }
     }

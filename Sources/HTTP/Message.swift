@@ -44,7 +44,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 }
 
 extension String {
-    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8
         let b = other.utf8
         guard a.count == b.count else { return false }
@@ -66,8 +66,9 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// The raw query string without `?` ("" if none).
     public var rawQuery: String
-    /// Form-decoded query pairs in order: `+` is a space, `%2B` a plus.
-    public var query: [(name: String, value: String)]
+    /// Form-decoded query pairs in order: `+` is a space, `%2B` a plus. Decoded from `rawQuery`
+    /// when asked (a repeated read's plan is found by the raw query, without it).
+    public var query: [(name: String, value: String)] { parseQuery(rawQuery) }
     /// 1 for HTTP/1.1, 0 for HTTP/1.0.
     public var versionMinor: Int
     public var headers: HTTPHeaders
@@ -88,7 +89,6 @@ public struct HTTPRequest: Sendable {
         let rawPath = question.map { String(target[..<$0]) } ?? target
         rawQuery = question.map { String(target[target.index(after: $0)...]) } ?? ""
         path = percentDecode(rawPath, plusIsSpace: false) ?? rawPath
-        query = parseQuery(rawQuery)
     }
 
     public func queryValues(_ name: String) -> [String] {
@@ -196,14 +196,32 @@ private func hexValue(_ byte: UInt8) -> UInt8? {
 }
 
 /// `application/x-www-form-urlencoded` decoding, as httpx encodes queries (and forms post bodies).
+/// A pair whose name or value holds a bad escape keeps that part as it was sent.
 public func parseQuery(_ raw: String) -> [(name: String, value: String)] {
     guard !raw.isEmpty else { return [] }
-    return raw.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        let name = String(parts[0])
-        let value = parts.count > 1 ? String(parts[1]) : ""
-        return (percentDecode(name, plusIsSpace: true) ?? name, percentDecode(value, plusIsSpace: true) ?? value)
+    var pairs: [(name: String, value: String)] = []
+    let bytes = raw.utf8
+    var start = bytes.startIndex
+    while start < bytes.endIndex {
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+        if start < end {
+            let pair = bytes[start..<end]
+            let equals = pair.firstIndex(of: UInt8(ascii: "="))
+            let name = formDecoded(raw, pair.startIndex..<(equals ?? pair.endIndex))
+            let value = equals.map { formDecoded(raw, bytes.index(after: $0)..<pair.endIndex) } ?? ""
+            pairs.append((name, value))
+        }
+        start = end < bytes.endIndex ? bytes.index(after: end) : end
     }
+    return pairs
+}
+
+/// `raw[range]` form-decoded, or as it is when it holds a bad escape (copied whole when it holds
+/// no `%` or `+` at all, as most names and values).
+private func formDecoded(_ raw: String, _ range: Range<String.Index>) -> String {
+    let part = String(Substring(raw.utf8[range]))
+    guard part.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return part }
+    return percentDecode(part, plusIsSpace: true) ?? part
 }
 
 extension StringProtocol {

@@ -31,11 +31,10 @@ public struct KeyConfig: Sendable {
 
     /// The role an API key (or a bearer that is one) stands for: `anon` for the anon key and
     /// publishable keys, `service_role` for the service-role key and secret keys.
+    /// Every request asks this once or twice, so the key is compared in place (no copies).
     public func role(ofKey key: String) -> Caller? {
-        let given = Array(key.utf8)
-        let matches = { (keys: [String]) in keys.contains { Crypto.constantTimeEquals(given, Array($0.utf8)) } }
-        if matches([anonKey] + publishableKeys) { return .anon }
-        if matches([serviceRoleKey] + secretKeys) { return .serviceRole }
+        if Crypto.constantTimeEquals(key, anonKey) || publishableKeys.contains(where: { Crypto.constantTimeEquals(key, $0) }) { return .anon }
+        if Crypto.constantTimeEquals(key, serviceRoleKey) || secretKeys.contains(where: { Crypto.constantTimeEquals(key, $0) }) { return .serviceRole }
         return nil
     }
 

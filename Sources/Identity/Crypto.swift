@@ -38,6 +38,15 @@ public enum Crypto {
         return CRYPTO_memcmp(a, b, a.count) == 0
     }
 
+    /// `constantTimeEquals` of two strings' UTF-8 bytes, read in place.
+    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in x.count == y.count && (x.isEmpty || CRYPTO_memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
+        }
+    }
+
     public static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()

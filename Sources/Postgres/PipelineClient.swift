@@ -91,7 +91,7 @@ public final class PipelineClient: @unchecked Sendable {
     public func submit(_ statements: [SQL], completion: @escaping Completion) -> Bool {
         precondition(loop.inLoop, "PipelineClient.submit off the loop thread")
         if statements.contains(where: Self.opensTransaction) { return false }
-        if statements.contains(where: { $0.binds.contains { $0?.utf8.contains(0) == true } }) {
+        if statements.contains(where: { $0.binds.contains { $0.map(Self.containsNUL) ?? false } }) {
             completion(.failure(.nulCharacter))
             return true
         }
@@ -169,9 +169,15 @@ public final class PipelineClient: @unchecked Sendable {
         }
     }
 
+    /// Whether a value holds a NUL byte (libpq's text parameters end at one).
+    static func containsNUL(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8 { $0.count > 0 && memchr($0.baseAddress!, 0, $0.count) != nil }
+    }
+
     /// `BEGIN …` or `START TRANSACTION …`, in any case, after leading blanks.
     static func opensTransaction(_ statement: SQL) -> Bool {
-        let words = statement.text.utf8.drop { $0 == 0x20 || $0 == 0x0a || $0 == 0x09 || $0 == 0x0d }
+        let words = statement.leadingText.utf8.drop { $0 == 0x20 || $0 == 0x0a || $0 == 0x09 || $0 == 0x0d }
         func starts(_ word: String) -> Bool {
             words.count >= word.utf8.count && zip(words, word.utf8).allSatisfy { ($0 | 0x20) == $1 }
         }

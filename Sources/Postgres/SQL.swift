@@ -20,6 +20,9 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
     /// bind is parsed by that type's input function, e.g. a column's value as logical
     /// replication sends it, in the column's own type.
     public private(set) var types: [UInt32]
+    /// The text, written once by `finished()` for a statement sent many times (a kept plan, a
+    /// template); any change to the pieces forgets it. Not part of the statement's identity.
+    private var written: String?
 
     /// Trusted statement text without binds (no `$n` in it is treated as a placeholder).
     public init(unsafeSQL text: String) {
@@ -39,7 +42,34 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
     }
 
     /// The statement text, the binds numbered `$1…$n` in order.
-    public var text: String {
+    public var text: String { written ?? render() }
+
+    /// This statement with its text written now, so that reading `text` costs nothing after.
+    public func finished() -> SQL {
+        var copy = self
+        copy.written = render()
+        return copy
+    }
+
+    /// The same statement (and text, if written) with other values, as many as it has binds.
+    public func with(binds values: [String?]) -> SQL {
+        precondition(values.count == binds.count, "a statement's binds are replaced one for one")
+        var copy = self
+        copy.binds = values
+        return copy
+    }
+
+    public static func == (lhs: SQL, rhs: SQL) -> Bool {
+        lhs.pieces == rhs.pieces && lhs.binds == rhs.binds && lhs.types == rhs.types
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(pieces)
+        hasher.combine(binds)
+        hasher.combine(types)
+    }
+
+    private func render() -> String {
         guard pieces.count > 1 else { return pieces[0] }
         var out = pieces[0]
         out.reserveCapacity(pieces.reduce(0) { $0 + $1.utf8.count } + binds.count * 3)
@@ -51,6 +81,10 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
         return out
     }
 
+    /// The text before the first bind (all of it when there is none): what a statement starts
+    /// with, read without writing the whole text.
+    public var leadingText: String { pieces[0] }
+
     /// The type OID of every bind (0: inferred).
     public var bindTypes: [UInt32] { types.isEmpty ? [UInt32](repeating: 0, count: binds.count) : types }
 
@@ -59,6 +93,7 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
 
     /// Appends another fragment: its binds follow this one's.
     public mutating func append(_ other: SQL) {
+        written = nil
         pieces[pieces.count - 1] += other.pieces[0]
         guard !other.binds.isEmpty else { return }
         pieces += other.pieces.dropFirst()
@@ -68,11 +103,13 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation, CustomS
 
     /// Appends trusted text (keywords, identifiers quoted from the schema cache). Never user input.
     public mutating func append(unsafeRaw raw: String) {
+        written = nil
         pieces[pieces.count - 1] += raw
     }
 
     /// Appends a value as a bind (its type inferred from the context).
     public mutating func append(bind value: String?) {
+        written = nil
         if !types.isEmpty { types.append(0) }
         binds.append(value)
         pieces.append("")

@@ -1,3 +1,4 @@
+import Foundation
 import HTTP
 import Identity
 import Synchronization
@@ -20,7 +21,7 @@ final class PlanCache: Sendable {
         /// The headers the request parser reads, in one string (each value after its name).
         let headers: String
         let role: String
-        let userID: String?
+        let userID: UUID?
     }
 
     private struct State {
@@ -48,18 +49,21 @@ final class PlanCache: Sendable {
     /// The key of a request whose plan may be kept, or nil (a write, or a request with a body).
     static func key(_ request: HTTPRequest, resource: String, caller: Caller) -> Key? {
         guard request.method == .get || request.method == .head, request.body.isEmpty else { return nil }
+        // By name in `planHeaders`' order, a repeated one's values in their order: the same read
+        // is one entry whichever order a client writes its headers in (wrk's threads, for one,
+        // each write them in an order of their own).
         var headers = ""
-        for field in request.headers {
-            let name = field.name
-            guard planHeaders.contains(where: { name.utf8.count == $0.utf8.count && name.lowercased() == $0 }) else { continue }
-            headers += name.lowercased()
-            headers += ":"
-            headers += field.value
-            headers += "\n"
+        for name in planHeaders {
+            for field in request.headers where field.name.equalsIgnoringASCIICase(name) {
+                headers += name
+                headers += ":"
+                headers += field.value
+                headers += "\n"
+            }
         }
         return Key(
             method: request.method.rawValue, resource: resource, query: request.rawQuery, headers: headers, role: caller.role,
-            userID: caller.userID?.uuidString)
+            userID: caller.userID)
     }
 
     /// The plan kept for `key` under these generations.
@@ -113,7 +117,9 @@ extension RESTService {
             return try Self.plan(request, resource: resource, caller: caller, caches: caches, config: config, settings: settings)
         }
         if let plan = plans.plan(for: key, schemaGeneration: schemaGeneration, settingsGeneration: settingsGeneration) { return plan }
-        let plan = try Self.plan(request, resource: resource, caller: caller, caches: caches, config: config, settings: settings)
+        var plan = try Self.plan(request, resource: resource, caller: caller, caches: caches, config: config, settings: settings)
+        // Written once here, the statement's text is read by every hit without being written again.
+        plan.statement = plan.statement?.finished()
         plans.keep(plan, for: key, schemaGeneration: schemaGeneration, settingsGeneration: settingsGeneration)
         return plan
     }

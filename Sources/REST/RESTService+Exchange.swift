@@ -94,21 +94,40 @@ extension RESTService {
     /// `request.path`, `request.headers` and `request.cookies` (JSON objects), in the same
     /// statement. Realtime's re-reads start the same way (without a request).
     public static func setup(caller: Caller, readOnly: Bool, timezone: String? = nil, context: RequestContext? = nil) -> SQL {
-        // One literal per shape: this runs for every request.
+        // One literal per shape, its text written once: this runs for every request.
         var sql: SQL
         if let context {
-            sql = """
-                SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true), \
-                set_config('request.method', \(context.method), true), set_config('request.path', \(context.path), true), \
-                set_config('request.headers', \(context.headersJSON), true), set_config('request.cookies', \(context.cookiesJSON), true)
-                """
+            sql = (readOnly ? requestReadSetup : requestSetup).with(binds: [
+                caller.claimsJSON, caller.role, context.method, context.path, context.headersJSON, context.cookiesJSON
+            ])
         } else {
-            sql = "SELECT set_config('request.jwt.claims', \(caller.claimsJSON), true), set_config('role', \(caller.role), true)"
+            sql = (readOnly ? callerReadSetup : callerSetup).with(binds: [caller.claimsJSON, caller.role])
         }
-        if readOnly { sql.append(", set_config('transaction_read_only', 'on', true)") }
         // `Prefer: timezone=…`: an unknown zone fails here (22023), before the statement runs.
         if let timezone { sql.append(SQL(", set_config('timezone', \(timezone), true)")) }
         return sql
+    }
+
+    private static let requestSetup = setupShape(context: true, readOnly: false)
+    private static let requestReadSetup = setupShape(context: true, readOnly: true)
+    private static let callerSetup = setupShape(context: false, readOnly: false)
+    private static let callerReadSetup = setupShape(context: false, readOnly: true)
+
+    /// `setup`'s statement with NULL for every value (`with(binds:)` puts them in).
+    private static func setupShape(context: Bool, readOnly: Bool) -> SQL {
+        let value: String? = nil
+        var sql: SQL
+        if context {
+            sql = """
+                SELECT set_config('request.jwt.claims', \(value), true), set_config('role', \(value), true), \
+                set_config('request.method', \(value), true), set_config('request.path', \(value), true), \
+                set_config('request.headers', \(value), true), set_config('request.cookies', \(value), true)
+                """
+        } else {
+            sql = "SELECT set_config('request.jwt.claims', \(value), true), set_config('role', \(value), true)"
+        }
+        if readOnly { sql.append(", set_config('transaction_read_only', 'on', true)") }
+        return sql.finished()
     }
 
     /// The planner's row estimate from `EXPLAIN (FORMAT JSON)`: `[{"Plan": {"Plan Rows": n, …}}]`.

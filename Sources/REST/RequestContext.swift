@@ -17,25 +17,55 @@ public struct RequestContext: Sendable, Equatable {
     }
 
     init(_ request: HTTPRequest, resource: String) {
-        var headers: [(String, String)] = []
         var cookies: [(String, String)] = []
-        for field in request.headers {
-            let name = field.name.lowercased()
-            if name == "cookie" {
-                // `a=1; b=2` (Web.Cookie's parseCookies: split at `;`, then at the first `=`).
-                for item in field.value.split(separator: ";") {
-                    let pair = item.drop { $0 == " " }
-                    guard !pair.isEmpty else { continue }
-                    let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    cookies.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""))
-                }
-            } else {
-                headers.append((name, field.value))
+        for field in request.headers where field.name.equalsIgnoringASCIICase("cookie") {
+            // `a=1; b=2` (Web.Cookie's parseCookies: split at `;`, then at the first `=`).
+            for item in field.value.split(separator: ";") {
+                let pair = item.drop { $0 == " " }
+                guard !pair.isEmpty else { continue }
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                cookies.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""))
             }
         }
         self.init(
             method: request.method.rawValue, path: resource.isEmpty ? "/" : resource,
-            headersJSON: Self.object(headers), cookiesJSON: Self.object(cookies))
+            headersJSON: Self.headersObject(request.headers.fields), cookiesJSON: cookies.isEmpty ? "{}" : Self.object(cookies))
+    }
+
+    /// `object` of the header fields but `Cookie`, names lower-cased: written byte by byte, as
+    /// this runs for every request.
+    static func headersObject(_ fields: [(name: String, value: String)]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(fields.reduce(2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 6 })
+        for index in fields.indices.reversed() {
+            let name = fields[index].name
+            // The last of a repeated name is the one kept (it comes first here).
+            guard !name.equalsIgnoringASCIICase("cookie"), !fields[(index + 1)...].contains(where: { $0.name.equalsIgnoringASCIICase(name) })
+            else { continue }
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            if needsEscaping(name) {
+                out += jsonString(name.lowercased()).utf8
+            } else {
+                out.append(UInt8(ascii: "\""))
+                for byte in name.utf8 { out.append(byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte) }
+                out.append(UInt8(ascii: "\""))
+            }
+            out.append(UInt8(ascii: ":"))
+            let value = fields[index].value
+            if needsEscaping(value) {
+                out += jsonString(value).utf8
+            } else {
+                out.append(UInt8(ascii: "\""))
+                out += value.utf8
+                out.append(UInt8(ascii: "\""))
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func needsEscaping(_ text: String) -> Bool {
+        text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
     }
 
     /// A JSON object of string members; a repeated name keeps its last value (PostgREST builds a map).
@@ -56,7 +86,7 @@ public struct RequestContext: Sendable, Equatable {
     /// A header value seldom needs escaping: copied whole when it doesn't (this runs for every
     /// request, on every header).
     static func appendJSONString(_ text: String, to out: inout String) {
-        if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if needsEscaping(text) {
             out += jsonString(text)
         } else {
             out += "\""

@@ -46,6 +46,19 @@ import Testing
         #expect(second.text == planned.text && second.binds == planned.binds)
     }
 
+    /// Clients write their headers in orders of their own; the order of different names does
+    /// not make another entry, the order of one repeated name's values does.
+    @Test func theOrderOfDifferentHeadersIsTheSameEntry() throws {
+        let service = Self.service()
+        let base = "/rest/v1/children?select=%2A&user_id=eq.\(Self.me)"
+        _ = try plan(service, Self.request("GET", base, headers: [("Accept", "*/*"), ("apikey", "k"), ("Accept-Profile", "public")]))
+        _ = try plan(service, Self.request("GET", base, headers: [("accept-profile", "public"), ("ACCEPT", "*/*")]))
+        #expect(service.plans.counts.entries == 1 && service.plans.counts.hits == 1)
+        _ = try plan(service, Self.request("GET", base, headers: [("Prefer", "count=exact"), ("Prefer", "return=minimal")]))
+        _ = try plan(service, Self.request("GET", base, headers: [("Prefer", "return=minimal"), ("Prefer", "count=exact")]))
+        #expect(service.plans.counts.entries == 3 && service.plans.counts.hits == 1)
+    }
+
     @Test func whatThePlanIsMadeFromMakesAnotherEntry() throws {
         let service = Self.service()
         let base = "/rest/v1/children?select=%2A&user_id=eq.\(Self.me)"
