@@ -18,6 +18,9 @@ public final class Application: Sendable {
     public let pool: Pool
     /// The pipelined connections the I/O thread answers plain REST requests on.
     public let pipeline: PipelineClient
+    /// The primary's pipelined connections for reads, when they have their own
+    /// (`DB_PIPELINE_READ_CONNECTIONS`; see `RESTService.routedSubmit`).
+    public let readPipeline: PipelineClient?
     public let database: PreparedDatabase
     let schema: SchemaCacheStore
     public let rest: RESTService
@@ -63,6 +66,7 @@ public final class Application: Sendable {
             }
             application.listenForSchemaReloads()
             application.pipeline.start()
+            application.readPipeline?.start()
             application.readReplicas?.start()
             return application
         } catch {
@@ -104,16 +108,25 @@ public final class Application: Sendable {
             conninfo: database.url, size: config.effectivePipelineConnections,
             allowsPreparedStatements: config.preparedStatements, loop: loop)
         self.pipeline = pipeline
+        let readPipeline =
+            config.effectivePipelineReadConnections > 0
+            ? PipelineClient(
+                conninfo: database.url, size: config.effectivePipelineReadConnections, allowsPreparedStatements: config.preparedStatements,
+                loop: loop)
+            : nil
+        self.readPipeline = readPipeline
         let readReplicas =
             config.readReplicas.urls.isEmpty
             ? nil
             : ReadReplicas(
-                config: config.readReplicas, primaryURL: database.url, poolSize: config.poolSize, pipelineSize: config.effectivePipelineConnections,
+                config: config.readReplicas, primaryURL: database.url, poolSize: config.poolSize,
+                pipelineSize: config.effectivePipelineReadConnections > 0 ? config.effectivePipelineReadConnections : config.effectivePipelineConnections,
                 preparedStatements: config.preparedStatements, loop: loop, logger: logger)
         self.readReplicas = readReplicas
         let metrics = Metrics(
             pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
-            mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil, readReplicas: readReplicas)
+            mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil, readPipeline: readPipeline,
+            readReplicas: readReplicas)
         // A REST answer ≥ 500 from the database: one log line and one count, never the bound values.
         restConfig.onServerError = { [logger] report in
             logger.error(
@@ -127,7 +140,7 @@ public final class Application: Sendable {
         let rest = RESTService(pool: pool, schema: schema, config: restConfig, settings: SettingsStore(config.postgrest), reads: readReplicas)
         self.rest = rest
         let migrator = Migrator(directory: config.migrationsDirectory)
-        let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline) : nil
+        let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, reads: readPipeline) : nil
         let router = Routes.make(
             config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
             migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed, readReplicas: readReplicas) }, logger: logger)
@@ -151,6 +164,7 @@ public final class Application: Sendable {
         messageFeed.stop()
         realtime.releasePresences()
         pipeline.close()
+        readPipeline?.close()
         readReplicas?.stop()
         mailer.shutdown()
         do {

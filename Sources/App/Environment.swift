@@ -125,6 +125,7 @@ extension ServerConfig {
         // PostgREST's name for the same switch is read too.
         if let prepared = try env.boolean("DB_PREPARED_STATEMENTS") ?? env.boolean("PGRST_DB_PREPARED_STATEMENTS") { preparedStatements = prepared }
         if let count = try env.integer("DB_PIPELINE_CONNECTIONS", minimum: 0) { pipelineConnections = count }
+        if let count = try env.integer("DB_PIPELINE_READ_CONNECTIONS", minimum: 0) { pipelineReadConnections = count }
         if let migrate = try env.boolean("DB_MIGRATE_ON_START") { migrateOnStart = migrate }
     }
 
@@ -237,6 +238,7 @@ extension ServerConfig {
                 ("JWT_SECRET", mask(String(decoding: keys.jwtSecret, as: UTF8.self))), ("ANON_KEY", mask(keys.anonKey)),
                 ("SERVICE_ROLE_KEY", mask(keys.serviceRoleKey)), ("JWT_EXP", "\(auth.jwtExpiry)"), ("DB_POOL_SIZE", "\(poolSize)"),
                 ("DB_PIPELINE_CONNECTIONS", "\(effectivePipelineConnections)"),
+                ("DB_PIPELINE_READ_CONNECTIONS", "\(effectivePipelineReadConnections)"),
                 ("DATABASE_LISTEN_URL", listenDatabaseURL.map(hidePassword) ?? "(the database)"),
                 ("DB_PREPARED_STATEMENTS", "\(preparedStatements)"), ("DB_MIGRATE_ON_START", "\(migrateOnStart)"),
                 ("WORKER_THREADS", "\(limits.workerThreads)"), ("IO_THREAD_NICE", "\(limits.ioThreadNice)"), ("MAX_CONNECTIONS", "\(limits.maxConnections)"),

@@ -43,6 +43,7 @@ public final class Metrics: Sendable {
     private let shards: [Shard] = (0..<16).map { _ in Shard() }
     private let pool: Pool
     private let pipeline: PipelineClient?
+    private let readPipeline: PipelineClient?
     private let schema: SchemaCacheStore
     private let started = Date()
     private let realtime: RealtimeService?
@@ -58,8 +59,9 @@ public final class Metrics: Sendable {
 
     init(
         pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
-        mailer: Mailer? = nil, pipeline: PipelineClient? = nil, readReplicas: ReadReplicas? = nil
+        mailer: Mailer? = nil, pipeline: PipelineClient? = nil, readPipeline: PipelineClient? = nil, readReplicas: ReadReplicas? = nil
     ) {
+        self.readPipeline = readPipeline
         self.readReplicas = readReplicas
         self.pool = pool
         self.pipeline = pipeline
@@ -72,14 +74,14 @@ public final class Metrics: Sendable {
 
     /// Records one answered request, timed from `started` (`DispatchTime.now().uptimeNanoseconds`
     /// when it was parsed).
-    func record(_ request: HTTPRequest, _ response: HTTPResponse, since started: UInt64) {
-        record(request, response, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+    func record(path: String, method: HTTPMethod, _ response: HTTPResponse, since started: UInt64) {
+        record(path: path, method: method, response, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
     }
 
     /// Records one answered request.
-    func record(_ request: HTTPRequest, _ response: HTTPResponse, seconds: Double) {
-        let route = self.route(request.path)
-        let key = route + "\u{0}" + request.method.rawValue + "\u{0}" + String(response.status.code)
+    func record(path: String, method: HTTPMethod, _ response: HTTPResponse, seconds: Double) {
+        let route = self.route(path)
+        let key = route + "\u{0}" + method.rawValue + "\u{0}" + String(response.status.code)
         let failure = Self.authFailure(route: route, response)
         let bucket = Self.buckets.firstIndex { seconds <= $0 }
         let shard = Int(truncatingIfNeeded: (UInt64(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 60)
@@ -192,7 +194,7 @@ public final class Metrics: Sendable {
         var out = #""uptime_seconds":\#(Int(now)),"rate_window_seconds":\#((now - reference.at).rounded()),"#
         out += #""routes":[\#(routeList.joined(separator: ","))],"#
         // The connections really open: the pool's and the pipelined ones (REST on the I/O thread).
-        let pipelined = pipeline?.stats.open ?? 0
+        let pipelined = (pipeline?.stats.open ?? 0) + (readPipeline?.stats.open ?? 0)
         out += #""pool":{"size":\#(pool.size),"open":\#(stats.open),"in_use":\#(stats.inUse),"waiting":\#(stats.waiting),"#
         out += #""pipelined_open":\#(pipelined),"connections_open":\#(stats.open + pipelined)}"#
         if let realtime, let feed {
@@ -284,17 +286,20 @@ public final class Metrics: Sendable {
     /// The pipelined connections (none without them).
     private func pipelineText() -> String {
         var out = ""
-        if let pipeline {
-            let stats = pipeline.stats
-            out += "# HELP onboard_db_pipeline_connections Pipelined connections open (REST answered on the I/O thread).\n"
-            out += "# TYPE onboard_db_pipeline_connections gauge\n"
-            out += "onboard_db_pipeline_connections \(stats.open)\n"
-            out += "# HELP onboard_db_pipeline_exchanges_total REST requests answered over the pipelined connections.\n"
-            out += "# TYPE onboard_db_pipeline_exchanges_total counter\n"
-            out += "onboard_db_pipeline_exchanges_total \(stats.exchanges)\n"
-            out += "# HELP onboard_db_pipeline_declined_total Plain REST requests left to a worker because no pipelined connection was free.\n"
-            out += "# TYPE onboard_db_pipeline_declined_total counter\n"
-            out += "onboard_db_pipeline_declined_total \(stats.declined)\n"
+        // The primary's general connections (writes; reads too when they have none of their own),
+        // then its connections for reads.
+        let general = readPipeline == nil ? "REST requests" : "REST requests other than reads"
+        for (client, kind, what) in [(pipeline, "", general), (readPipeline, "_read", "REST reads")] {
+            guard let stats = client?.stats else { continue }
+            out += "# HELP onboard_db_pipeline\(kind)_connections Pipelined connections open for \(what) (answered on the I/O thread).\n"
+            out += "# TYPE onboard_db_pipeline\(kind)_connections gauge\n"
+            out += "onboard_db_pipeline\(kind)_connections \(stats.open)\n"
+            out += "# HELP onboard_db_pipeline\(kind)_exchanges_total \(what) answered over these pipelined connections.\n"
+            out += "# TYPE onboard_db_pipeline\(kind)_exchanges_total counter\n"
+            out += "onboard_db_pipeline\(kind)_exchanges_total \(stats.exchanges)\n"
+            out += "# HELP onboard_db_pipeline\(kind)_declined_total \(what) left to a worker because none of these connections was free.\n"
+            out += "# TYPE onboard_db_pipeline\(kind)_declined_total counter\n"
+            out += "onboard_db_pipeline\(kind)_declined_total \(stats.declined)\n"
         }
         return out
     }

@@ -103,12 +103,12 @@ enum Routes {
     /// The REST routes answered on the I/O thread over the pipelined connections (the same
     /// routing, credentials and answers as `restHandler`; the server's stages run around it as
     /// around the router); anything else, or a plan that needs a worker, is declined.
-    static func inlineREST(config: ServerConfig, rest: RESTService, pipeline: PipelineClient) -> InlineResponder {
+    static func inlineREST(config: ServerConfig, rest: RESTService, pipeline: PipelineClient, reads: PipelineClient?) -> InlineResponder {
         { request, reply in
             let method = request.method == .head ? .get : request.method
             guard restMethods.contains(method), let resource = restResource(request.path, config: config) else { return false }
             let caller = try restCaller(request, config: config, audience: rest.settings.settings.jwtAudience)
-            return rest.respond(to: request, resource: resource, caller: caller, pipeline: pipeline, reply: reply)
+            return rest.respond(to: request, resource: resource, caller: caller, pipeline: pipeline, reads: reads, reply: reply)
         }
     }
 

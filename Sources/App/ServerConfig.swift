@@ -33,6 +33,14 @@ public struct ServerConfig: Sendable {
     /// (`preparedStatements` false), which pipelining through it has not been shown to survive.
     public var pipelineConnections: Int? = nil
     public var effectivePipelineConnections: Int { pipelineConnections ?? (preparedStatements ? 8 : 0) }
+    /// `DB_PIPELINE_READ_CONNECTIONS`: the primary's pipelined connections for reads alone (and
+    /// each standby's); nil: one per core of this machine, 2 to 8 (none without the pipelined
+    /// connections at all). `0`: reads share the connections above.
+    public var pipelineReadConnections: Int? = nil
+    public var effectivePipelineReadConnections: Int {
+        guard effectivePipelineConnections > 0 else { return 0 }
+        return pipelineReadConnections ?? min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 8)
+    }
     public var limits = ServerLimits()
     public var cors = Gateway.cors()
     /// Which rows belong to whom (the product's tables, `Onboarding.ownership`).

@@ -9,8 +9,11 @@ struct MetricsStage: Middleware {
 
     func handle(_ request: HTTPRequest, next: Next, reply: @escaping Reply) -> Bool {
         let started = DispatchTime.now().uptimeNanoseconds
+        // Only what the record reads is kept until the answer (not the whole request).
+        let path = request.path
+        let method = request.method
         return next(request) { [metrics] response in
-            metrics.record(request, response, since: started)
+            metrics.record(path: path, method: method, response, since: started)
             reply(response)
         }
     }

@@ -44,16 +44,22 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 }
 
 extension String {
+    /// Equal but for the case of ASCII letters (header names). Every request looks several
+    /// names up, so the bytes are compared in place.
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        let a = utf8
-        let b = other.utf8
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where x != y {
-            let lx = x >= 0x41 && x <= 0x5a ? x | 0x20 : x
-            let ly = y >= 0x41 && y <= 0x5a ? y | 0x20 : y
-            if lx != ly { return false }
+        guard utf8.count == other.utf8.count else { return false }
+        var a = self
+        var b = other
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                for index in 0..<x.count where x[index] != y[index] {
+                    let lx = x[index] &- 0x41 < 26 ? x[index] | 0x20 : x[index]
+                    let ly = y[index] &- 0x41 < 26 ? y[index] | 0x20 : y[index]
+                    if lx != ly { return false }
+                }
+                return true
+            }
         }
-        return true
     }
 }
 

@@ -218,9 +218,11 @@ public final class HTTPServer: Sendable {
 extension HTTPRequest {
     /// RFC 9112 §9.3: HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 only when asked.
     var keepsAlive: Bool {
-        // Most requests send no `Connection`: decided without looking further.
-        guard headers.contains("Connection") else { return versionMinor >= 1 }
-        let tokens = headers.values("Connection").flatMap { $0.lowercased().split(separator: ",").map { $0.trimmedOWS } }
+        let values = headers.values("Connection")
+        // Most requests send no `Connection`, or just `keep-alive`: decided without splitting.
+        if values.isEmpty { return versionMinor >= 1 }
+        if values.count == 1, values[0].equalsIgnoringASCIICase("keep-alive") { return true }
+        let tokens = values.flatMap { $0.lowercased().split(separator: ",").map { $0.trimmedOWS } }
         if tokens.contains("close") { return false }
         return versionMinor >= 1 || tokens.contains("keep-alive")
     }

@@ -199,8 +199,9 @@ public final class RESTService: Sendable {
     /// connection and replies when the results arrive, without blocking the thread. Returns false
     /// (having replied nothing) for what needs a worker: the OpenAPI document, plans that must
     /// decide between COMMIT and ROLLBACK or roll back, or no pipelined connection free.
+    /// `reads`: the primary's connections for reads, when they have their own (see `routedSubmit`).
     public func respond(
-        to request: HTTPRequest, resource: String, caller: Caller, pipeline: PipelineClient,
+        to request: HTTPRequest, resource: String, caller: Caller, pipeline: PipelineClient, reads: PipelineClient? = nil,
         reply: @escaping (HTTPResponse) -> Void
     ) -> Bool {
         let (settings, generation) = self.settings.settingsAndGeneration
@@ -221,7 +222,7 @@ public final class RESTService: Sendable {
             return true
         }
         let exchange = Self.exchange(plan, statement: statement, caller: caller, context: RequestContext(request, resource: resource), settings: settings)
-        return routedSubmit(plan, exchange, caller: caller, method: request.method.rawValue, primary: pipeline) { [self] outcome in
+        return routedSubmit(plan, exchange, caller: caller, method: request.method.rawValue, primary: pipeline, primaryReads: reads) { [self] outcome in
             do {
                 let results = try outcome.get()
                 timing.mark("transaction")

@@ -47,7 +47,9 @@ public struct RequestContext: Sendable, Equatable {
                 out += jsonString(name.lowercased()).utf8
             } else {
                 out.append(UInt8(ascii: "\""))
-                for byte in name.utf8 { out.append(byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte) }
+                let start = out.count
+                out += name.utf8
+                for index in start..<out.count where out[index] &- 0x41 < 26 { out[index] |= 0x20 }
                 out.append(UInt8(ascii: "\""))
             }
             out.append(UInt8(ascii: ":"))

@@ -28,6 +28,7 @@ public final class TestServer: Sendable {
         // Many test servers share one cluster: few pipelined connections each (they still serve
         // every plain REST request of the tests).
         config.pipelineConnections = 4
+        config.pipelineReadConnections = 2
         config.limits.workerThreads = 8
         config.auth.bcryptCost = 4
         // One mail sender (and its connection) per test server; the outbox is the same.

@@ -63,7 +63,8 @@ struct ConfigurationTests {
         "DB_READ_MAX_LAG": ("16MB", { $0.readReplicas.maxLagBytes == 16 << 20 && $0.readReplicas.maxLagSeconds == .infinity }),
         "DB_POOL_SIZE": ("20", { $0.poolSize == 20 && $0.limits.workerThreads >= 24 }),
         "DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements && $0.effectivePipelineConnections == 0 }),
-        "DB_PIPELINE_CONNECTIONS": ("0", { $0.effectivePipelineConnections == 0 }),
+        "DB_PIPELINE_CONNECTIONS": ("0", { $0.effectivePipelineConnections == 0 && $0.effectivePipelineReadConnections == 0 }),
+        "DB_PIPELINE_READ_CONNECTIONS": ("3", { $0.effectivePipelineReadConnections == 3 && $0.effectivePipelineConnections == 8 }),
         "DB_MIGRATE_ON_START": ("false", { !$0.migrateOnStart }),
         "MAX_BODY_BYTES": ("2048", { $0.limits.maxBodyBytes == 2048 }),
         "MAX_CONNECTIONS": ("99", { $0.limits.maxConnections == 99 }),
@@ -166,6 +167,8 @@ struct ConfigurationTests {
         #expect(config.host == "127.0.0.1" && config.port == 54321)
         #expect(config.auth.jwtExpiry == 3600 && config.poolSize == 10 && config.preparedStatements && config.migrateOnStart)
         #expect(config.effectivePipelineConnections == 8)
+        // One per core of the machine, 2 to 8.
+        #expect(config.effectivePipelineReadConnections == min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 8))
         #expect(
             config.limits.maxBodyBytes == 1_048_576 && config.limits.maxConnections == 10_000 && config.limits.workerThreads == 16
                 && config.limits.ioThreadNice == -10)
@@ -212,7 +215,8 @@ struct ConfigurationTests {
 
     @Test(arguments: [
         ("ONBOARD_PORT", "http"), ("ONBOARD_PORT", "70000"), ("JWT_EXP", "0"), ("DB_POOL_SIZE", "ten"), ("DB_PREPARED_STATEMENTS", "maybe"),
-        ("DB_PIPELINE_CONNECTIONS", "-1"), ("DB_READ_MAX_LAG", "soon"), ("DB_READ_MAX_LAG", "0"), ("JWT_KEYS", "not json"),
+        ("DB_PIPELINE_CONNECTIONS", "-1"), ("DB_PIPELINE_READ_CONNECTIONS", "-1"), ("DB_READ_MAX_LAG", "soon"), ("DB_READ_MAX_LAG", "0"),
+        ("JWT_KEYS", "not json"),
         ("JWT_KEYS", #"[{"kty":"oct","kid":"x","k":"c2VjcmV0"}]"#),
         ("PUBLISHABLE_KEYS", "anon-key"), ("SECRET_KEYS", "sb_publishable_x"),
         ("MAX_BODY_BYTES", "-1"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),

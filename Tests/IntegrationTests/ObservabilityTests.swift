@@ -59,19 +59,26 @@ struct ObservabilityTests {
         }
     }
 
-    /// Plain REST reads and writes are answered on the I/O thread over the pipelined connections;
-    /// killing those connections' backends costs at most the requests in flight, and the server
-    /// reconnects by itself.
+    /// Plain REST reads and writes are answered on the I/O thread over the pipelined connections,
+    /// reads on connections of their own; killing those connections' backends costs at most the
+    /// requests in flight, and the server reconnects by itself.
     @Test func restIsServedOverThePipelinedConnectionsAndSurvivesTheirLoss() throws {
         let server = try TestServer()
         let http = server.client()
         let user = try server.signUp()
-        func pipelined() throws -> Int {
-            let text = try http.request("GET", "/metrics").text
-            let line = text.split(separator: "\n").first { $0.hasPrefix("onboard_db_pipeline_exchanges_total ") }
-            return line.flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+        /// Exchanges answered: (on the general connections, on the read connections).
+        func pipelined() throws -> (Int, Int) {
+            let lines = try http.request("GET", "/metrics").text.split(separator: "\n")
+            func count(_ name: String) -> Int {
+                lines.first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+            }
+            return (count("onboard_db_pipeline_exchanges_total"), count("onboard_db_pipeline_read_exchanges_total"))
         }
-        #expect(try eventually { try http.request("GET", "/metrics").text.contains("onboard_db_pipeline_connections 4") })
+        func allOpen() throws -> Bool {
+            let text = try http.request("GET", "/metrics").text
+            return text.contains("onboard_db_pipeline_connections 4") && text.contains("onboard_db_pipeline_read_connections 2")
+        }
+        #expect(try eventually { try allOpen() })
         let before = try pipelined()
         let patched = try http.request(
             "PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token, [("Prefer", "return=representation")]),
@@ -79,7 +86,7 @@ struct ObservabilityTests {
         #expect(patched.status == 200 && patched.text.contains("CHILD_INFO"), "\(patched.status) \(patched.text)")
         let read = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
         #expect(read.status == 200 && read.text == #"[{"onboarding_state":"CHILD_INFO"}]"#)
-        #expect(try pipelined() == before + 2)
+        #expect(try pipelined() == (before.0 + 1, before.1 + 1))
 
         let admin = try Connection(conninfo: server.databaseURL)
         _ = try admin.query(
@@ -98,9 +105,9 @@ struct ObservabilityTests {
                 let response = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
                 return response.status == 200 && response.text == #"[{"onboarding_state":"CHILD_INFO"}]"#
             })
-        #expect(try eventually { try http.request("GET", "/metrics").text.contains("onboard_db_pipeline_connections 4") })
+        #expect(try eventually { try allOpen() })
         let afterReconnect = try pipelined()
         _ = try http.request("GET", "/rest/v1/user_profiles?select=onboarding_state&id=eq.\(user.id)", headers: server.headers(user.token))
-        #expect(try pipelined() == afterReconnect + 1)
+        #expect(try pipelined() == (afterReconnect.0, afterReconnect.1 + 1))
     }
 }
