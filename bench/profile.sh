@@ -12,7 +12,7 @@ root=$(pwd)
 harness=${BENCH_DIR:-$root/../shared/bench}
 work=${BENCH_WORK:-$root/bench/.work}
 op=${1:-R}
-script=$harness/wrk/read.lua; [ "$op" = W ] && script=$harness/wrk/write.lua; [ "$op" = E ] && script=$root/bench/wrk/embed.lua
+script=$harness/wrk/read.lua; [ "$op" = W ] && script=$root/bench/wrk/write-valid.lua; [ "$op" = E ] && script=$root/bench/wrk/embed.lua
 command -v perf >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf >/dev/null; }
 secret=${BENCH_JWT_SECRET:-super-secret-jwt-token-with-at-least-32-characters-long}
 sock=$work/pg/sock

@@ -35,7 +35,14 @@ public final class Metrics: Sendable {
         var latency: [String: Histogram] = [:]
         var authFailures: [String: UInt64] = [:]
         var databaseErrors: [String: UInt64] = [:]
+        /// `route(_:)`'s answers by path under one schema cache generation (at most
+        /// `routesKept`: the paths a server is asked are few, and a flood of others only
+        /// empties it).
+        var routes: [String: String] = [:]
+        var routesGeneration = -1
     }
+
+    static let routesKept = 1024
 
     /// Workers update one of several shards (chosen by thread), merged when rendered: one shared
     /// lock was the hottest spot of a trivial request under load (Swift's Mutex is a PI futex).
@@ -80,12 +87,23 @@ public final class Metrics: Sendable {
 
     /// Records one answered request.
     func record(path: String, method: HTTPMethod, _ response: HTTPResponse, seconds: Double) {
-        let route = self.route(path)
-        let key = route + "\u{0}" + method.rawValue + "\u{0}" + String(response.status.code)
-        let failure = Self.authFailure(route: route, response)
         let bucket = Self.buckets.firstIndex { seconds <= $0 }
         let shard = Int(truncatingIfNeeded: (UInt64(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 60)
+        let generation = schema.generation
         shards[shard].state.withLock { state in
+            if state.routesGeneration != generation || state.routes.count >= Self.routesKept {
+                state.routes.removeAll(keepingCapacity: true)
+                state.routesGeneration = generation
+            }
+            let route: String
+            if let known = state.routes[path] {
+                route = known
+            } else {
+                route = self.route(path)
+                state.routes[path] = route
+            }
+            let key = route + "\u{0}" + method.rawValue + "\u{0}" + String(response.status.code)
+            let failure = Self.authFailure(route: route, response)
             state.requests[key, default: 0] += 1
             // In place: a copy taken out and stored back would copy its counts every time.
             state.latency[route, default: Histogram()].add(seconds, bucket: bucket)

@@ -54,7 +54,7 @@ public final class RESTService: Sendable {
             timing.write(into: &response)
             return response
         } catch {
-            return failure(error, request, resource: resource, settings: settings)
+            return failure(error, request, resource: resource, minimalErrors: settings.minimalErrors)
         }
     }
 
@@ -211,7 +211,7 @@ public final class RESTService: Sendable {
             plan = try cachedPlan(request, resource: resource, caller: caller, settings: settings, settingsGeneration: generation)
             timing.mark("plan")
         } catch {
-            reply(failure(error, request, resource: resource, settings: settings))
+            reply(failure(error, request, resource: resource, minimalErrors: settings.minimalErrors))
             return true
         }
         guard !plan.action.isDescribe, !plan.mustDecide, !plan.rollback else { return false }
@@ -222,6 +222,7 @@ public final class RESTService: Sendable {
             return true
         }
         let exchange = Self.exchange(plan, statement: statement, caller: caller, context: RequestContext(request, resource: resource), settings: settings)
+        let minimalErrors = settings.minimalErrors  // what the answer needs of the settings
         return routedSubmit(plan, exchange, caller: caller, method: request.method.rawValue, primary: pipeline, primaryReads: reads) { [self] outcome in
             do {
                 let results = try outcome.get()
@@ -232,20 +233,20 @@ public final class RESTService: Sendable {
                 timing.write(into: &response)
                 reply(response)
             } catch {
-                reply(failure(Self.restError(error, caller: caller), request, resource: resource, settings: settings))
+                reply(failure(Self.restError(error, caller: caller), request, resource: resource, minimalErrors: minimalErrors))
             }
         }
     }
 
     /// An error's response; a database failure (≥ 500) is reported once, here.
-    private func failure(_ error: RESTError, _ request: HTTPRequest, resource: String, settings: PostgRESTSettings) -> HTTPResponse {
+    private func failure(_ error: RESTError, _ request: HTTPRequest, resource: String, minimalErrors: Bool) -> HTTPResponse {
         if case .database(let cause, _) = error, error.status.code >= 500 {
             config.onServerError?(
                 ServerErrorReport(
                     requestID: request.id, statement: "\(request.method.rawValue) \(resource)", sqlState: cause.sqlState, kind: "\(cause.kind)",
                     error: cause))
         }
-        return settings.minimalErrors ? error.minimalResponse(for: request) : error.response(for: request)
+        return minimalErrors ? error.minimalResponse(for: request) : error.response(for: request)
     }
 
     static func restError(_ error: any Error, caller: Caller) -> RESTError {

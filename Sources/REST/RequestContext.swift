@@ -67,7 +67,8 @@ public struct RequestContext: Sendable, Equatable {
     }
 
     static func needsEscaping(_ text: String) -> Bool {
-        text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+        var text = text
+        return text.withUTF8 { bytes in bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") } }
     }
 
     /// A JSON object of string members; a repeated name keeps its last value (PostgREST builds a map).

@@ -376,6 +376,9 @@ public final class SchemaCacheStore: Sendable {
     /// Every exposed schema's cache.
     public var caches: SchemaCaches { current.withLock { $0.caches } }
 
+    /// How many times the caches were replaced (what is derived from them is valid for).
+    public var generation: Int { current.withLock { $0.generation } }
+
     /// The caches and their generation.
     var cachesAndGeneration: (caches: SchemaCaches, generation: Int) { current.withLock { $0 } }
 
