@@ -8,9 +8,7 @@ extension HTTPServer {
         if let header, !header.isEmpty, header.utf8.count <= 128, header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
             return header
         }
-        var generator = SystemRandomNumberGenerator()
-        let value = generator.next() as UInt64
-        let hex = String(value, radix: 16)
+        let hex = String(RequestIDs.next(), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
@@ -67,5 +65,21 @@ enum HTTPDate {
             cache = (seconds, cText(buffer))
             return cache.text
         }
+    }
+}
+
+/// New request ids: a counter from a random start, mixed by SplitMix64 (a bijection), so ids
+/// are unique within the process and do not read as a sequence, without a system call per
+/// request (`SystemRandomNumberGenerator` makes one). They label log lines and answers;
+/// nothing secret rides on them.
+enum RequestIDs {
+    private static let start = UInt64.random(in: .min ... .max)
+    private static let counter = Atomic<UInt64>(0)
+
+    static func next() -> UInt64 {
+        var z = start &+ counter.add(1, ordering: .relaxed).newValue &* 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

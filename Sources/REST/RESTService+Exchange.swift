@@ -48,14 +48,14 @@ extension RESTService {
     /// configured), then `db-pre-request`'s function when there is one, in the same transaction.
     static func preamble(_ plan: ActionPlan, caller: Caller, context: RequestContext?, settings: PostgRESTSettings) -> [SQL] {
         var setup = setup(caller: caller, readOnly: plan.readOnly, timezone: plan.request.preferences.timezone, context: context)
-        for (name, value) in settings.appSettings { setup.append(SQL(", set_config(\(name), \(value), true)")) }
+        for (name, value) in settings.appSettings { setup.append(SQL(", set_config(\(name), \(value), true) IS NULL")) }
         // The request's schema first (PostgREST's search path), then `db-extra-search-path`; left
         // as it is for `public` alone.
         let schema = plan.request.schema
         if settings.extraSearchPath != nil || schema != "public" {
             let path = ([schema] + (settings.extraSearchPath ?? [])).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(
                 separator: ", ")
-            setup.append(SQL(", set_config('search_path', \(path), true)"))
+            setup.append(SQL(", set_config('search_path', \(path), true) IS NULL"))
         }
         return [setup] + (settings.preRequest.map { [$0.call] } ?? [])
     }
@@ -104,7 +104,7 @@ extension RESTService {
             sql = (readOnly ? callerReadSetup : callerSetup).with(binds: [caller.claimsJSON, caller.role])
         }
         // `Prefer: timezone=…`: an unknown zone fails here (22023), before the statement runs.
-        if let timezone { sql.append(SQL(", set_config('timezone', \(timezone), true)")) }
+        if let timezone { sql.append(SQL(", set_config('timezone', \(timezone), true) IS NULL")) }
         return sql
     }
 
@@ -117,16 +117,18 @@ extension RESTService {
     private static func setupShape(context: Bool, readOnly: Bool) -> SQL {
         let value: String? = nil
         var sql: SQL
+        // `set_config` answers the value it set; `IS NULL` makes each answer one byte instead of
+        // the claims and headers sent back (nobody reads them).
         if context {
             sql = """
-                SELECT set_config('request.jwt.claims', \(value), true), set_config('role', \(value), true), \
-                set_config('request.method', \(value), true), set_config('request.path', \(value), true), \
-                set_config('request.headers', \(value), true), set_config('request.cookies', \(value), true)
+                SELECT set_config('request.jwt.claims', \(value), true) IS NULL, set_config('role', \(value), true) IS NULL, \
+                set_config('request.method', \(value), true) IS NULL, set_config('request.path', \(value), true) IS NULL, \
+                set_config('request.headers', \(value), true) IS NULL, set_config('request.cookies', \(value), true) IS NULL
                 """
         } else {
-            sql = "SELECT set_config('request.jwt.claims', \(value), true), set_config('role', \(value), true)"
+            sql = "SELECT set_config('request.jwt.claims', \(value), true) IS NULL, set_config('role', \(value), true) IS NULL"
         }
-        if readOnly { sql.append(", set_config('transaction_read_only', 'on', true)") }
+        if readOnly { sql.append(", set_config('transaction_read_only', 'on', true) IS NULL") }
         return sql.finished()
     }
 

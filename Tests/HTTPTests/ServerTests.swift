@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-import HTTP
 import TestSupport
 import Testing
+
+@testable import HTTP
 
 /// A raw TCP client: write bytes, read bytes.
 final class RawClient {
@@ -93,6 +94,10 @@ final class ServerTests {
         #expect(first.header("Server") == "onboard")
         let second = try client.request("GET", "/hello")
         #expect(second.header("X-Request-Id")?.count == 16)
+        // Made up when the client sends none: 16 hex digits, a new one every time.
+        let made = (0..<1000).map { _ in HTTPServer.requestID(from: nil) }
+        #expect(Set(made).count == 1000 && made.allSatisfy { $0.count == 16 && UInt64($0, radix: 16) != nil })
+        #expect(HTTPServer.requestID(from: "") != HTTPServer.requestID(from: ""))
     }
 
     @Test func notFoundAndMethodNotAllowedAreJSON() throws {
