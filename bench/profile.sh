@@ -49,10 +49,10 @@ grep "Requests/sec" "$work/profile-wrk.out"
 rps=$(awk '/Requests\/sec/ {print $2}' "$work/profile-wrk.out")
 echo "backends of database bench: $(tr ',' '\n' <<<"$backends" | wc -l); context switches per request over the 8 s (at the run's mean rate): server $(echo "($s1 - $s0) / ($rps * 8)" | bc -l | cut -c1-5), backends $(echo "($b1 - $b0) / ($rps * 8)" | bc -l | cut -c1-5)"
 echo "== inclusive (children)"
-perf report -i "$work/perf.data" --children --sort symbol -g none --percent-limit 3 --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" | head -40
+perf report -i "$work/perf.data" --children --sort symbol -g none --percent-limit 3 --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" | head -40 || true
 echo "== self"
-perf report -i "$work/perf.data" --no-children --sort symbol -g none --percent-limit 1 --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" | head -30
+perf report -i "$work/perf.data" --no-children --sort symbol -g none --percent-limit 1 --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" | head -30 || true
 echo "== PostgreSQL backends: inclusive (children)"
-perf report -i "$work/perf-db.data" --children --sort symbol -g none --percent-limit 3 --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" | head -40
+perf report -i "$work/perf-db.data" --children --sort symbol -g none --percent-limit 3 --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" | head -40 || true
 echo "== PostgreSQL backends: self"
-perf report -i "$work/perf-db.data" --no-children --sort symbol -g none --percent-limit 1 --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" | head -30
+perf report -i "$work/perf-db.data" --no-children --sort symbol -g none --percent-limit 1 --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" | head -30 || true
