@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PostgreSQL's CPU per request for the shapes of R's two statements, with pgbench alone (no HTTP
 # server): the harness's read_pipe, onboard's exact statements (bench/pg/shape_ours.sql, as the
-# server sends them: 7 set_configs with the request.* settings and read-only, then PostgREST's CTE)
+# server sends them: 8 set_configs with claim.sub, the request.* settings and read-only, then PostgREST's CTE)
 # and the variants between them (bench/pg/shape_*.sql), interleaved over ROUNDS rounds. Each is
 # `pgbench -M prepared -c CLIENTS -j 2` over the harness cluster's socket; the CPU is the bench
 # cluster's own (the postmaster, its live children and the ones it reaped), from /proc, so other

@@ -127,6 +127,8 @@ public struct Caller: Sendable, Equatable {
     public var claimsJSON: String
     /// `sub` as a UUID, for a user's token.
     public var userID: UUID?
+    /// `sub` as the token says it (nil without one).
+    public var subject: String?
     public var sessionID: UUID?
     public var isAnonymousUser: Bool
 
@@ -140,7 +142,8 @@ public struct Caller: Sendable, Equatable {
     public init(claimsJSON: String, claims: [String: Any], defaultRole: String = "anon") {
         role = (claims["role"] as? String) ?? defaultRole
         self.claimsJSON = claimsJSON
-        userID = (claims["sub"] as? String).flatMap(UUID.init(uuidString:))
+        subject = claims["sub"] as? String
+        userID = subject.flatMap(UUID.init(uuidString:))
         sessionID = (claims["session_id"] as? String).flatMap(UUID.init(uuidString:))
         isAnonymousUser = (claims["is_anonymous"] as? Bool) ?? false
     }
@@ -149,6 +152,7 @@ public struct Caller: Sendable, Equatable {
         self.role = role
         self.claimsJSON = claimsJSON
         self.userID = userID
+        self.subject = userID.map { $0.uuidString.lowercased() }
         self.sessionID = sessionID
         self.isAnonymousUser = isAnonymousUser
     }

@@ -93,15 +93,19 @@ extension RESTService {
     /// request also sets what PostgREST gives every function and policy to read: `request.method`,
     /// `request.path`, `request.headers` and `request.cookies` (JSON objects), in the same
     /// statement. Realtime's re-reads start the same way (without a request).
+    ///
+    /// `request.jwt.claim.sub` holds the token's `sub` ('' without one): Supabase's `auth.uid()`
+    /// reads it before parsing `request.jwt.claims`, which RLS policies otherwise do for every row
+    /// they check (4% of PostgreSQL's time on a read).
     public static func setup(caller: Caller, readOnly: Bool, timezone: String? = nil, context: RequestContext? = nil) -> SQL {
         // One literal per shape, its text written once: this runs for every request.
         var sql: SQL
         if let context {
             sql = (readOnly ? requestReadSetup : requestSetup).with(binds: [
-                caller.claimsJSON, caller.role, context.method, context.path, context.headersJSON, context.cookiesJSON
+                caller.claimsJSON, caller.subject ?? "", caller.role, context.method, context.path, context.headersJSON, context.cookiesJSON
             ])
         } else {
-            sql = (readOnly ? callerReadSetup : callerSetup).with(binds: [caller.claimsJSON, caller.role])
+            sql = (readOnly ? callerReadSetup : callerSetup).with(binds: [caller.claimsJSON, caller.subject ?? "", caller.role])
         }
         // `Prefer: timezone=…`: an unknown zone fails here (22023), before the statement runs.
         if let timezone { sql.append(SQL(", set_config('timezone', \(timezone), true) IS NULL")) }
@@ -121,12 +125,16 @@ extension RESTService {
         // the claims and headers sent back (nobody reads them).
         if context {
             sql = """
-                SELECT set_config('request.jwt.claims', \(value), true) IS NULL, set_config('role', \(value), true) IS NULL, \
+                SELECT set_config('request.jwt.claims', \(value), true) IS NULL, set_config('request.jwt.claim.sub', \(value), true) IS NULL, \
+                set_config('role', \(value), true) IS NULL, \
                 set_config('request.method', \(value), true) IS NULL, set_config('request.path', \(value), true) IS NULL, \
                 set_config('request.headers', \(value), true) IS NULL, set_config('request.cookies', \(value), true) IS NULL
                 """
         } else {
-            sql = "SELECT set_config('request.jwt.claims', \(value), true) IS NULL, set_config('role', \(value), true) IS NULL"
+            sql = """
+                SELECT set_config('request.jwt.claims', \(value), true) IS NULL, set_config('request.jwt.claim.sub', \(value), true) IS NULL, \
+                set_config('role', \(value), true) IS NULL
+                """
         }
         if readOnly { sql.append(", set_config('transaction_read_only', 'on', true) IS NULL") }
         return sql.finished()

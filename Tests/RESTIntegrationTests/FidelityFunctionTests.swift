@@ -32,6 +32,9 @@ struct FidelityFunctionTests {
             CREATE FUNCTION public.fx_request() RETURNS json LANGUAGE sql STABLE AS $$
                 SELECT json_build_object('method', current_setting('request.method', true), 'path', current_setting('request.path', true),
                                          'headers', current_setting('request.headers', true)::json, 'cookies', current_setting('request.cookies', true)::json) $$;
+            CREATE FUNCTION public.fx_subject() RETURNS json LANGUAGE sql STABLE AS $$
+                SELECT json_build_object('sub', current_setting('request.jwt.claim.sub', true), 'uid', auth.uid()) $$;
+            GRANT EXECUTE ON FUNCTION public.fx_subject() TO anon, authenticated, service_role;
             CREATE TABLE public.fx_people (id int PRIMARY KEY, first text, last text);
             INSERT INTO public.fx_people VALUES (1, 'Ada', 'Lovelace'), (2, 'John', 'Doe'), (3, 'Jane', 'Doe');
             CREATE TABLE public.fx_pets (id int PRIMARY KEY, person_id int REFERENCES public.fx_people, name text);
@@ -189,6 +192,15 @@ struct FidelityFunctionTests {
         #expect(object["cookies"] as? [String: String] == ["session": "abc", "theme": "dark"])
         let posted = try server.service.post("/rest/v1/rpc/fx_request", "{}")
         #expect(posted.jsonObject?["method"] as? String == "POST" && posted.jsonObject?["cookies"] as? [String: String] == [:], "\(posted.text)")
+    }
+
+    /// `request.jwt.claim.sub` is the token's `sub` ('' without one), and `auth.uid()` agrees.
+    @Test func theTokensSubjectIsSetForAuthUID() throws {
+        let user = try server.signUp()
+        let mine = try server.caller(user.token).get("/rest/v1/rpc/fx_subject")
+        #expect(mine.jsonObject?["sub"] as? String == user.id && mine.jsonObject?["uid"] as? String == user.id, "\(mine.text)")
+        let service = try server.service.get("/rest/v1/rpc/fx_subject")
+        #expect(service.jsonObject?["sub"] as? String == "" && service.jsonObject?["uid"] is NSNull, "\(service.text)")
     }
 
     // MARK: computed fields

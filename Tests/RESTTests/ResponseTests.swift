@@ -136,20 +136,25 @@ import Testing
 
     @Test func setupStatementBindsClaimsAndRole() {
         let write = RESTService.setup(caller: Fixture.user, readOnly: false)
-        #expect(write.text == "SELECT set_config('request.jwt.claims', $1, true) IS NULL, set_config('role', $2, true) IS NULL")
-        #expect(write.binds == [Fixture.user.claimsJSON, "authenticated"])
+        #expect(
+            write.text
+                == "SELECT set_config('request.jwt.claims', $1, true) IS NULL, set_config('request.jwt.claim.sub', $2, true) IS NULL, "
+                + "set_config('role', $3, true) IS NULL")
+        #expect(write.binds == [Fixture.user.claimsJSON, Fixture.user.subject, "authenticated"])
         let read = RESTService.setup(caller: .anon, readOnly: true)
         #expect(read.text.hasSuffix("set_config('transaction_read_only', 'on', true) IS NULL"))
-        #expect(read.binds == [#"{"role":"anon"}"#, "anon"])
+        #expect(read.binds == [#"{"role":"anon"}"#, "", "anon"])
         // A REST request's own settings, in the same statement.
         let context = RequestContext(method: "GET", path: "/children", headersJSON: #"{"accept":"*/*"}"#, cookiesJSON: "{}")
         let request = RESTService.setup(caller: .anon, readOnly: true, context: context)
         #expect(
-            request.text == "SELECT set_config('request.jwt.claims', $1, true) IS NULL, set_config('role', $2, true) IS NULL, "
-                + "set_config('request.method', $3, true) IS NULL, set_config('request.path', $4, true) IS NULL, "
-                + "set_config('request.headers', $5, true) IS NULL, set_config('request.cookies', $6, true) IS NULL, "
+            request.text
+                == "SELECT set_config('request.jwt.claims', $1, true) IS NULL, set_config('request.jwt.claim.sub', $2, true) IS NULL, "
+                + "set_config('role', $3, true) IS NULL, "
+                + "set_config('request.method', $4, true) IS NULL, set_config('request.path', $5, true) IS NULL, "
+                + "set_config('request.headers', $6, true) IS NULL, set_config('request.cookies', $7, true) IS NULL, "
                 + "set_config('transaction_read_only', 'on', true) IS NULL")
-        #expect(request.binds == [#"{"role":"anon"}"#, "anon", "GET", "/children", #"{"accept":"*/*"}"#, "{}"])
+        #expect(request.binds == [#"{"role":"anon"}"#, "", "anon", "GET", "/children", #"{"accept":"*/*"}"#, "{}"])
         #expect(RequestContext.object([("a", "1"), ("b", "x\"y"), ("a", "2")]) == #"{"a":"2","b":"x\"y"}"#)
     }
 }
