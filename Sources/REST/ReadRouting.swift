@@ -92,7 +92,7 @@ extension RESTService {
     /// On the primary, a read (what a standby could answer) goes to `primaryReads` when there
     /// are such connections: reads are CPU alone, and a few backends with many reads queued each
     /// answer more per wake-up than many backends with a few (on 2 cores, 2 connections served
-    /// ~40% more reads than 8, at half the 99th percentile). Writes wait for their commit's WAL
+    /// 40–50% more reads than 8, with a lower 99th percentile). Writes wait for their commit's WAL
     /// flush, so they keep more connections (more commits flushed together), and reads never
     /// queue behind a commit.
     func routedSubmit(

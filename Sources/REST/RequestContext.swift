@@ -32,8 +32,8 @@ public struct RequestContext: Sendable, Equatable {
             headersJSON: Self.headersObject(request.headers.fields), cookiesJSON: cookies.isEmpty ? "{}" : Self.object(cookies))
     }
 
-    /// `object` of the header fields but `Cookie`, names lower-cased: written byte by byte, as
-    /// this runs for every request.
+    /// `object` of the header fields but `Cookie`, names lower-cased: written straight into one
+    /// byte array (names lower-cased in place), as this runs for every request.
     static func headersObject(_ fields: [(name: String, value: String)]) -> String {
         var out: [UInt8] = [UInt8(ascii: "{")]
         out.reserveCapacity(fields.reduce(2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 6 })
@@ -49,7 +49,7 @@ public struct RequestContext: Sendable, Equatable {
                 out.append(UInt8(ascii: "\""))
                 let start = out.count
                 out += name.utf8
-                for index in start..<out.count where out[index] &- 0x41 < 26 { out[index] |= 0x20 }
+                for position in start..<out.count where out[position] &- 0x41 < 26 { out[position] |= 0x20 }
                 out.append(UInt8(ascii: "\""))
             }
             out.append(UInt8(ascii: ":"))
