@@ -15,7 +15,13 @@ import Synchronization
 public final class Application: Sendable {
     public let config: ServerConfig
     public let server: HTTPServer
+    /// REST's connections, logged in as the request role (`RequestLogin`).
     public let pool: Pool
+    /// The database's own login, for what needs its rights: Auth's tables, Realtime's
+    /// bookkeeping, the dashboard, the migrations' status.
+    public let adminPool: Pool
+    /// How requests log in (their URL and role).
+    public let requestLogin: RequestLogin
     /// The pipelined connections the I/O thread answers plain REST requests on.
     public let pipeline: PipelineClient
     /// The primary's pipelined connections for reads, when they have their own
@@ -49,10 +55,11 @@ public final class Application: Sendable {
             // PostgREST's in-database configuration over the environment's (a value the server
             // cannot use stops the start, as a bad environment variable does); its `db-schemas`
             // are the schemas whose caches are loaded.
-            let settings = try config.postgrest.overlaid(from: admin)
+            // Read as PostgREST reads them: the settings of the role requests log in as.
+            let login = try RequestLogin.prepare(admin: admin, databaseURL: database.url, config: config, logger: logger)
+            let settings = try config.postgrest.overlaid(from: admin, role: login.role)
             let schema = SchemaCacheStore(try SchemaCaches.load(admin, schemas: settings.schemas))
-            let pool = Pool(conninfo: database.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
-            let application = Application(config: config, database: database, pool: pool, schema: schema, logger: logger)
+            let application = Application(config: config, database: database, login: login, schema: schema, logger: logger)
             application.rest.settings.replace(settings)
             // The feed first: no socket can subscribe before changes can reach it.
             try application.changeFeed.start()
@@ -65,6 +72,11 @@ public final class Application: Sendable {
                 throw error
             }
             application.listenForSchemaReloads()
+            if config.auth.mail.smtp == nil {
+                logger.warning(
+                    "no mail server (SMTP_HOST unset): confirmation, recovery, magic-link, invitation and e-mail-change mails are written to this log, not sent"
+                )
+            }
             application.pipeline.start()
             application.readPipeline?.start()
             application.readReplicas?.start()
@@ -75,15 +87,18 @@ public final class Application: Sendable {
         }
     }
 
-    init(config: ServerConfig, database: PreparedDatabase, pool: Pool, schema: SchemaCacheStore, logger: Logger) {
+    init(config: ServerConfig, database: PreparedDatabase, login: RequestLogin, schema: SchemaCacheStore, logger: Logger) {
         self.config = config
         self.database = database
+        requestLogin = login
+        let pool = Pool(conninfo: login.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
+        let adminPool = Pool(conninfo: database.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
         self.pool = pool
+        self.adminPool = adminPool
         self.schema = schema
         self.logger = logger
         var restConfig = RESTConfig(ownership: config.ownership)
         restConfig.enforceOwnership = config.enforceOwnership
-        restConfig.transactionEnd = config.transactionEnd
         restConfig.openAPIAccess = config.openAPIAccess
         restConfig.aggregatesEnabled = config.aggregatesEnabled
         var authConfig = config.auth
@@ -92,26 +107,26 @@ public final class Application: Sendable {
             transport: config.auth.mail.smtp.map { .smtp($0, config.auth.mail.sender) } ?? .log, conninfo: database.url, logger: logger,
             workers: config.auth.mail.senders, retryDelays: config.auth.mail.retryDelays)
         self.mailer = mailer
-        let auth = AuthService(pool: pool, config: authConfig, logger: logger, mailer: mailer)
+        let auth = AuthService(pool: adminPool, config: authConfig, logger: logger, mailer: mailer)
         var realtimeConfig = RealtimeConfig(keys: config.keys, policy: config.ownership)
         realtimeConfig.enforceOwnership = config.enforceOwnership
         realtimeConfig.feedWait = config.realtimeFeedWait
         realtimeConfig.maxEventsPerSecond = config.realtimeMaxEventsPerSecond
         realtimeConfig.maxPayloadBytes = config.realtimeMaxPayloadBytes
-        let realtime = RealtimeService(config: realtimeConfig, pool: pool, schema: schema, logger: logger)
+        let realtime = RealtimeService(config: realtimeConfig, pool: adminPool, schema: schema, logger: logger)
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url, choice: config.realtimeFeed)
         self.realtime = realtime
         self.changeFeed = changeFeed
         messageFeed = MessageFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
         let loop = EventLoop()
         let pipeline = PipelineClient(
-            conninfo: database.url, size: config.effectivePipelineConnections,
+            conninfo: login.url, size: config.effectivePipelineConnections,
             allowsPreparedStatements: config.preparedStatements, loop: loop)
         self.pipeline = pipeline
         let readPipeline =
             config.effectivePipelineReadConnections > 0
             ? PipelineClient(
-                conninfo: database.url, size: config.effectivePipelineReadConnections, allowsPreparedStatements: config.preparedStatements,
+                conninfo: login.url, size: config.effectivePipelineReadConnections, allowsPreparedStatements: config.preparedStatements,
                 loop: loop)
             : nil
         self.readPipeline = readPipeline
@@ -119,12 +134,12 @@ public final class Application: Sendable {
             config.readReplicas.urls.isEmpty
             ? nil
             : ReadReplicas(
-                config: config.readReplicas, primaryURL: database.url, poolSize: config.poolSize,
+                config: config.readReplicas.loggingIn(as: login.role, password: config.requestPassword), primaryURL: database.url, poolSize: config.poolSize,
                 pipelineSize: config.effectivePipelineReadConnections > 0 ? config.effectivePipelineReadConnections : config.effectivePipelineConnections,
                 preparedStatements: config.preparedStatements, loop: loop, logger: logger)
         self.readReplicas = readReplicas
         let metrics = Metrics(
-            pool: pool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
+            pool: pool, adminPool: adminPool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
             mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil, readPipeline: readPipeline,
             readReplicas: readReplicas)
         // A REST answer ≥ 500 from the database: one log line and one count, never the bound values.
@@ -142,8 +157,9 @@ public final class Application: Sendable {
         let migrator = Migrator(directory: config.migrationsDirectory)
         let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, reads: readPipeline) : nil
         let router = Routes.make(
-            config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
-            migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed, readReplicas: readReplicas) }, logger: logger)
+            config: config, pool: pool, adminPool: adminPool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
+            migrator: migrator, readiness: { Readiness.check(pool: adminPool, migrator: migrator, feed: changeFeed, readReplicas: readReplicas) },
+            logger: logger)
         server = HTTPServer(
             host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
             loop: loop, middleware: Routes.stages(config: config, metrics: metrics, readReplicas: readReplicas), inline: inline,
@@ -173,6 +189,7 @@ public final class Application: Sendable {
             logger.warning("could not release the realtime listener leases", metadata: ["error": "\(logText(error))"])
         }
         pool.close()
+        adminPool.close()
         _ = schemaListenerEnded.wait(timeout: .now() + 5)
         logger.info("database connections closed")
         do {
@@ -205,7 +222,7 @@ public final class Application: Sendable {
                             logger.info("schema cache reloaded")
                         case "reload config":
                             do {
-                                let settings = try config.postgrest.overlaid(from: connection!)
+                                let settings = try config.postgrest.overlaid(from: connection!, role: requestLogin.role)
                                 // The exposed schemas may have changed: their caches with them.
                                 try schema.reload(using: connection!, schemas: settings.schemas)
                                 rest.settings.replace(settings)

@@ -84,6 +84,17 @@ extension ServerConfig {
         if anonKey.isEmpty { anonKey = APIKey.make(role: "anon", secret: Array(secret.utf8)) }
         if serviceKey.isEmpty { serviceKey = APIKey.make(role: "service_role", secret: Array(secret.utf8)) }
 
+        // The anon key ships inside every app: a key of another role would hand that role to
+        // anyone who unpacks one.
+        for (name, key, role) in [("ANON_KEY", anonKey, "anon"), ("SERVICE_ROLE_KEY", serviceKey, "service_role")] {
+            let carried = APIKey.roleClaim(key)
+            guard carried == role else {
+                throw ConfigurationError(
+                    "\(name) must be a JWT whose role is \(role), not \(carried.map { "one whose role is \($0)" } ?? "a token without a role claim")"
+                        + (name == "ANON_KEY" ? ": the anon key ships inside every app, and its role is what anyone holding the app gets" : "")
+                        + " (`onboard keys` makes both from JWT_SECRET)")
+            }
+        }
         var keys = KeyConfig(jwtSecret: secret, anonKey: anonKey, serviceRoleKey: serviceKey)
         if let json = env.value("JWT_KEYS") {
             do {
@@ -115,6 +126,8 @@ extension ServerConfig {
         database = location
         migrationsDirectory = DatabaseBootstrap.migrationsDirectory(flags.migrationsDirectory ?? env.value("ONBOARD_MIGRATIONS_DIR"))
         listenDatabaseURL = env.value("DATABASE_LISTEN_URL")
+        if let role = env.value("DB_REQUEST_ROLE") { requestRole = role.trimmingCharacters(in: .whitespaces) }
+        requestPassword = env.value("DB_REQUEST_PASSWORD")
         readReplicas.urls = env.list("DATABASE_READ_URLS")
         if let lag = env.value("DB_READ_MAX_LAG") { try readReplicas.setMaxLag(lag) }
     }
@@ -164,7 +177,6 @@ extension ServerConfig {
 
     /// PostgREST's settings.
     private mutating func readPostgREST(_ env: EnvironmentReader, environment: [String: String]) throws {
-        if let end = try env.choice("PGRST_DB_TX_END", TransactionEnd.self) { transactionEnd = end }
         if let access = try env.choice("OPENAPI_ACCESS", OpenAPIAccess.self) { openAPIAccess = access }
         if let aggregates = try env.boolean("PGRST_DB_AGGREGATES_ENABLED") { aggregatesEnabled = aggregates }
         do {
@@ -240,10 +252,12 @@ extension ServerConfig {
                 ("DB_PIPELINE_CONNECTIONS", "\(effectivePipelineConnections)"),
                 ("DB_PIPELINE_READ_CONNECTIONS", "\(effectivePipelineReadConnections)"),
                 ("DATABASE_LISTEN_URL", listenDatabaseURL.map(hidePassword) ?? "(the database)"),
+                ("DB_REQUEST_ROLE", requestRole),
+                ("DB_REQUEST_PASSWORD", requestPassword.map(mask) ?? "(unset: PGPASSWORD or the password file)"),
                 ("DB_PREPARED_STATEMENTS", "\(preparedStatements)"), ("DB_MIGRATE_ON_START", "\(migrateOnStart)"),
                 ("WORKER_THREADS", "\(limits.workerThreads)"), ("IO_THREAD_NICE", "\(limits.ioThreadNice)"), ("MAX_CONNECTIONS", "\(limits.maxConnections)"),
                 ("MAX_BODY_BYTES", "\(limits.maxBodyBytes)"), ("CORS_ALLOWED_ORIGINS", cors.allowedOrigins.joined(separator: ",")),
-                ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
+                ("SITE_URL", auth.siteURL), ("PGRST_DB_TX_END", postgrest.transactionEnd.rawValue), ("OPENAPI_ACCESS", openAPIAccess.rawValue),
                 ("PGRST_DB_AGGREGATES_ENABLED", "\(aggregatesEnabled)"),
                 ("PGRST_DB_MAX_ROWS", postgrest.maxRows.map(String.init) ?? "(unset: no cap)"),
                 ("PGRST_DB_PRE_REQUEST", postgrest.preRequest.map { "\($0.schema).\($0.name)" } ?? "(unset)"),
@@ -287,6 +301,16 @@ public enum APIKey {
     public static func make(role: String, secret: [UInt8], now: Date = Date()) -> String {
         let issued = Int(now.timeIntervalSince1970)
         return JWT.signHS256(claims: ["role": role, "iss": "supabase", "iat": issued, "exp": issued + 10 * 365 * 24 * 3600], secret: secret)
+    }
+
+    /// The `role` claim of a key that is a JWT, read without verifying it (nil: not a JWT, or
+    /// no string role).
+    public static func roleClaim(_ key: String) -> String? {
+        let parts = key.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
+            let claims = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
+        else { return nil }
+        return claims["role"] as? String
     }
 }
 

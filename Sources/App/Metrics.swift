@@ -49,6 +49,8 @@ public final class Metrics: Sendable {
     private final class Shard: Sendable { let state = Mutex(State()) }
     private let shards: [Shard] = (0..<16).map { _ in Shard() }
     private let pool: Pool
+    /// The database's own login, which reads the mail outbox (the request role may not).
+    private let adminPool: Pool
     private let pipeline: PipelineClient?
     private let readPipeline: PipelineClient?
     private let schema: SchemaCacheStore
@@ -65,12 +67,13 @@ public final class Metrics: Sendable {
     static let markSpacing: Double = 5
 
     init(
-        pool: Pool, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
+        pool: Pool, adminPool: Pool? = nil, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
         mailer: Mailer? = nil, pipeline: PipelineClient? = nil, readPipeline: PipelineClient? = nil, readReplicas: ReadReplicas? = nil
     ) {
         self.readPipeline = readPipeline
         self.readReplicas = readReplicas
         self.pool = pool
+        self.adminPool = adminPool ?? pool
         self.pipeline = pipeline
         self.schema = schema
         self.realtime = realtime
@@ -337,7 +340,7 @@ public final class Metrics: Sendable {
             out += "# TYPE onboard_mail_retries_total counter\n"
             out += "onboard_mail_retries_total \(stats.retried)\n"
             // The outbox is shared by every server: its depth is the database's.
-            if let depth = try? pool.withConnection({ try Mailer.depth($0) }) {
+            if let depth = try? adminPool.withConnection({ try Mailer.depth($0) }) {
                 out += "# HELP onboard_mail_queue Mails of the outbox waiting for delivery (every server's), retries included.\n"
                 out += "# TYPE onboard_mail_queue gauge\n"
                 out += "onboard_mail_queue \(depth.pending)\n"

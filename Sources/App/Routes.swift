@@ -9,7 +9,7 @@ import Realtime
 
 enum Routes {
     static func make(
-        config: ServerConfig, pool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, metrics: Metrics,
+        config: ServerConfig, pool: Pool, adminPool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, metrics: Metrics,
         migrator: Migrator, readiness: @escaping @Sendable () -> Readiness, logger: Logger
     ) -> Router {
         var router = Router(logger: logger, errorStyle: Gateway.errorStyle)
@@ -64,7 +64,7 @@ enum Routes {
         router.add(.post, "/realtime/v1/api/broadcast/*") { request in realtime.broadcastOneOverHTTP(request) }
 
         // The operators' dashboard (404 unless configured); its own sessions, never API keys.
-        Dashboard.register(&router, config: config, pool: pool, metrics: metrics, migrator: migrator, logger: logger)
+        Dashboard.register(&router, config: config, pool: adminPool, metrics: metrics, migrator: migrator, logger: logger)
         return router
     }
 

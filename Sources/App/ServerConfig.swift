@@ -14,6 +14,13 @@ public struct ServerConfig: Sendable {
     /// LISTEN one for the trigger feed; the schema-cache reload's LISTEN) when `database` is a
     /// transaction pooler, which can do neither; nil → the same database.
     public var listenDatabaseURL: String?
+    /// The role REST's requests log in as (`DB_REQUEST_ROLE`, PostgREST's `authenticator`), with
+    /// the database's URL otherwise (the database's own user name: that login, with all of its
+    /// rights, and a warning at start when it is a superuser).
+    public var requestRole = "authenticator"
+    /// `DB_REQUEST_PASSWORD`: that role's password, set on it at start (as Supabase's images give
+    /// it the database's password) and used to log in; nil: libpq's `PGPASSWORD` or password file.
+    public var requestPassword: String?
     /// Realtime's change feed: the WAL when the database can stream it, else the triggers.
     public var realtimeFeed = RealtimeFeedChoice.auto
     /// Hot standbys for REST reads (`DATABASE_READ_URLS`, `DB_READ_MAX_LAG`); none by default.
@@ -54,8 +61,6 @@ public struct ServerConfig: Sendable {
     public var migrateOnStart = true
     /// GoTrue's settings: token lifetime, bcrypt, rate limits, id_token providers.
     public var auth: AuthConfig
-    /// PostgREST's `db-tx-end` (`PGRST_DB_TX_END`): `Prefer: tx` is ignored unless it allows an override.
-    public var transactionEnd = TransactionEnd.commit
     /// How long a Realtime join waits for the change feed to listen before it is refused.
     public var realtimeFeedWait: Double = 15
     /// Broadcast and presence messages per second per Realtime socket

@@ -189,11 +189,12 @@ public enum Credentials {
     /// expires: see `VerifiedTokens`; with an `audience` to check, verified every time).
     public static func verifiedCaller(_ token: String, keys: KeyConfig, now: Date = Date(), audience: String? = nil) throws(CredentialError) -> Caller {
         let seconds = now.timeIntervalSince1970
-        if audience == nil, let cached = VerifiedTokens.shared.caller(for: token, keys: keys, now: seconds) { return cached }
+        let remembered = VerifiedTokens.key(for: token)
+        if audience == nil, let cached = VerifiedTokens.shared.caller(for: remembered, keys: keys, now: seconds) { return cached }
         do {
             let verified = try JWT.verify(token, keys: keys, now: now, audience: audience)
             let caller = Caller(claimsJSON: verified.json, claims: verified.claims)
-            VerifiedTokens.shared.remember(token, verifier: verified.verifier, caller: caller, claims: verified.claims, now: seconds)
+            VerifiedTokens.shared.remember(remembered, verifier: verified.verifier, caller: caller, claims: verified.claims, now: seconds)
             return caller
         } catch {
             throw .token(error)

@@ -52,4 +52,47 @@ final class VerifiedTokens: Sendable {
     }
 
     var count: Int { entries.withLock { $0.count } }
+
+    /// The text a token is remembered by: the token itself, but for a P-256 signature (`r ‖ s`,
+    /// 64 bytes: 86 characters) with a high `s`, whose low-`s` twin (`n - s`) verifies the same
+    /// claims with the same key: that twin, so one token has one entry. Either form verifies
+    /// (tokens of other issuers may carry a high `s`).
+    static func key(for token: String) -> String {
+        guard let dot = token.utf8.lastIndex(of: UInt8(ascii: ".")) else { return token }
+        let encoded = token[token.index(after: dot)...]
+        guard encoded.utf8.count == 86, var signature = Base64URL.decode(encoded), signature.count == 64 else { return token }
+        guard P256.isHigh(signature[32...]) else { return token }
+        P256.negate(&signature[32...])
+        return String(token[...dot]) + Base64URL.encode(signature)
+    }
+}
+
+/// The order `n` of P-256's group, for the low-`s` form of its signatures.
+enum P256 {
+    static let order: [UInt8] = [
+        0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17, 0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51
+    ]
+    /// `n / 2`, rounded down: an `s` above it is high.
+    static let halfOrder: [UInt8] = [
+        0x7f, 0xff, 0xff, 0xff, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xde, 0x73, 0x7d, 0x56, 0xd3, 0x8b, 0xcf, 0x42, 0x79, 0xdc, 0xe5, 0x61, 0x7e, 0x31, 0x92, 0xa8
+    ]
+
+    /// Whether the 32-byte big-endian `s` is above `n / 2`.
+    static func isHigh(_ s: ArraySlice<UInt8>) -> Bool {
+        for (byte, half) in zip(s, halfOrder) where byte != half { return byte > half }
+        return false
+    }
+
+    /// `s` ← `n - s` (32 bytes, big-endian; `s` < `n`).
+    static func negate(_ s: inout ArraySlice<UInt8>) {
+        var borrow = 0
+        for offset in (0..<32).reversed() {
+            let index = s.startIndex + offset
+            let difference = Int(order[offset]) - Int(s[index]) - borrow
+            s[index] = UInt8((difference + 256) & 0xff)
+            borrow = difference < 0 ? 1 : 0
+        }
+    }
 }

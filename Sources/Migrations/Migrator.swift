@@ -30,6 +30,8 @@ public enum MigrationError: Error, Equatable, CustomStringConvertible {
     case duplicateVersion(String)
     case checksumMismatch([String])
     case failed(file: String, line: Int?, error: PostgresError)
+    /// The folder of migrations is not there (a binary copied without it).
+    case missingDirectory(String)
 
     public var description: String {
         switch self {
@@ -48,6 +50,11 @@ public enum MigrationError: Error, Equatable, CustomStringConvertible {
             if let detail = error.detail { text += "\nDETAIL: \(detail)" }
             if let hint = error.hint { text += "\nHINT: \(hint)" }
             return text + "\nNothing of this file was applied."
+        case .missingDirectory(let path):
+            return
+                "no migrations folder at \(path): onboard applies the SQL files of the repository's migrations/ folder, which a binary does not carry. "
+                + "Run it from the repository's folder, copy migrations/ beside the binary's bin/ folder (<prefix>/migrations), "
+                + "or name the folder with --migrations-dir or ONBOARD_MIGRATIONS_DIR"
         }
     }
 }
@@ -67,6 +74,10 @@ public struct Migrator: Sendable {
 
     /// Reads and orders the migration files.
     public func migrations() throws -> [Migration] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw MigrationError.missingDirectory(directory.path)
+        }
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".sql") }
             .sorted()

@@ -9,8 +9,6 @@ public struct RESTConfig: Sendable {
     public var enforceOwnership = true
     /// Roles a request may run as; another `role` claim is refused (403 42501) before any SQL.
     public var allowedRoles: Set<String> = ["anon", "authenticated", "service_role"]
-    /// How transactions end and whether `Prefer: tx=` may change it (PostgREST's `db-tx-end`).
-    public var transactionEnd = TransactionEnd.commit
     /// Who may read the OpenAPI document at the root.
     public var openAPIAccess = OpenAPIAccess.serviceRole
     /// PostgREST's `db-aggregates-enabled`: `count()`, `sum()`, … in `select` (off: PGRST123).
@@ -47,7 +45,7 @@ public enum TransactionEnd: String, Sendable, CaseIterable {
     case rollback
     case rollbackAllowOverride = "rollback-allow-override"
 
-    var allowsOverride: Bool { self == .commitAllowOverride || self == .rollbackAllowOverride }
+    public var allowsOverride: Bool { self == .commitAllowOverride || self == .rollbackAllowOverride }
     var rollsBack: Bool { self == .rollback || self == .rollbackAllowOverride }
 }
 

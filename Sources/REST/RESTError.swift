@@ -48,6 +48,9 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case invalidSchema(String, exposed: [String] = ["public"])
     /// PGRST107: `Accept` can't be satisfied.
     case notAcceptable(String)
+    /// `options=analyze` on a write or a volatile call while `db-tx-end` allows no override: the
+    /// plan media type is refused (its forced rollback would make every try free and uncounted).
+    case analyzeNeedsOverride(String)
     /// PGRST114
     case putLimitNotAllowed
     /// PGRST115
@@ -110,7 +113,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
             .putLimitNotAllowed, .putMatchingPK, .spreadNotToOne, .aggregatesNotAllowed, .notEmbedded, .relatedOrderNotToOne:
             return .badRequest
         case .invalidRPCMethod, .invalidFilters, .unsupportedMethod: return .methodNotAllowed
-        case .invalidSchema, .notAcceptable, .singularity: return .notAcceptable
+        case .invalidSchema, .notAcceptable, .analyzeNeedsOverride, .singularity: return .notAcceptable
         case .unknownFunction, .unknownTable, .invalidResourcePath: return .notFound
         case .noRelationship: return .badRequest
         case .ambiguousRelationship, .ambiguousFunction: return .multipleChoices
@@ -146,6 +149,12 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         case .invalidSchema(let schema, let exposed):
             return ("PGRST106", "Invalid schema: \(schema)", nil, "Only the following schemas are exposed: \(exposed.joined(separator: ", "))")
         case .notAcceptable(let accept): return ("PGRST107", "None of these media types are available: \(accept)", nil, nil)
+        case .analyzeNeedsOverride(let accept):
+            return (
+                "PGRST107", "None of these media types are available: \(accept)",
+                "options=analyze runs the statement; on a write or a volatile function call it is answered only when db-tx-end allows overrides",
+                "Set db-tx-end to commit-allow-override or rollback-allow-override, or leave out options=analyze"
+            )
         case .putLimitNotAllowed: return ("PGRST114", "limit/offset querystring parameters are not allowed for PUT", nil, nil)
         case .putMatchingPK: return ("PGRST115", "Payload values do not match URL in primary key column(s)", nil, nil)
         case .singularity(let rows):

@@ -75,10 +75,10 @@ public final class RESTService: Sendable {
     /// request-path fuzz target drives; nothing here may trap, whatever the request.
     public static func dryRun(
         _ request: HTTPRequest, resource: String, caller: Caller, cache: SchemaCache, config: RESTConfig,
-        pageTotal: Int, total: Int?
+        settings: PostgRESTSettings = PostgRESTSettings(), pageTotal: Int, total: Int?
     ) -> (statement: SQL?, response: HTTPResponse) {
         do {
-            let plan = try plan(request, resource: resource, caller: caller, cache: cache, config: config)
+            let plan = try plan(request, resource: resource, caller: caller, cache: cache, config: config, settings: settings)
             let result = MainResult(total: total, pageTotal: pageTotal, body: pageTotal == 0 ? "[]" : "[{}]", inserted: nil)
             return (plan.statement, ResponseRenderer.render(plan, result))
         } catch {
@@ -104,7 +104,8 @@ public final class RESTService: Sendable {
         var api = try ApiRequest.parse(
             method: request.method, resource: resource, query: request.query,
             headers: request.headers, body: request.body, schemas: settings.schemas)
-        if !config.transactionEnd.allowsOverride { api.preferences.transaction = nil }
+        let transactionEnd = settings.transactionEnd
+        if !transactionEnd.allowsOverride { api.preferences.transaction = nil }
         // The plan media type only with `db-plan-enabled`, as PostgREST (406 otherwise).
         if api.explain != nil, !settings.planEnabled { throw .notAcceptable(api.accept ?? "") }
         // `db-max-rows`: reads and function calls answer at most that many rows.
@@ -112,7 +113,7 @@ public final class RESTService: Sendable {
         // The ownership rules name tables of `public`; another schema's tables are RLS's alone.
         let policy = api.schema == "public" ? config.policy : OwnershipPolicy(ownerColumns: [:])
         var planner = Planner(cache: caches[api.schema], policy: policy, ownershipEnabled: config.enforceOwnership)
-        planner.rollbackByDefault = config.transactionEnd.rollsBack
+        planner.rollbackByDefault = transactionEnd.rollsBack
         planner.aggregatesEnabled = config.aggregatesEnabled
         var plan: ActionPlan
         do {
@@ -121,10 +122,15 @@ public final class RESTService: Sendable {
             throw error.inSchema(api.schema)
         }
         if let explain = api.explain {
-            // The plan is the answer: nothing to decide; a write that EXPLAIN ANALYZE runs is
-            // rolled back.
+            // The plan is the answer: nothing to decide. A write (or volatile call) that EXPLAIN
+            // ANALYZE runs is rolled back, so it is answered only where a client may roll back
+            // anyway (`Prefer: tx=rollback` under an overridable `db-tx-end`): elsewhere it would
+            // be a free try whose effects (a wrong-code count) vanish.
             plan.mustDecide = false
-            if explain.options.contains("analyze") && !plan.readOnly { plan.rollback = true }
+            if explain.options.contains("analyze") && !plan.readOnly {
+                guard transactionEnd.allowsOverride else { throw .analyzeNeedsOverride(api.accept ?? "") }
+                plan.rollback = true
+            }
         }
         return plan
     }

@@ -29,6 +29,8 @@ public struct PostgRESTSettings: Sendable, Equatable {
     /// `app.settings.*` (`PGRST_APP_SETTINGS_NAME`): set for each request, read with
     /// `current_setting('app.settings.name')`. Sorted by name.
     public var appSettings: [(name: String, value: String)] = []
+    /// `db-tx-end`: how each request's transaction ends and whether `Prefer: tx` may change it.
+    public var transactionEnd = TransactionEnd.commit
     /// `db-schemas`: the schemas a request may choose with `Accept-Profile` / `Content-Profile`;
     /// the first is the one a request without them reads. Never empty.
     public var schemas = ["public"]
@@ -43,13 +45,13 @@ public struct PostgRESTSettings: Sendable, Equatable {
             && lhs.extraSearchPath == rhs.extraSearchPath && lhs.jwtAudience == rhs.jwtAudience
             && lhs.serverTimingEnabled == rhs.serverTimingEnabled && lhs.minimalErrors == rhs.minimalErrors && lhs.planEnabled == rhs.planEnabled
             && lhs.appSettings.map(\.name) == rhs.appSettings.map(\.name) && lhs.appSettings.map(\.value) == rhs.appSettings.map(\.value)
-            && lhs.schemas == rhs.schemas
+            && lhs.schemas == rhs.schemas && lhs.transactionEnd == rhs.transactionEnd
     }
 
     /// The settings read here, by PostgREST's name.
     public static let names = [
         "db-max-rows", "db-pre-request", "db-pre-config", "db-extra-search-path", "jwt-aud", "server-timing-enabled", "client-error-verbosity",
-        "db-plan-enabled", "db-schemas"
+        "db-plan-enabled", "db-schemas", "db-tx-end"
     ]
 
     /// A schema-qualified function name (`private.check_request`, or `check_request` in `public`).
@@ -97,6 +99,11 @@ public struct PostgRESTSettings: Sendable, Equatable {
             let schemas = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             self.schemas = schemas.isEmpty ? ["public"] : schemas
         case "jwt-aud": jwtAudience = text.isEmpty ? nil : text
+        case "db-tx-end":
+            guard let end = text.isEmpty ? .commit : TransactionEnd(rawValue: text.lowercased()) else {
+                throw SettingError(name, text, "commit, commit-allow-override, rollback or rollback-allow-override")
+            }
+            transactionEnd = end
         case "server-timing-enabled", "db-plan-enabled":
             let enabled: Bool
             switch text.lowercased() {
@@ -130,16 +137,17 @@ public struct PostgRESTSettings: Sendable, Equatable {
         return settings
     }
 
-    /// These settings overlaid with the database's: the login role's `pgrst.*` settings (the
-    /// database's own over the role's everywhere), then what `db-pre-config` sets. A value the
-    /// database holds that this server cannot use is an error (PostgREST refuses to load it too).
-    public func overlaid(from connection: Connection) throws -> PostgRESTSettings {
+    /// These settings overlaid with the database's: the `pgrst.*` settings of `role`, the role
+    /// requests log in as (the database's own over the role's everywhere; the connection's own
+    /// login role when nil), then what `db-pre-config` sets. A value the database holds that this
+    /// server cannot use is an error (PostgREST refuses to load it too).
+    public func overlaid(from connection: Connection, role: String? = nil) throws -> PostgRESTSettings {
         var settings = self
         let stored = try connection.query(
             """
             SELECT substr(setting, 7, strpos(setting, '=') - 7), substr(setting, strpos(setting, '=') + 1)
             FROM pg_catalog.pg_db_role_setting s, unnest(s.setconfig) AS setting
-            WHERE s.setrole = (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = session_user)
+            WHERE s.setrole = (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = coalesce(\(role), session_user))
               AND s.setdatabase IN (0, (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()))
               AND setting LIKE 'pgrst.%=%'
             ORDER BY s.setdatabase

@@ -62,6 +62,7 @@ extension RealtimeService {
             return .json(.unprocessableContent, #"{"errors":{"messages":[\#(errors.joined(separator: ","))]}}"#)
         }
 
+        if let refusal = spendHTTPMessages(messages.count) { return refusal }
         var allowed: [String: Bool] = [:]
         for message in messages {
             if message.key.isPrivate {
@@ -111,8 +112,25 @@ extension RealtimeService {
             }
             guard allowed else { return .json(.forbidden, #"{"message":"Unauthorized"}"#) }
         }
+        if let refusal = spendHTTPMessages(1) { return refusal }
         broadcast(TopicKey(name: topic, isPrivate: isPrivate), event: event, payloadJSON: payloadJSON, sender: nil)
         return HTTPResponse(status: HTTPStatus(code: 202))
+    }
+
+    /// Realtime's tenant budget for messages sent over HTTP (`maxEventsPerSecond` a second, on
+    /// this server): nil when `count` more fit, else its 429, and none of them is sent.
+    private func spendHTTPMessages(_ count: Int) -> HTTPResponse? {
+        let now = Date().timeIntervalSince1970
+        let fits = httpMessages.withLock { window -> Bool in
+            if now - window.start >= 1 { window = (now, 0) }
+            guard window.count + count <= config.maxEventsPerSecond else { return false }
+            window.count += count
+            return true
+        }
+        guard !fits else { return nil }
+        var response = HTTPResponse.json(.tooManyRequests, #"{"message":"You have exceeded your rate limit"}"#)
+        response.headers.replace("Retry-After", "1")
+        return response
     }
 
     struct HTTPRefusal: Error {

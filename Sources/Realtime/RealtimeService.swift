@@ -43,6 +43,8 @@ public final class RealtimeService: Sendable {
     /// This process's name in `realtime.listeners`.
     let serverID = UUID()
     private let leases = Mutex<Leases>(Leases())
+    /// Messages sent over HTTP in the current second (`BroadcastAPI`'s budget).
+    let httpMessages = Mutex<(start: Double, count: Int)>((0, 0))
 
     struct Leases {
         var current: Set<Lease> = []

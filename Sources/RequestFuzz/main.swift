@@ -88,14 +88,15 @@ let cache = SchemaCache(
 
 /// The product's ownership rule, in each configuration.
 let ownership = Onboarding.ownership
-let configs: [RESTConfig] = {
+let configs: [(RESTConfig, PostgRESTSettings)] = {
     var rlsOnly = RESTConfig(ownership: ownership)
     rlsOnly.enforceOwnership = false
     var overrides = RESTConfig(ownership: ownership)
-    overrides.transactionEnd = .rollbackAllowOverride
     overrides.openAPIAccess = .all
     overrides.aggregatesEnabled = true
-    return [RESTConfig(ownership: ownership), rlsOnly, overrides]
+    var overridable = PostgRESTSettings()
+    overridable.transactionEnd = .rollbackAllowOverride
+    return [(RESTConfig(ownership: ownership), PostgRESTSettings()), (rlsOnly, PostgRESTSettings()), (overrides, overridable)]
 }()
 let parser = HTTPParser()
 /// Made-up results the renderer must handle: empty, one row, a page of a larger count, and the
@@ -149,10 +150,10 @@ func serve(_ request: HTTPRequest) {
         callers.append(resolved)
     }
     for caller in callers {
-        for (index, config) in configs.enumerated() {
+        for (index, (config, settings)) in configs.enumerated() {
             let result = results[(index + Int(caller.role.utf8.count)) % results.count]
             let (statement, response) = RESTService.dryRun(
-                request, resource: resource, caller: caller, cache: cache, config: config,
+                request, resource: resource, caller: caller, cache: cache, config: config, settings: settings,
                 pageTotal: result.pageTotal, total: result.total)
             precondition((100...599).contains(response.status.code), "status \(response.status)")
             if let statement { precondition(!statement.text.utf8.contains(0), "NUL in statement text") }

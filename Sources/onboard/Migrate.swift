@@ -26,8 +26,16 @@ struct Migrate: ParsableCommand {
         func run() throws {
             do {
                 let migrator = Migrator(directory: database.migrations)
+                let environment = ProcessInfo.processInfo.environment
                 let applied = try Migrate.withDatabase(database) { connection in
-                    try migrator.up(connection, dryRun: dryRun) { print($0) }
+                    let applied = try migrator.up(connection, dryRun: dryRun) { print($0) }
+                    // The request role's password, when given, as `serve` sets it (compose's
+                    // one-shot migration gives it the database's).
+                    if !dryRun, let password = environment["DB_REQUEST_PASSWORD"], !password.isEmpty {
+                        let role = environment["DB_REQUEST_ROLE"].flatMap { $0.isEmpty ? nil : $0 } ?? "authenticator"
+                        try RequestLogin.setPassword(connection, role: role, password: password)
+                    }
+                    return applied
                 }
                 if dryRun {
                     print(applied.isEmpty ? "nothing to apply" : applied.map { "would apply \($0.fileName)" }.joined(separator: "\n"))

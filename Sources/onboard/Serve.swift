@@ -86,6 +86,7 @@ extension Serve {
             ("JWT secret", String(decoding: config.keys.jwtSecret, as: UTF8.self)),
             ("anon key", config.keys.anonKey),
             ("service_role key", config.keys.serviceRoleKey),
+            ("Mail", config.auth.mail.smtp == nil ? "not sent: written to the log (set SMTP_HOST to send)" : "sent over SMTP"),
             ("Keys file", keysFile.map { $0 + "  (the keys above as env lines: source it in a shell)" } ?? "(none: the keys come from the environment)"),
             (
                 "Auth limits",

@@ -10,6 +10,9 @@ import Testing
 struct ConfigurationTests {
     static let secret = String(repeating: "s", count: 40)
     static let base = ["JWT_SECRET": secret, "DATABASE_URL": "postgresql://u:p@db/app"]
+    /// Keys of their roles (a key of another role stops the start: DeploymentGuardTests).
+    static let anonKey = APIKey.make(role: "anon", secret: Array("other-secret".utf8))
+    static let serviceKey = APIKey.make(role: "service_role", secret: Array("other-secret".utf8))
 
     static func config(_ extra: [String: String] = [:], flags: ServeFlags = ServeFlags()) throws -> ServerConfig {
         try ServerConfig(environment: base.merging(extra) { $1 }, flags: flags) { _ in
@@ -40,8 +43,8 @@ struct ConfigurationTests {
         "ONBOARD_HOST": ("0.0.0.0", { $0.host == "0.0.0.0" }),
         "ONBOARD_PORT": ("8080", { $0.port == 8080 }),
         "JWT_SECRET": (String(repeating: "t", count: 32), { String(decoding: $0.keys.jwtSecret, as: UTF8.self) == String(repeating: "t", count: 32) }),
-        "ANON_KEY": ("anon-key-value", { $0.keys.anonKey == "anon-key-value" }),
-        "SERVICE_ROLE_KEY": ("service-key-value", { $0.keys.serviceRoleKey == "service-key-value" }),
+        "ANON_KEY": (anonKey, { $0.keys.anonKey == anonKey }),
+        "SERVICE_ROLE_KEY": (serviceKey, { $0.keys.serviceRoleKey == serviceKey }),
         "JWT_KEYS": (
             #"[{"kty":"EC","crv":"P-256","kid":"k","key_ops":["verify"],"x":"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4","y":"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"}]"#,
             { $0.keys.verificationKeys.keys.map(\.keyID) == ["k"] && $0.keys.signingKey == nil }
@@ -56,6 +59,8 @@ struct ConfigurationTests {
         "SITE_URL": ("https://app.example", { $0.auth.siteURL == "https://app.example" }),
         "CORS_ALLOWED_ORIGINS": ("https://a.example, https://b.example", { $0.cors.allowedOrigins == ["https://a.example", "https://b.example"] }),
         "DATABASE_LISTEN_URL": ("postgresql://direct/app", { $0.listenDatabaseURL == "postgresql://direct/app" }),
+        "DB_REQUEST_ROLE": ("api_login", { $0.requestRole == "api_login" }),
+        "DB_REQUEST_PASSWORD": ("p@ss", { $0.requestPassword == "p@ss" }),
         "DATABASE_READ_URLS": (
             "postgresql://standby-a/app, postgresql://standby-b/app",
             { $0.readReplicas.urls == ["postgresql://standby-a/app", "postgresql://standby-b/app"] }
@@ -75,7 +80,7 @@ struct ConfigurationTests {
         "RATE_LIMIT_AUTH_PER_MINUTE": ("9", { $0.auth.signInLimit.hits == 9 && $0.auth.signInLimit.window == 60 }),
         "RATE_LIMIT_TOKEN_REFRESH": ("11", { $0.auth.refreshLimit.hits == 11 }),
         "RATE_LIMIT_HEADER": ("X-Forwarded-For", { $0.auth.rateLimitHeader == "X-Forwarded-For" }),
-        "PGRST_DB_TX_END": ("commit-allow-override", { $0.transactionEnd == .commitAllowOverride }),
+        "PGRST_DB_TX_END": ("commit-allow-override", { $0.postgrest.transactionEnd == .commitAllowOverride }),
         "OPENAPI_ACCESS": ("all", { $0.openAPIAccess == .all }),
         "PGRST_DB_AGGREGATES_ENABLED": ("true", { $0.aggregatesEnabled }),
         "PGRST_DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements }),
@@ -174,7 +179,7 @@ struct ConfigurationTests {
                 && config.limits.ioThreadNice == -10)
         #expect(config.cors.allowedOrigins == ["*"] && config.auth.siteURL == "http://127.0.0.1:3000" && config.auth.bcryptCost == 10)
         #expect(config.auth.signInLimit == .init(hits: 30, window: 300) && config.auth.refreshLimit == .init(hits: 150, window: 300))
-        #expect(config.auth.rateLimitHeader == nil && config.transactionEnd == .commit && config.openAPIAccess == .serviceRole)
+        #expect(config.auth.rateLimitHeader == nil && config.postgrest.transactionEnd == .commit && config.openAPIAccess == .serviceRole)
         #expect(!config.aggregatesEnabled)
         #expect(config.auth.providers.isEmpty && config.listenDatabaseURL == nil && config.realtimeFeed == .auto)
         #expect(!config.dashboard.isEnabled && config.dashboard.sessionSeconds == 8 * 3600)
@@ -239,10 +244,10 @@ struct ConfigurationTests {
         }
         #expect(throws: ConfigurationError.self) { try Self.config(["JWT_SECRET": "short"]) }
         // The embedded default (or --dev) uses the development keys.
-        let dev = try ServerConfig(environment: [:], flags: ServeFlags()) { _ in (Self.secret, "dev-anon", "dev-service") }
-        #expect(dev.keys.anonKey == "dev-anon" && dev.keys.serviceRoleKey == "dev-service")
+        let dev = try ServerConfig(environment: [:], flags: ServeFlags()) { _ in (Self.secret, Self.anonKey, Self.serviceKey) }
+        #expect(dev.keys.anonKey == Self.anonKey && dev.keys.serviceRoleKey == Self.serviceKey)
         // --print-config masks them.
-        let summary = try Self.config(["ANON_KEY": "anon-key-value-long"]).summary
-        #expect(!summary.contains(Self.secret) && !summary.contains("anon-key-value-long") && summary.contains("ANON_KEY"))
+        let summary = try Self.config(["ANON_KEY": Self.anonKey]).summary
+        #expect(!summary.contains(Self.secret) && !summary.contains(Self.anonKey) && summary.contains("ANON_KEY"))
     }
 }

@@ -261,6 +261,30 @@ struct MFATests {
         #expect((access["amr"] as? [[String: Any]])?.map { $0["method"] as? String } == ["password"])
     }
 
+    /// GoTrue's rule: with a verified factor, the password and the address change only at aal2
+    /// (a phished password alone must not lock the owner out); metadata changes at aal1.
+    @Test func anAAL1SessionChangesNoCredentialOfAUserWithMFA() throws {
+        let address = TestServer.email("mfa")
+        let user = try server.signUp(email: address)
+        let factor = try enroll(user.token)
+        let aal2 = try #require(
+            try verify(user.token, factor.id, try challenge(user.token, factor.id), code(factor.secret)).jsonObject?["access_token"] as? String)
+        let aal1 = try signIn(address)
+        let refusal = #"{"code":"insufficient_aal","message":"AAL2 session is required to update email or password when MFA is enabled."}"#
+        for body in [#"{"password":"Another-pass-2"}"#, #"{"email":"other-\#(address)"}"#, #"{"password":"Another-pass-2","data":{"a":1}}"#] {
+            let refused = try server.request("PUT", "/auth/v1/user", token: aal1.token, body: body)
+            #expect(refused.status == 401 && refused.text == refusal, "\(body): \(refused.status) \(refused.text)")
+        }
+        #expect(try server.post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Another-pass-2"}"#).status == 400)
+        let user1 = try server.get("/auth/v1/user", token: aal1.token).jsonObject
+        #expect(user1?["email"] as? String == address && user1?["new_email"] == nil && (user1?["user_metadata"] as? [String: Any])?["a"] == nil)
+        // The same address and metadata alone pass at aal1; at aal2 the password changes.
+        #expect(try server.request("PUT", "/auth/v1/user", token: aal1.token, body: #"{"email":"\#(address.uppercased())","data":{"a":1}}"#).status == 200)
+        let changed = try server.request("PUT", "/auth/v1/user", token: aal2, body: #"{"password":"Another-pass-2"}"#)
+        #expect(changed.status == 200, "\(changed.text)")
+        #expect(try server.post("/auth/v1/token?grant_type=password", #"{"email":"\#(address)","password":"Another-pass-2"}"#).status == 200)
+    }
+
     @Test func enrolmentIsLimitedAndStaleUnverifiedFactorsExpire() throws {
         let user = try server.signUp()
         for index in 0..<10 { _ = try enroll(user.token, name: "factor \(index)") }

@@ -47,19 +47,19 @@ struct PostgRESTSettingsTests {
         (response.json as? [[String: Any]])?.compactMap { $0["id"] as? Int } ?? []
     }
 
-    /// `ALTER ROLE <login role> IN DATABASE <this one> SET pgrst.<name> = value` (this database
-    /// only: the cluster is shared with other tests), then the reload. The value reaches the DDL
+    /// `ALTER ROLE authenticator IN DATABASE <this one> SET pgrst.<name> = value` (the role requests
+    /// log in as; this database only: the cluster is shared with other tests), then the reload. The value reaches the DDL
     /// through a bound setting and `%L`.
     static func setInDatabase(_ admin: Connection, _ name: String, _ value: String?) throws {
         if let value {
             _ = try admin.query("SELECT set_config('onboard.test_value', \(value), false)")
             try admin.execute(
                 unsafeSQL:
-                    "DO $$ BEGIN EXECUTE format('ALTER ROLE %I IN DATABASE %I SET pgrst.\(name) = %L', session_user, current_database(), current_setting('onboard.test_value')); END $$"
+                    "DO $$ BEGIN EXECUTE format('ALTER ROLE authenticator IN DATABASE %I SET pgrst.\(name) = %L', current_database(), current_setting('onboard.test_value')); END $$"
             )
         } else {
             try admin.execute(
-                unsafeSQL: "DO $$ BEGIN EXECUTE format('ALTER ROLE %I IN DATABASE %I RESET pgrst.\(name)', session_user, current_database()); END $$")
+                unsafeSQL: "DO $$ BEGIN EXECUTE format('ALTER ROLE authenticator IN DATABASE %I RESET pgrst.\(name)', current_database()); END $$")
         }
         try admin.execute("NOTIFY pgrst, 'reload config'")
     }
@@ -140,7 +140,8 @@ struct PostgRESTSettingsTests {
     }
 
     /// `.explain()`: the plan of the statement the request would run, in JSON or text, with
-    /// EXPLAIN's options; a write under `analyze` leaves nothing behind; off by default (406).
+    /// EXPLAIN's options; a write under `analyze` only where `db-tx-end` allows overrides, and it
+    /// leaves nothing behind; off by default (406).
     @Test func plansWhenEnabled() throws {
         let (off, _) = try Self.server()
         let refused = try off.client().request("GET", "/rest/v1/st_items", headers: off.headers(nil, [("Accept", "application/vnd.pgrst.plan+json")]))
@@ -160,11 +161,21 @@ struct PostgRESTSettingsTests {
         #expect(text.header("Content-Type") == #"application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8"#)
         let csv = try http.request("GET", "/rest/v1/st_items", headers: server.headers(nil, [("Accept", #"application/vnd.pgrst.plan; for="text/csv""#)]))
         #expect(csv.status == 200 && csv.header("Content-Type")?.contains(#"for="text/csv""#) == true, "\(csv.text)")
-        // A write analysed for real is rolled back.
+        // A write analysed for real would be a free try: refused under the default db-tx-end.
         _ = try admin.query("GRANT DELETE ON public.st_items TO service_role")
-        let analysed = try http.request(
-            "DELETE", "/rest/v1/st_items?id=eq.1", headers: server.headers(server.serviceKey, [("Accept", "application/vnd.pgrst.plan+json; options=analyze")]))
-        #expect(analysed.status == 200 && analysed.text.contains("Actual Rows"), "\(analysed.text)")
+        let analyze = [("Accept", "application/vnd.pgrst.plan+json; options=analyze")]
+        let refusedWrite = try http.request("DELETE", "/rest/v1/st_items?id=eq.1", headers: server.headers(server.serviceKey, analyze))
+        #expect(refusedWrite.status == 406 && refusedWrite.jsonObject?["code"] as? String == "PGRST107", "\(refusedWrite.text)")
         #expect(try admin.query("SELECT count(*) FROM public.st_items").scalar == "5")
+        // Where a client may roll back anyway, it is analysed and rolled back.
+        let (overridable, overridableAdmin) = try Self.server {
+            $0.planEnabled = true
+            $0.transactionEnd = .commitAllowOverride
+        }
+        _ = try overridableAdmin.query("GRANT DELETE ON public.st_items TO service_role")
+        let analysed = try overridable.client().request(
+            "DELETE", "/rest/v1/st_items?id=eq.1", headers: overridable.headers(overridable.serviceKey, analyze))
+        #expect(analysed.status == 200 && analysed.text.contains("Actual Rows"), "\(analysed.text)")
+        #expect(try overridableAdmin.query("SELECT count(*) FROM public.st_items").scalar == "5")
     }
 }

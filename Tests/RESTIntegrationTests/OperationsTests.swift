@@ -225,7 +225,7 @@ struct OperationsTests {
         let kept = try server.client().request("GET", "/rest/v1/user_profiles?select=onboarding_state", headers: Wire.py(server, ignored.token))
         Wire.expectBody(kept, #"[{"onboarding_state":"REVIEW"}]"#)
 
-        let server = try TestServer { $0.transactionEnd = .commitAllowOverride }
+        let server = try TestServer { $0.postgrest.transactionEnd = .commitAllowOverride }
         let user = try server.signUp()
         let http = server.client()
         // tx=rollback where overrides are allowed: the answer shows the change, the database keeps nothing.

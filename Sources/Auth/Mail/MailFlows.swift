@@ -173,6 +173,14 @@ extension AuthService {
     func updateSignedInUser(_ request: HTTPRequest, _ changes: AuthRequest.UserChanges) throws -> HTTPResponse {
         let (userID, sessionID) = try authenticatedUser(request)
         var changes = changes
+        // A credential (the password, the address) changes only at the level the user enrolled
+        // for: a phished password alone must not lock the owner out. Metadata stays open at aal1.
+        if changes.password != nil || changes.email != nil {
+            let current = try pool.withConnection { try Assurance.credentialGuard($0, userID: userID, sessionID: sessionID) }
+            if current.belowLevel && (changes.password != nil || changes.email.map { $0.lowercased() } != current.email) {
+                throw AuthError.insufficientAAL("AAL2 session is required to update email or password when MFA is enabled.", status: .unauthorized)
+            }
+        }
         if let password = changes.password {
             _ = try checkedPassword(password)
             if config.mail.requireReauthentication { try checkReauthentication(userID: userID, sessionID: sessionID, nonce: changes.nonce) }

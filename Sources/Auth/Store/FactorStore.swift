@@ -163,6 +163,21 @@ enum Assurance {
         return (found[0].bool(0) == true ? "aal2" : "aal1", found[0, 1] ?? "[]")
     }
 
+    /// Whether the user has a verified factor while this session (none: a token without one) is
+    /// below `aal2` — GoTrue's condition for refusing a change of credentials — and the user's
+    /// current address.
+    static func credentialGuard(_ connection: Connection, userID: String, sessionID: String?) throws -> (belowLevel: Bool, email: String?) {
+        let found = try connection.query(
+            """
+            SELECT EXISTS (SELECT 1 FROM auth.mfa_factors WHERE user_id = u.id AND status = 'verified')
+                     AND coalesce((SELECT aal::text FROM auth.sessions WHERE id = \(sessionID)::uuid), 'aal1') <> 'aal2',
+                   lower(u.email)
+            FROM auth.users u WHERE u.id = \(userID)::uuid
+            """)
+        guard found.count == 1 else { return (false, nil) }
+        return (found[0].bool(0) == true, found[0, 1])
+    }
+
     /// The level stored with the session (`aal1` when it has none).
     static func sessionLevel(_ connection: Connection, sessionID: String) throws -> String {
         try connection.query("SELECT coalesce(aal::text, 'aal1') FROM auth.sessions WHERE id = \(sessionID)::uuid").scalar ?? "aal1"
