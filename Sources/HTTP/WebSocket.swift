@@ -120,6 +120,12 @@ public final class WebSocket: Sendable {
         enqueue(WebSocketEncoder.frame(.text, Array(text.utf8)))
     }
 
+    /// Sends one binary message. False when the connection is closing or gone.
+    @discardableResult
+    public func send(binary: [UInt8]) -> Bool {
+        enqueue(WebSocketEncoder.frame(.binary, binary))
+    }
+
     /// Starts the closing handshake: our Close now, the connection ends when the client answers
     /// (or after `limits.closeTimeout`).
     public func close(_ code: WebSocketCloseCode = .normal, reason: String = "") {

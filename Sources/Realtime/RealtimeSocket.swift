@@ -57,7 +57,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         queue.async {
             switch message {
             case .text(let text): self.handle(text)
-            case .binary: socket.close(.unsupportedData, reason: "binary frames are not supported")
+            case .binary(let bytes): self.handle(binary: bytes)
             }
         }
     }
@@ -86,6 +86,25 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         queue.async {
             guard let channel = self.channels[topic], channel.joinRef == joinRef else { return }
             self.push(nil, nil, topic, event, payloadJSON)
+        }
+    }
+
+    /// A user broadcast (a binary push of protocol 2.0.0) for `topic`, while the join is
+    /// current: a 2.0.0 socket gets it as a binary user broadcast; a 1.0.0 one as a JSON
+    /// broadcast when its payload is JSON, and not at all when it is bytes (as Realtime).
+    func deliver(topic: String, joinRef: String?, userEvent: String, payload: [UInt8], isJSON: Bool) {
+        queue.async {
+            guard let channel = self.channels[topic], channel.joinRef == joinRef else { return }
+            switch self.serializer {
+            case .v2:
+                if let frame = BinaryFrame.userBroadcast(topic: topic, event: userEvent, payload: payload, isJSON: isJSON) {
+                    self.webSocket?.send(binary: frame)
+                }
+            case .v1:
+                guard isJSON else { return }
+                let json = String(decoding: payload, as: UTF8.self)
+                self.push(nil, nil, topic, "broadcast", #"{"type":"broadcast","event":\#(jsonString(userEvent)),"payload":\#(json)}"#)
+            }
         }
     }
 
@@ -354,7 +373,7 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         push(joinRef, nil, topic, "system", payload)
     }
 
-    private func push(_ joinRef: String?, _ ref: String?, _ topic: String, _ event: String, _ payloadJSON: String) {
+    func push(_ joinRef: String?, _ ref: String?, _ topic: String, _ event: String, _ payloadJSON: String) {
         webSocket?.send(text: serializer.encode(joinRef: joinRef, ref: ref, topic: topic, event: event, payloadJSON: payloadJSON))
     }
 }

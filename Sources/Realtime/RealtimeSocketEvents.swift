@@ -37,18 +37,55 @@ extension RealtimeSocket {
         return allowed
     }
 
+    /// A binary message: protocol 2.0.0's user broadcast push, then as a `broadcast`. A 1.0.0
+    /// socket has no binary messages, and one that cannot be read closes the socket (Realtime's
+    /// serializer fails on it too).
+    func handle(binary bytes: [UInt8]) {
+        guard serializer == .v2 else {
+            close(.unsupportedData, reason: "binary messages need protocol 2.0.0")
+            return
+        }
+        let push: BinaryFrame.Push
+        do {
+            push = try BinaryFrame.decodePush(bytes)
+        } catch {
+            close(.unsupportedData, reason: error.description)
+            return
+        }
+        let message = PhoenixMessage(
+            joinRef: push.joinRef.isEmpty ? nil : push.joinRef, ref: push.ref.isEmpty ? nil : push.ref, topic: push.topic, event: "broadcast",
+            payload: PhoenixPayload())
+        guard channels[push.topic] != nil else {
+            reply(message, status: "error", response: #"{"reason":"unmatched topic"}"#)
+            return
+        }
+        if countEvent(push.topic) { broadcast(message, event: push.event, payload: .user(bytes: push.payload, isJSON: push.isJSON)) }
+    }
+
+    /// `broadcast` as a text push: its `event` and JSON `payload`.
+    func broadcast(_ message: PhoenixMessage) {
+        let payloadJSON = message.payload.payload.map { JWT.serialize($0.value) } ?? "null"
+        broadcast(message, event: message.payload.event ?? "", payload: .json(payloadJSON))
+    }
+
     /// `broadcast`: to every subscriber of the topic on every server; `ack` answers ok (or
     /// `payload_size_exceeded`). A private channel without the insert policy drops it silently,
     /// as Realtime does.
-    func broadcast(_ message: PhoenixMessage) {
+    func broadcast(_ message: PhoenixMessage, event: String, payload: BroadcastPayload) {
         guard let channel = channels[message.topic], mayWrite(message.topic, "broadcast") else { return }
-        let event = message.payload.event ?? ""
-        let payloadJSON = message.payload.payload.map { JWT.serialize($0.value) } ?? "null"
-        if payloadJSON.utf8.count > service.config.maxPayloadBytes {
+        let size: Int
+        switch payload {
+        case .json(let json): size = json.utf8.count
+        case .user(let bytes, _): size = bytes.count
+        }
+        if size > service.config.maxPayloadBytes {
             if channel.ack { reply(message, status: "error", response: #""payload_size_exceeded""#) }
             return
         }
-        service.broadcast(channel.key, event: event, payloadJSON: payloadJSON, sender: self)
+        switch payload {
+        case .json(let json): service.broadcast(channel.key, event: event, payloadJSON: json, sender: self)
+        case .user(let bytes, let isJSON): service.broadcastUser(channel.key, event: event, payload: bytes, isJSON: isJSON, sender: self)
+        }
         if channel.ack { reply(message, status: "ok", response: "{}") }
     }
 
