@@ -34,7 +34,9 @@ struct ProviderStage: AuthStage {
         case .signUp(let signUp): try service.checkSignUpAllowed(signUp)
         case .recover, .resend: try service.checkEmailProvider(status: .badRequest)
         case .otp: try service.checkEmailProvider(status: .unprocessableContent)
-        default: break
+        case .health, .jwks, .openIDConfiguration, .settings, .token, .getUser, .updateUser, .logout, .admin, .verify, .verifyLink,
+            .reauthenticate, .mfa, .deleteIdentity, .notOfferedToUser:
+            break
         }
     }
 }

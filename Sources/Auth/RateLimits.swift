@@ -35,7 +35,10 @@ extension AuthService {
         case .token(.refreshToken), .token(.pkce): return Budget(limit: config.refreshLimit, bucket: "refresh", keys: [ip])
         case .verify, .verifyLink: return Budget(limit: config.mail.verifyLimit, bucket: "verify", keys: [ip])
         case .recover, .otp, .resend: return Budget(limit: config.mail.otpRequestLimit, bucket: "otp", keys: [ip])
-        default: return nil
+        case .token(.unsupported), .health, .jwks, .openIDConfiguration, .settings, .getUser, .updateUser, .logout, .admin, .reauthenticate, .mfa,
+            .deleteIdentity,
+            .notOfferedToUser:
+            return nil
         }
     }
 

@@ -108,7 +108,8 @@ enum Ownership {
             try checkNewRows(request, table: table, column: column, userID: userID)
         case .update:
             try checkNotMoved(request, table: table, column: column, userID: userID)
-        default:
+        case .read, .delete, .call, .describe:
+            // Scoped to the owner's rows below; a delete moves nothing.
             break
         }
         return .owner(column: column, user: user)
@@ -124,7 +125,7 @@ enum Ownership {
             switch request.action {
             case .read: return .nothing
             case .call, .describe: return .unrestricted
-            default: throw .ownership(table: table, authenticated: caller.role != "anon")
+            case .insert, .update, .delete, .singleUpsert: throw .ownership(table: table, authenticated: caller.role != "anon")
             }
         }
         let user = lowercaseUUIDString(userID)

@@ -38,12 +38,9 @@ enum ResponseRenderer {
         case .update, .delete: response = renderChange(plan, result)
         case .call: response = renderCall(plan, result)
         }
-        switch (plan.action, request.media) {
-        case (.insert, .custom), (.update, .custom), (.delete, .custom), (.singleUpsert, .custom):
-            // A write's representation through a handler: its functions may set headers too.
+        // A write's representation through a handler: its functions may set headers too.
+        if case .custom = request.media, plan.action.isWrite {
             for (name, value) in result.headers { response.headers.replace(name, value) }
-        default:
-            break
         }
         if let applied = preferenceApplied(plan) { response.headers.add("Preference-Applied", applied) }
         return response
@@ -66,7 +63,8 @@ enum ResponseRenderer {
             if request.singleObject && !plan.returnsVoid && result.pageTotal != 1 {
                 return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
             }
-        default:
+        case .insert, .update, .delete, .singleUpsert, .describe:
+            // A write's single object is checked in its transaction; a description has no rows.
             break
         }
         return nil

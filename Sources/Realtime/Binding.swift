@@ -144,3 +144,33 @@ extension SchemaCache.Table {
         }
     }
 }
+
+/// The operators Supabase Realtime's `postgres_changes` filters accept: a column, one of these,
+/// a value (a list for `in`). REST's grammar parses the filter; anything else it knows is
+/// refused here.
+enum RealtimeFilterOperator: String, CaseIterable {
+    case eq, neq, lt, lte, gt, gte, `in`
+
+    init?(_ op: FilterOperator) {
+        switch op {
+        case .eq: self = .eq
+        case .neq: self = .neq
+        case .lt: self = .lt
+        case .lte: self = .lte
+        case .gt: self = .gt
+        case .gte: self = .gte
+        case .in: self = .in
+        case .like, .ilike, .match, .imatch, .is, .isdistinct, .cs, .cd, .ov, .sl, .sr, .nxl, .nxr, .adj, .fts, .plfts, .phfts, .wfts:
+            return nil
+        }
+    }
+
+    /// Why a parsed filter is not one Realtime accepts; nil when it is.
+    static func problem(_ condition: Condition) -> String? {
+        let accepted = allCases.map(\.rawValue).joined(separator: ", ")
+        guard case .filter(let filter) = condition, filter.quantifier == nil else {
+            return "only a column, an operator (\(accepted)) and a value"
+        }
+        return Self(filter.op) == nil ? "operator \(filter.op.rawValue) is not supported: \(accepted)" : nil
+    }
+}

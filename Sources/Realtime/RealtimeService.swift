@@ -255,6 +255,7 @@ public final class RealtimeService: Sendable {
                     } catch {
                         return ([], "Error parsing `filter` params: \(text) (\(error.fields.message))")
                     }
+                    if let problem = filter.flatMap(RealtimeFilterOperator.problem) { return ([], "Error parsing `filter` params: \(text) (\(problem))") }
                 }
             } else if binding.filter != nil {
                 return ([], "Error parsing `filter` params: a filter needs a table")

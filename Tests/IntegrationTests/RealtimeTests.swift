@@ -201,7 +201,10 @@ struct RealtimeTests {
             ),
             (["event": "*", "schema": "public", "table": "user_profiles", "filter": "id=eq.not-a-uuid"], "invalid input syntax for type uuid"),
             (["event": "*", "schema": "public", "table": "user_profiles", "filter": "nosuch=eq.1"], "Error parsing `filter` params"),
-            (["event": "*", "schema": "public", "table": "user_profiles", "filter": "id"], "Error parsing `filter` params")
+            (["event": "*", "schema": "public", "table": "user_profiles", "filter": "id"], "Error parsing `filter` params"),
+            // Realtime's operators only (REST's grammar knows more).
+            (["event": "*", "schema": "public", "table": "user_profiles", "filter": "onboarding_state=like.C*"], "operator like is not supported"),
+            (["event": "*", "schema": "public", "table": "user_profiles", "filter": "id=not.eq.1"], "only a column, an operator")
         ]
         for (index, (binding, expected)) in cases.enumerated() {
             let (_, reply) = try client.join("realtime:c\(index)", token: user.token, bindings: [binding])
@@ -210,6 +213,11 @@ struct RealtimeTests {
             #expect(system.payload["status"] as? String == "error")
             #expect((system.payload["message"] as? String)?.contains(expected) == true, "\(system.payload)")
         }
+        let (_, listed) = try client.join(
+            "realtime:in", token: user.token,
+            bindings: [["event": "*", "schema": "public", "table": "user_profiles", "filter": "onboarding_state=in.(REVIEW,COMPLETE)"]])
+        #expect(listed["status"] as? String == "ok")
+        #expect(try client.next("system")?.payload["status"] as? String == "ok", "an `in` filter is one of Realtime's")
         // Tables that exist but are not enabled for Realtime are refused the same way.
         let (_, families) = try client.join("realtime:families", token: user.token, bindings: [["event": "*", "schema": "public", "table": "families"]])
         #expect(families["status"] as? String == "ok")

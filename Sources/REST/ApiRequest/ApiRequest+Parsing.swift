@@ -195,7 +195,8 @@ extension ApiRequest {
                 // parameter (`params=single-object` or an unnamed one).
                 payload = try Self.parsePayload(body, allowArray: true, emptyIsObject: true)
             }
-        default:
+        case .read, .delete, .describe, .call(readOnly: true, _):
+            // No body: GET/HEAD calls take their arguments from the query.
             break
         }
     }

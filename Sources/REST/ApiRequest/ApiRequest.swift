@@ -32,6 +32,14 @@ public struct ApiRequest: Sendable, Equatable {
             if case .call = self { return true }
             return false
         }
+
+        /// Insert, update, delete or single upsert: a write to a table.
+        public var isWrite: Bool {
+            switch self {
+            case .insert, .update, .delete, .singleUpsert: return true
+            case .read, .call, .describe: return false
+            }
+        }
     }
 
     public enum Media: Sendable, Equatable {
@@ -178,7 +186,7 @@ public struct ApiRequest: Sendable, Equatable {
     public var isHeadOnly: Bool {
         switch action {
         case .read(let head), .call(_, let head), .describe(let head): return head
-        default: return false
+        case .insert, .update, .delete, .singleUpsert: return false
         }
     }
 

@@ -138,7 +138,10 @@ extension QueryBuilder {
             case .plfts: function = "plainto_tsquery"
             case .phfts: function = "phraseto_tsquery"
             case .wfts: function = "websearch_to_tsquery"
-            default: function = "to_tsquery"
+            case .fts: function = "to_tsquery"
+            case .eq, .neq, .gt, .gte, .lt, .lte, .like, .ilike, .match, .imatch, .in, .is, .isdistinct, .cs, .cd, .ov, .sl, .sr, .nxl, .nxr, .adj:
+                // Written with their symbol above.
+                return
             }
             sql.raw(" @@ \(function)(")
             if let language = filter.language {
@@ -157,7 +160,7 @@ extension QueryBuilder {
         guard filter.jsonPath.isEmpty, let parser = table.column(filter.column)?.representation.fromText else { return nil }
         switch filter.op {
         case .like, .ilike, .isdistinct, .is, .fts, .plfts, .phfts, .wfts: return nil
-        default: return parser
+        case .eq, .neq, .gt, .gte, .lt, .lte, .match, .imatch, .in, .cs, .cd, .ov, .sl, .sr, .nxl, .nxr, .adj: return parser
         }
     }
 
