@@ -3,7 +3,7 @@ import Identity
 import TestSupport
 import Testing
 
-/// Every operation of supabase-py-wire.md's "Operations at a glance" (REST rows), over HTTP
+/// Every REST operation supabase-py sends (read, insert, upsert, update, delete, RPC, counts), over HTTP
 /// against the real database, with statuses, headers and whole bodies.
 @Suite("REST operations as supabase-py sends them", .serialized)
 struct OperationsTests {
