@@ -113,6 +113,7 @@ public final class Application: Sendable {
         realtimeConfig.feedWait = config.realtimeFeedWait
         realtimeConfig.maxEventsPerSecond = config.realtimeMaxEventsPerSecond
         realtimeConfig.maxPayloadBytes = config.realtimeMaxPayloadBytes
+        realtimeConfig.privateOnly = config.realtimePrivateOnly
         let realtime = RealtimeService(config: realtimeConfig, pool: adminPool, schema: schema, logger: logger)
         let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url, choice: config.realtimeFeed)
         self.realtime = realtime

@@ -191,6 +191,7 @@ extension ServerConfig {
         if let feed = try env.choice("REALTIME_FEED", RealtimeFeedChoice.self) { realtimeFeed = feed }
         if let events = try env.integer("REALTIME_MAX_EVENTS_PER_SECOND", minimum: 1) { realtimeMaxEventsPerSecond = events }
         if let bytes = try env.integer("REALTIME_MAX_PAYLOAD_BYTES", minimum: 1) { realtimeMaxPayloadBytes = bytes }
+        if let privateOnly = try env.boolean("REALTIME_PRIVATE_ONLY") { realtimePrivateOnly = privateOnly }
     }
 
     /// The dashboard's sign-in, sessions and step labels.

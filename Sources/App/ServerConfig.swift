@@ -68,6 +68,9 @@ public struct ServerConfig: Sendable {
     /// (`REALTIME_MAX_PAYLOAD_BYTES`).
     public var realtimeMaxEventsPerSecond = 100
     public var realtimeMaxPayloadBytes = 3_000_000
+    /// `REALTIME_PRIVATE_ONLY`: only private channels may be joined (Supabase's "allow public
+    /// access" off).
+    public var realtimePrivateOnly = false
     /// Who may read `GET /rest/v1/` (`OPENAPI_ACCESS`).
     public var openAPIAccess = OpenAPIAccess.serviceRole
     /// PostgREST's `db-aggregates-enabled` (`PGRST_DB_AGGREGATES_ENABLED`): aggregates in `select`.

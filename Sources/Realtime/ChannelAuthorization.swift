@@ -13,7 +13,7 @@ struct TopicPolicies: Sendable {
 }
 
 extension RealtimeService {
-    private func claimsSetup(_ caller: Caller, topic: String) -> SQL {
+    func claimsSetup(_ caller: Caller, topic: String) -> SQL {
         let sub = caller.userID?.uuidString.lowercased() ?? ""
         return """
             SELECT set_config('role', \(caller.role), true), set_config('realtime.topic', \(topic), true), \

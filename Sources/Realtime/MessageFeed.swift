@@ -58,6 +58,7 @@ public final class MessageFeed: Sendable {
         ready.signal()
         var backoff = 0.1
         var renewedAt = Date()
+        var cleanedAt = Date.distantPast
         while running.load(ordering: .acquiring) {
             do {
                 if connection == nil {
@@ -78,11 +79,21 @@ public final class MessageFeed: Sendable {
                         service.logger.error("realtime: could not renew this server's presence row", metadata: ["error": "\(logText(error))"])
                     }
                 }
+                if Date().timeIntervalSince(cleanedAt) > RealtimeService.messageCleanupInterval {
+                    cleanedAt = Date()
+                    do {
+                        try service.deleteOldMessages()
+                    } catch {
+                        service.logger.error("realtime: could not delete old stored broadcasts", metadata: ["error": "\(logText(error))"])
+                    }
+                }
             } catch {
-                // What is broadcast until it listens again does not reach this server's sockets.
+                // What is broadcast until it listens again would not reach this server's sockets:
+                // they close (1001), and their clients reconnect and rejoin.
+                if connection != nil { service.closeAll(reason: "broadcast feed lost") }
                 connection = nil
                 listening.store(false, ordering: .releasing)
-                service.logger.error("realtime broadcast feed lost; reconnecting", metadata: ["error": "\(logText(error))"])
+                service.logger.error("realtime broadcast feed lost; closing realtime sockets and reconnecting", metadata: ["error": "\(logText(error))"])
                 Thread.sleep(forTimeInterval: backoff)
                 backoff = min(backoff * 2, 5)
             }

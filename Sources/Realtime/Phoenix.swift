@@ -31,6 +31,8 @@ struct PhoenixPayload: Decodable {
     var presenceKey: String?
     /// `config.private`.
     var isPrivate = false
+    /// `config.broadcast.replay`, when given.
+    var replay: ReplayRequest?
     /// A broadcast or presence push: `type`, `event` and the inner `payload` (any JSON).
     var type: String?
     var event: String?
@@ -41,6 +43,7 @@ struct PhoenixPayload: Decodable {
     struct Flags: Decodable {
         var flags: [String: Bool] = [:]
         var key: String?
+        var replay: ReplayRequest?
 
         struct AnyKey: CodingKey {
             var stringValue: String
@@ -55,6 +58,9 @@ struct PhoenixPayload: Decodable {
                 if let value = container.lenient(Bool.self, forKey: AnyKey(stringValue: name)) { flags[name] = value }
             }
             key = container.lenient(String.self, forKey: AnyKey(stringValue: "key"))
+            if container.contains(AnyKey(stringValue: "replay")) {
+                replay = ReplayRequest(container.lenient(JSONValue.self, forKey: AnyKey(stringValue: "replay"))?.value)
+            }
         }
     }
 
@@ -88,10 +94,33 @@ struct PhoenixPayload: Decodable {
             presenceEnabled = config.presence?.flags["enabled"] ?? false
             presenceKey = config.presence?.key
             isPrivate = config.isPrivate
+            replay = config.broadcast?.replay
         }
         type = container.lenient(String.self, forKey: .type)
         event = container.lenient(String.self, forKey: .event)
         payload = container.lenient(JSONValue.self, forKey: .payload)
+    }
+}
+
+/// `config.broadcast.replay` `{since, limit}`: the private channel's stored broadcasts from
+/// `since` (milliseconds since 1970, required), at most `limit` of them (25 when absent, 1 to
+/// 25), the newest. Nil `since`: parameters Realtime refuses.
+struct ReplayRequest: Equatable {
+    var since: Int64?
+    var limit: Int
+
+    init(_ value: Any?) {
+        func integer(_ value: Any?) -> Int64? {
+            guard let number = value as? NSNumber, String(cString: number.objCType) != "c", number.doubleValue == number.doubleValue.rounded(),
+                abs(number.doubleValue) < 9e15
+            else { return nil }
+            return number.int64Value
+        }
+        let object = value as? [String: Any]
+        since = object.flatMap { integer($0["since"]) }
+        let limit = object?["limit"] == nil ? 25 : integer(object?["limit"])
+        if limit == nil { since = nil }
+        self.limit = Int(min(max(limit ?? 25, 1), 25))
     }
 }
 

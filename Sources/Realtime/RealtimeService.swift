@@ -21,6 +21,9 @@ public struct RealtimeConfig: Sendable {
     /// The largest broadcast payload, in bytes of JSON (Realtime: 3,000 kB; the socket's frame
     /// limit comes first).
     public var maxPayloadBytes = 3_000_000
+    /// Supabase's "allow public access" off (`REALTIME_PRIVATE_ONLY`): every channel must be
+    /// private, so only the policies on realtime.messages decide who reads a topic.
+    public var privateOnly = false
 
     public init(keys: KeyConfig, policy: OwnershipPolicy) {
         self.keys = keys

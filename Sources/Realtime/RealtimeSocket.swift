@@ -155,12 +155,17 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         let (name, token, authorization) = admitted
         // A private channel: the caller's read policies on realtime.messages decide the join.
         let key = TopicKey(name: name, isPrivate: message.payload.isPrivate)
+        if service.config.privateOnly && !key.isPrivate {
+            reply(message, status: "error", response: #"{"reason":"PrivateOnly: This project only allows private channels"}"#)
+            return
+        }
         var policies: TopicPolicies? = nil
         if key.isPrivate {
             guard let granted = readPolicies(message, name: name, caller: authorization.caller) else { return }
             policies = granted
         }
         guard let bindings = parseBindings(message) else { return }
+        guard let replayed = replayFrames(message, key: key, caller: authorization.caller, policies: policies) else { return }
 
         // A subscription is only as good as the change feed under it: right after start (or while
         // it reconnects) a change committed now would be announced to nobody. Wait for it.
@@ -170,6 +175,8 @@ final class RealtimeSocket: WebSocketDelegate, @unchecked Sendable {  // state c
         }
 
         let (channel, resolved) = openChannel(message, key: key, token: token, authorization: authorization, policies: policies, bindings: bindings)
+        // Stored broadcasts asked for, to this channel only, after its reply.
+        for frame in replayed { push(nil, nil, message.topic, "broadcast", frame) }
         guard !bindings.isEmpty else { return }
         confirm(message, joinRef: channel.joinRef, subscriptions: resolved.subscriptions, problem: resolved.problem, bindings: bindings)
     }

@@ -95,6 +95,7 @@ struct ConfigurationTests {
         "PGRST_CLIENT_ERROR_VERBOSITY": ("minimal", { $0.postgrest.minimalErrors }),
         "PGRST_APP_SETTINGS_<NAME>": ("x", { $0.postgrest.appSettings.map(\.name) == ["app.settings.<name>"] }),
         "REALTIME_FEED": ("triggers", { $0.realtimeFeed == .triggers }),
+        "REALTIME_PRIVATE_ONLY": ("true", { $0.realtimePrivateOnly }),
         "GOOGLE_JWKS": ("/etc/google.json", { $0.auth.providers["google"]?.keys.location == "/etc/google.json" }),
         "GOOGLE_CLIENT_IDS": ("a,b", { _ in true }),  // read with GOOGLE_JWKS; see below
         "APPLE_JWKS": ("https://appleid.apple.com/auth/keys", { $0.auth.providers["apple"] != nil }),
