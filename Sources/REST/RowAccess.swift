@@ -46,9 +46,9 @@ public enum RowAccess {
         let builder = QueryBuilder(table: table)
         try builder.validate(conditions)
         var sql = SQLBuilder()
-        if conditions.isEmpty { sql.raw("TRUE") }
+        if conditions.isEmpty { sql.unsafeRaw("TRUE") }
         for (index, condition) in conditions.enumerated() {
-            if index > 0 { sql.raw(" AND ") }
+            if index > 0 { sql.unsafeRaw(" AND ") }
             builder.write(condition, into: &sql)
         }
         return sql.sql

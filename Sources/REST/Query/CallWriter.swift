@@ -7,29 +7,29 @@ extension QueryWriter {
         let never = plan.callsNothing ? " WHERE false" : ""
         switch plan.result {
         case .void:
-            sql.raw("SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT ")
+            sql.unsafeRaw("SELECT NULL::bigint AS total, 1::bigint AS page_total, NULL::text AS body, NULL::bigint AS inserted FROM (SELECT ")
             write(plan.invocation, into: &sql)
-            sql.raw(never + ") pgrst_call")
+            sql.unsafeRaw(never + ") pgrst_call")
             return sql.sql
         case .rows(let rows):
             writeSource(plan, into: &sql) { write(rows, into: &$0) }
             write(plan.answer, into: &sql)
         case .scalar(let body):
             writeSource(plan, into: &sql) { sql in
-                sql.raw("SELECT ")
+                sql.unsafeRaw("SELECT ")
                 write(plan.invocation, into: &sql)
-                sql.raw(" AS pgrst_scalar" + never)
+                sql.unsafeRaw(" AS pgrst_scalar" + never)
             }
-            sql.raw("SELECT ")
-            sql.raw(plan.counted ? "(SELECT pg_catalog.count(*) FROM pgrst_all)" : "NULL::bigint")
+            sql.unsafeRaw("SELECT ")
+            sql.unsafeRaw(plan.counted ? "(SELECT pg_catalog.count(*) FROM pgrst_all)" : "NULL::bigint")
             // `count(*)`: one whole-row reference only (see `StatementWriter`).
-            sql.raw(" AS total, pg_catalog.count(*) AS page_total, ")
+            sql.unsafeRaw(" AS total, pg_catalog.count(*) AS page_total, ")
             switch body {
-            case .custom(let custom): sql.raw(customBody(custom))
-            case .array: sql.raw("coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text")
-            case .first(let nullForNone): sql.raw("coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, \(nullForNone ? "'null'" : "''"))")
+            case .custom(let custom): sql.unsafeRaw(customBody(custom))
+            case .array: sql.unsafeRaw("coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text")
+            case .first(let nullForNone): sql.unsafeRaw("coalesce((json_agg(_postgrest_t.pgrst_scalar) -> 0)::text, \(nullForNone ? "'null'" : "''"))")
             }
-            sql.raw(" AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t")
+            sql.unsafeRaw(" AS body, NULL::bigint AS inserted FROM pgrst_source _postgrest_t")
         }
         return sql.sql
     }
@@ -40,32 +40,32 @@ extension QueryWriter {
     /// once either way.
     static func writeSource(_ plan: CallPlan, into sql: inout SQLBuilder, rows: (inout SQLBuilder) -> Void) {
         if plan.counted {
-            sql.raw("WITH pgrst_all AS (")
+            sql.unsafeRaw("WITH pgrst_all AS (")
             rows(&sql)
-            sql.raw("), pgrst_source AS (SELECT * FROM pgrst_all")
+            sql.unsafeRaw("), pgrst_source AS (SELECT * FROM pgrst_all")
         } else {
-            sql.raw("WITH pgrst_source AS (")
+            sql.unsafeRaw("WITH pgrst_source AS (")
             rows(&sql)
         }
         writeRange(limit: plan.limit, offset: plan.offset, into: &sql)
-        sql.raw(") ")
+        sql.unsafeRaw(") ")
     }
 
     /// `"public"."f"(a := $1::integer, VARIADIC v := $2::text[])`.
     static func write(_ invocation: CallPlan.Invocation, into sql: inout SQLBuilder) {
-        sql.raw(qualified(invocation.function))
-        sql.raw("(")
+        sql.unsafeRaw(qualified(invocation.function))
+        sql.unsafeRaw("(")
         for (index, argument) in invocation.arguments.enumerated() {
-            if index > 0 { sql.raw(", ") }
-            if argument.variadic { sql.raw("VARIADIC ") }
+            if index > 0 { sql.unsafeRaw(", ") }
+            if argument.variadic { sql.unsafeRaw("VARIADIC ") }
             if let name = argument.name {
-                sql.raw(quoteIdentifier(name))
-                sql.raw(" := ")
+                sql.unsafeRaw(quoteIdentifier(name))
+                sql.unsafeRaw(" := ")
             }
             sql.bind(argument.value)
-            sql.raw("::")
-            sql.raw(argument.type)
+            sql.unsafeRaw("::")
+            sql.unsafeRaw(argument.type)
         }
-        sql.raw(")")
+        sql.unsafeRaw(")")
     }
 }

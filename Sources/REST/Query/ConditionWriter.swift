@@ -20,17 +20,17 @@ extension QueryBuilder {
     func write(_ condition: Condition, into sql: inout SQLBuilder) {
         switch condition {
         case .not(let inner):
-            sql.raw("NOT ")
+            sql.unsafeRaw("NOT ")
             write(inner, into: &sql)
         case .and(let items), .or(let items):
             let separator: String
             if case .and = condition { separator = " AND " } else { separator = " OR " }
-            sql.raw("(")
+            sql.unsafeRaw("(")
             for (index, item) in items.enumerated() {
-                if index > 0 { sql.raw(separator) }
+                if index > 0 { sql.unsafeRaw(separator) }
                 write(item, into: &sql)
             }
-            sql.raw(")")
+            sql.unsafeRaw(")")
         case .filter(let filter):
             write(filter, into: &sql)
         case .scope(let scope):
@@ -46,26 +46,26 @@ extension QueryBuilder {
             let table = QueryWriter.qualified(QualifiedIdentifier(schema: membership.schema, name: membership.table))
             let family = quoteIdentifier(membership.familyColumn)
             let member = quoteIdentifier(membership.userColumn)
-            sql.raw("(")
+            sql.unsafeRaw("(")
             writeColumn(column, into: &sql)
-            sql.raw(" = ")
+            sql.unsafeRaw(" = ")
             sql.bind(user)
-            sql.raw(" OR ")
+            sql.unsafeRaw(" OR ")
             writeColumn(column, into: &sql)
-            sql.raw(" IN (SELECT theirs.\(member) FROM \(table) mine JOIN \(table) theirs ON theirs.\(family) = mine.\(family) WHERE mine.\(member) = ")
+            sql.unsafeRaw(" IN (SELECT theirs.\(member) FROM \(table) mine JOIN \(table) theirs ON theirs.\(family) = mine.\(family) WHERE mine.\(member) = ")
             sql.bind(user)
             if ownerOnly {
-                sql.raw(" AND mine.\(quoteIdentifier(membership.roleColumn)) = ")
+                sql.unsafeRaw(" AND mine.\(quoteIdentifier(membership.roleColumn)) = ")
                 sql.bind(membership.ownerRole)
             }
-            sql.raw("))")
+            sql.unsafeRaw("))")
         case .familyID(let column, let user, let membership):
             writeColumn(column, into: &sql)
-            sql.raw(
+            sql.unsafeRaw(
                 " IN (SELECT mine.\(quoteIdentifier(membership.familyColumn)) FROM \(QueryWriter.qualified(QualifiedIdentifier(schema: membership.schema, name: membership.table))) mine WHERE mine.\(quoteIdentifier(membership.userColumn)) = "
             )
             sql.bind(user)
-            sql.raw(")")
+            sql.unsafeRaw(")")
         }
     }
 
@@ -76,57 +76,57 @@ extension QueryBuilder {
             !(table.column(filter.column)?.isTSVector ?? (type == "tsvector")) || !filter.jsonPath.isEmpty
         {
             // PostgREST searches a text or json column through to_tsvector([language,] column).
-            sql.raw("to_tsvector(")
+            sql.unsafeRaw("to_tsvector(")
             if let language = filter.language {
                 sql.bind(language)
-                sql.raw("::regconfig, ")
+                sql.unsafeRaw("::regconfig, ")
             }
             writeField(filter.column, path: filter.jsonPath, into: &sql)
-            sql.raw(")")
+            sql.unsafeRaw(")")
         } else {
             writeField(filter.column, path: filter.jsonPath, into: &sql)
         }
         switch filter.operand {
         case .isValue(let value):
             switch value {
-            case .null: sql.raw(" IS NULL")
-            case .notNull: sql.raw(" IS NOT NULL")
-            case .true: sql.raw(" IS TRUE")
-            case .false: sql.raw(" IS FALSE")
-            case .unknown: sql.raw(" IS UNKNOWN")
+            case .null: sql.unsafeRaw(" IS NULL")
+            case .notNull: sql.unsafeRaw(" IS NOT NULL")
+            case .true: sql.unsafeRaw(" IS TRUE")
+            case .false: sql.unsafeRaw(" IS FALSE")
+            case .unknown: sql.unsafeRaw(" IS UNKNOWN")
             }
         case .list(let items):
             // = ANY($1), not IN ($1, $2, …): one bind, one statement text per shape, and an empty list works.
-            sql.raw(" = ANY(")
+            sql.unsafeRaw(" = ANY(")
             if let parser = textParser(filter) {
                 // Each element through the domain's text parser (PostgREST's unnest of the list).
-                sql.raw("SELECT \(parser)(unnest(")
+                sql.unsafeRaw("SELECT \(parser)(unnest(")
                 sql.bind(SQL.arrayLiteral(items))
-                sql.raw("::text[]))")
+                sql.unsafeRaw("::text[]))")
             } else {
                 sql.bind(SQL.arrayLiteral(items))
             }
-            sql.raw(")")
+            sql.unsafeRaw(")")
         case .value(let value) where filter.quantifier != nil:
             // `col LIKE ANY($1)` with the `{…}` list as one array bind (`*` is `%` in patterns).
-            sql.raw(Self.symbol(filter.op) ?? " = ")
-            sql.raw(filter.quantifier == .all ? "ALL(" : "ANY(")
+            sql.unsafeRaw(Self.symbol(filter.op) ?? " = ")
+            sql.unsafeRaw(filter.quantifier == .all ? "ALL(" : "ANY(")
             if let parser = textParser(filter) {
-                sql.raw("SELECT \(parser)(unnest(")
+                sql.unsafeRaw("SELECT \(parser)(unnest(")
                 sql.bind(Self.operandText(filter.op, value))
-                sql.raw("::text[]))")
+                sql.unsafeRaw("::text[]))")
             } else {
                 sql.bind(Self.operandText(filter.op, value))
             }
-            sql.raw(")")
+            sql.unsafeRaw(")")
         case .value(let value):
             if let symbol = Self.symbol(filter.op) {
-                sql.raw(symbol)
+                sql.unsafeRaw(symbol)
                 if let parser = textParser(filter) {
-                    sql.raw(parser)
-                    sql.raw("(")
+                    sql.unsafeRaw(parser)
+                    sql.unsafeRaw("(")
                     sql.bind(value)
-                    sql.raw("::text)")
+                    sql.unsafeRaw("::text)")
                 } else {
                     sql.bind(Self.operandText(filter.op, value))
                 }
@@ -143,13 +143,13 @@ extension QueryBuilder {
                 // Written with their symbol above.
                 return
             }
-            sql.raw(" @@ \(function)(")
+            sql.unsafeRaw(" @@ \(function)(")
             if let language = filter.language {
                 sql.bind(language)
-                sql.raw("::regconfig, ")
+                sql.unsafeRaw("::regconfig, ")
             }
             sql.bind(value)
-            sql.raw(")")
+            sql.unsafeRaw(")")
         }
     }
 

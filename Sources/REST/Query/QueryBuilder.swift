@@ -12,12 +12,12 @@ struct QueryBuilder {
     /// `"public"."f"("children")`.
     func writeColumn(_ name: String, into sql: inout SQLBuilder) {
         if !table.computed.isEmpty, let call = computedCall(name, qualifier: nil) {
-            sql.raw(call)
+            sql.unsafeRaw(call)
             return
         }
-        sql.raw(table.quotedName)
-        sql.raw(".")
-        sql.raw(quoted(name))
+        sql.unsafeRaw(table.quotedName)
+        sql.unsafeRaw(".")
+        sql.unsafeRaw(quoted(name))
     }
 
     /// A computed field (not shadowed by a column) as a call on the row: the table's own row, or
@@ -30,8 +30,8 @@ struct QueryBuilder {
 
     func writeColumnList(_ names: [String], into sql: inout SQLBuilder) {
         for (index, name) in names.enumerated() {
-            if index > 0 { sql.raw(", ") }
-            sql.raw(quoted(name))
+            if index > 0 { sql.unsafeRaw(", ") }
+            sql.unsafeRaw(quoted(name))
         }
     }
 
@@ -39,11 +39,11 @@ struct QueryBuilder {
     /// domain has a json → domain representation is read as json (its function parses it).
     func writeTypedColumns(_ names: [String], into sql: inout SQLBuilder) {
         for (index, name) in names.enumerated() {
-            if index > 0 { sql.raw(", ") }
-            sql.raw(quoted(name))
-            sql.raw(" ")
+            if index > 0 { sql.unsafeRaw(", ") }
+            sql.unsafeRaw(quoted(name))
+            sql.unsafeRaw(" ")
             let column = table.column(name)!
-            sql.raw(column.representation.fromJSON == nil ? column.type : "json")
+            sql.unsafeRaw(column.representation.fromJSON == nil ? column.type : "json")
         }
     }
 
@@ -52,12 +52,12 @@ struct QueryBuilder {
     func writeBodyValue(_ name: String, into sql: inout SQLBuilder) {
         let parser = table.column(name)?.representation.fromJSON
         if let parser {
-            sql.raw(parser)
-            sql.raw("(")
+            sql.unsafeRaw(parser)
+            sql.unsafeRaw("(")
         }
-        sql.raw("pgrst_body.")
-        sql.raw(quoted(name))
-        if parser != nil { sql.raw(")") }
+        sql.unsafeRaw("pgrst_body.")
+        sql.unsafeRaw(quoted(name))
+        if parser != nil { sql.unsafeRaw(")") }
     }
 
     /// A selected field, through its domain → json function when the column's domain has one
@@ -65,11 +65,11 @@ struct QueryBuilder {
     func writeOutputField(_ name: String, path: [JSONPathStep], qualifier: String? = nil, into sql: inout SQLBuilder) {
         let formatter = path.isEmpty ? outputFormatter(name) : nil
         if let formatter {
-            sql.raw(formatter)
-            sql.raw("(")
+            sql.unsafeRaw(formatter)
+            sql.unsafeRaw("(")
         }
         writeField(name, path: path, qualifier: qualifier, into: &sql)
-        if formatter != nil { sql.raw(")") }
+        if formatter != nil { sql.unsafeRaw(")") }
     }
 
     /// The domain → json function of a column (not of a computed field).
@@ -85,21 +85,21 @@ struct QueryBuilder {
         let computed = table.computed.isEmpty ? nil : computedCall(name, qualifier: qualifier)
         let column = computed ?? (qualifier ?? table.quotedName) + "." + quoted(name)
         guard !path.isEmpty else {
-            sql.raw(column)
+            sql.unsafeRaw(column)
             return
         }
         let type = table.fieldType(name)
         let isJSON = type == "json" || type == "jsonb"
-        sql.raw(isJSON ? column : "to_jsonb(" + column + ")")
+        sql.unsafeRaw(isJSON ? column : "to_jsonb(" + column + ")")
         for step in path {
-            sql.raw(step.asText ? "->>" : "->")
+            sql.unsafeRaw(step.asText ? "->>" : "->")
             switch step.operand {
             case .key(let key):
                 sql.bind(key)
-                sql.raw("::text")
+                sql.unsafeRaw("::text")
             case .index(let index):
                 sql.bind(index)
-                sql.raw("::int")
+                sql.unsafeRaw("::int")
             }
         }
     }
@@ -110,7 +110,7 @@ struct QueryBuilder {
     @discardableResult
     func writeSelectItem(_ item: SelectItem, qualifier: String?, into sql: inout SQLBuilder) -> Int {
         if item.column == "*" && item.aggregate == nil {
-            sql.raw(qualifier == nil ? table.starSelect : table.starReturned)
+            sql.unsafeRaw(qualifier == nil ? table.starSelect : table.starReturned)
             return table.columns.count
         }
         writeSelectValue(item, into: &sql) { sql in
@@ -119,8 +119,8 @@ struct QueryBuilder {
         let computed = table.column(item.column) == nil && table.computed[item.column] != nil
         let formatted = item.jsonPath.isEmpty && outputFormatter(item.column) != nil
         if item.alias != nil || item.cast != nil || !item.jsonPath.isEmpty || item.aggregate != nil || computed || formatted, let name = item.outputName {
-            sql.raw(" AS ")
-            sql.raw(quoteIdentifier(name))
+            sql.unsafeRaw(" AS ")
+            sql.unsafeRaw(quoteIdentifier(name))
         }
         return 1
     }
@@ -129,21 +129,21 @@ struct QueryBuilder {
     /// `pg_catalog.count(*)` for `count()`. The casts are type names the grammar restricted to
     /// letters, digits, `_`, ` `, `[]`.
     func writeSelectValue(_ item: SelectItem, into sql: inout SQLBuilder, value: (inout SQLBuilder) -> Void) {
-        if item.aggregateCast != nil, item.aggregate != nil { sql.raw("CAST(") }
+        if item.aggregateCast != nil, item.aggregate != nil { sql.unsafeRaw("CAST(") }
         if let aggregate = item.aggregate {
-            sql.raw("pg_catalog.\(aggregate.rawValue)(")
+            sql.unsafeRaw("pg_catalog.\(aggregate.rawValue)(")
             if item.column == "*" {
-                sql.raw("*)")
-                if let cast = item.aggregateCast { sql.raw(" AS \(cast))") }
+                sql.unsafeRaw("*)")
+                if let cast = item.aggregateCast { sql.unsafeRaw(" AS \(cast))") }
                 return
             }
         }
-        if item.cast != nil { sql.raw("CAST(") }
+        if item.cast != nil { sql.unsafeRaw("CAST(") }
         value(&sql)
-        if let cast = item.cast { sql.raw(" AS \(cast))") }
+        if let cast = item.cast { sql.unsafeRaw(" AS \(cast))") }
         if item.aggregate != nil {
-            sql.raw(")")
-            if let cast = item.aggregateCast { sql.raw(" AS \(cast))") }
+            sql.unsafeRaw(")")
+            if let cast = item.aggregateCast { sql.unsafeRaw(" AS \(cast))") }
         }
     }
 
@@ -151,36 +151,36 @@ struct QueryBuilder {
     /// with the catalog's types; with `missing=default`, a key a row lacks takes the column default.
     func writeJSONRows(payload: Payload, keys: [String], applyDefaults: Bool, into sql: inout SQLBuilder) {
         if applyDefaults {
-            sql.raw("SELECT ")
+            sql.unsafeRaw("SELECT ")
             for (index, key) in keys.enumerated() {
-                if index > 0 { sql.raw(", ") }
+                if index > 0 { sql.unsafeRaw(", ") }
                 if let expression = table.column(key)?.defaultExpression {
                     // The default expression comes from the catalog (pg_get_expr), not from the request.
-                    sql.raw("CASE WHEN pgrst_elem.value -> ")
+                    sql.unsafeRaw("CASE WHEN pgrst_elem.value -> ")
                     sql.bind(key)
-                    sql.raw(" IS NULL THEN \(expression) ELSE ")
+                    sql.unsafeRaw(" IS NULL THEN \(expression) ELSE ")
                     writeBodyValue(key, into: &sql)
-                    sql.raw(" END")
+                    sql.unsafeRaw(" END")
                 } else {
                     writeBodyValue(key, into: &sql)
                 }
             }
-            sql.raw(" FROM json_array_elements(")
+            sql.unsafeRaw(" FROM json_array_elements(")
             sql.bind(payload.isArray ? payload.raw : "[" + payload.raw + "]")
-            sql.raw("::json) AS pgrst_elem, LATERAL json_to_record(pgrst_elem.value) AS pgrst_body(")
+            sql.unsafeRaw("::json) AS pgrst_elem, LATERAL json_to_record(pgrst_elem.value) AS pgrst_body(")
             writeTypedColumns(keys, into: &sql)
-            sql.raw(")")
+            sql.unsafeRaw(")")
             return
         }
-        sql.raw("SELECT ")
+        sql.unsafeRaw("SELECT ")
         for (index, key) in keys.enumerated() {
-            if index > 0 { sql.raw(", ") }
+            if index > 0 { sql.unsafeRaw(", ") }
             writeBodyValue(key, into: &sql)
         }
-        sql.raw(payload.isArray ? " FROM json_to_recordset(" : " FROM json_to_record(")
+        sql.unsafeRaw(payload.isArray ? " FROM json_to_recordset(" : " FROM json_to_record(")
         sql.bind(payload.raw)
-        sql.raw("::json) AS pgrst_body(")
+        sql.unsafeRaw("::json) AS pgrst_body(")
         writeTypedColumns(keys, into: &sql)
-        sql.raw(")")
+        sql.unsafeRaw(")")
     }
 }

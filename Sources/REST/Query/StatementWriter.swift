@@ -4,12 +4,12 @@ import Postgres
 extension QueryWriter {
     static func statement(_ plan: TableStatementPlan) -> SQL {
         var sql = SQLBuilder()
-        sql.raw("WITH pgrst_source AS (")
+        sql.unsafeRaw("WITH pgrst_source AS (")
         switch plan.source {
         case .read(let read): write(read, into: &sql)
         case .mutate(let mutate): write(mutate, into: &sql)
         }
-        sql.raw(") ")
+        sql.unsafeRaw(") ")
         write(plan.answer, into: &sql)
         return sql.sql
     }
@@ -17,7 +17,7 @@ extension QueryWriter {
     /// `EXPLAIN (FORMAT JSON) SELECT 1 FROM …`: the planner's estimate of a read's rows.
     static func plannedCount(_ rows: ReadPlan) -> SQL {
         var sql = SQLBuilder()
-        sql.raw("EXPLAIN (FORMAT JSON) ")
+        sql.unsafeRaw("EXPLAIN (FORMAT JSON) ")
         write(rows, into: &sql)
         return sql.sql
     }
@@ -32,33 +32,33 @@ extension QueryWriter {
     static func write(_ answer: AnswerPlan, into sql: inout SQLBuilder) {
         func rows(_ sql: inout SQLBuilder) {
             switch answer.rows {
-            case .source: sql.raw("pgrst_source")
+            case .source: sql.unsafeRaw("pgrst_source")
             case .read(let read): writeSubquery(read, into: &sql)
             }
         }
-        sql.raw("SELECT ")
+        sql.unsafeRaw("SELECT ")
         switch answer.total {
-        case .none: sql.raw("NULL::bigint")
+        case .none: sql.unsafeRaw("NULL::bigint")
         case .rows(let counted): writeSubquery(counted, into: &sql)
-        case .all: sql.raw("(SELECT pg_catalog.count(*) FROM pgrst_all)")
+        case .all: sql.unsafeRaw("(SELECT pg_catalog.count(*) FROM pgrst_all)")
         }
         // `count(*)`, not `count(_postgrest_t)` (PostgREST's): the same number, as a row is never
         // a NULL datum, but a second whole-row reference would have PostgreSQL build each row
         // twice, every embed and computed column in it evaluated twice.
-        sql.raw(" AS total, pg_catalog.count(*) AS page_total, ")
+        sql.unsafeRaw(" AS total, pg_catalog.count(*) AS page_total, ")
         if !answer.locationKeys.isEmpty {
             // Each row's key values as JSON (PostgREST reads them through row_to_json).
-            sql.raw("coalesce(json_agg(json_build_array(")
-            sql.raw(answer.locationKeys.map { "to_json(_postgrest_t." + quoteIdentifier($0) + ")" }.joined(separator: ", "))
-            sql.raw(")), '[]')::text")
+            sql.unsafeRaw("coalesce(json_agg(json_build_array(")
+            sql.unsafeRaw(answer.locationKeys.map { "to_json(_postgrest_t." + quoteIdentifier($0) + ")" }.joined(separator: ", "))
+            sql.unsafeRaw(")), '[]')::text")
         } else {
             writeBody(answer.media, nullForEmptyObject: answer.nullForEmptyObject, rows: rows, into: &sql)
         }
-        sql.raw(" AS body, ")
-        sql.raw(answer.countsInserted ? "(SELECT pg_catalog.count(*) FILTER (WHERE pgrst_inserted) FROM pgrst_source)" : "NULL::bigint")
-        sql.raw(" AS inserted FROM ")
+        sql.unsafeRaw(" AS body, ")
+        sql.unsafeRaw(answer.countsInserted ? "(SELECT pg_catalog.count(*) FILTER (WHERE pgrst_inserted) FROM pgrst_source)" : "NULL::bigint")
+        sql.unsafeRaw(" AS inserted FROM ")
         rows(&sql)
-        sql.raw(" _postgrest_t")
+        sql.unsafeRaw(" _postgrest_t")
     }
 
     /// The body in the negotiated media, aggregated over `_postgrest_t`'s rows.
@@ -67,20 +67,21 @@ extension QueryWriter {
     ) {
         switch media {
         case .json, .openAPI:
-            sql.raw("coalesce(json_agg(_postgrest_t), '[]')::text")
+            sql.unsafeRaw("coalesce(json_agg(_postgrest_t), '[]')::text")
         case .strippedArray:
-            sql.raw("coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')::text")
+            sql.unsafeRaw("coalesce(json_agg(json_strip_nulls(row_to_json(_postgrest_t))), '[]')::text")
         case .singleObject(let strip):
             let object = strip ? "json_strip_nulls(json_agg(_postgrest_t) -> 0)" : "(json_agg(_postgrest_t) -> 0)"
-            sql.raw("coalesce(\(object)::text, \(nullForEmptyObject ? "'null'" : "''"))")
+            sql.unsafeRaw("coalesce(\(object)::text, \(nullForEmptyObject ? "'null'" : "''"))")
         case .custom(let custom):
-            sql.raw(customBody(custom))
+            sql.unsafeRaw(customBody(custom))
         case .csv:
             // Header from the first row's keys, then each row's record text without its
             // parentheses (PostgREST's asCsvF).
-            sql.raw("(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text AS k FROM (SELECT row_to_json(hh) AS r FROM ")
+            sql.unsafeRaw("(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text AS k FROM (SELECT row_to_json(hh) AS r FROM ")
             rows(&sql)
-            sql.raw(" AS hh LIMIT 1) s) a) || chr(10) || coalesce(string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), chr(10)), '')")
+            sql.unsafeRaw(
+                " AS hh LIMIT 1) s) a) || chr(10) || coalesce(string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), chr(10)), '')")
         }
     }
 
