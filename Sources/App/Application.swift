@@ -8,6 +8,7 @@ import Migrations
 import Postgres
 import REST
 import Realtime
+import Storage
 import Synchronization
 
 /// The one place that composes the layers: database, migrations, pool, schema cache, routes and
@@ -52,7 +53,9 @@ public final class Application: Sendable {
             let settings = try config.postgrest.overlaid(from: admin)
             let schema = SchemaCacheStore(try SchemaCaches.load(admin, schemas: settings.schemas))
             let pool = Pool(conninfo: database.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
-            let application = Application(config: config, database: database, pool: pool, schema: schema, logger: logger)
+            // Storage's folder is made here: a folder that cannot be made stops the start.
+            let storage = try StorageService(pool: pool, keys: config.keys, config: config.storage, logger: logger)
+            let application = Application(config: config, database: database, pool: pool, schema: schema, storage: storage, logger: logger)
             application.rest.settings.replace(settings)
             // The feed first: no socket can subscribe before changes can reach it.
             try application.changeFeed.start()
@@ -75,7 +78,7 @@ public final class Application: Sendable {
         }
     }
 
-    init(config: ServerConfig, database: PreparedDatabase, pool: Pool, schema: SchemaCacheStore, logger: Logger) {
+    init(config: ServerConfig, database: PreparedDatabase, pool: Pool, schema: SchemaCacheStore, storage: StorageService, logger: Logger) {
         self.config = config
         self.database = database
         self.pool = pool
@@ -142,7 +145,7 @@ public final class Application: Sendable {
         let migrator = Migrator(directory: config.migrationsDirectory)
         let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, reads: readPipeline) : nil
         let router = Routes.make(
-            config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
+            config: config, pool: pool, rest: rest, auth: auth, realtime: realtime, storage: storage, metrics: metrics,
             migrator: migrator, readiness: { Readiness.check(pool: pool, migrator: migrator, feed: changeFeed, readReplicas: readReplicas) }, logger: logger)
         server = HTTPServer(
             host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,

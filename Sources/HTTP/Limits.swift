@@ -9,6 +9,8 @@ public struct ServerLimits: Sendable {
     public var maxHeaderCount = 100
     /// Body larger than this → 413, answered as soon as the headers say so.
     public var maxBodyBytes = 1024 * 1024
+    /// Larger limits for paths under a prefix (Storage's uploads), in place of `maxBodyBytes`.
+    public var bodyLimits: [BodyLimit] = []
     /// Seconds to receive a whole request once its first byte arrived (slowloris) → 408 + close.
     public var requestTimeout: Double = 10
     /// Seconds an idle keep-alive connection is kept.
@@ -28,6 +30,25 @@ public struct ServerLimits: Sendable {
     public var webSocket = WebSocketLimits()
 
     public init() {}
+
+    /// The body limit of a request for `path`.
+    public func maxBodyBytes(forPath path: String) -> Int {
+        bodyLimits.first { path.hasPrefix($0.pathPrefix) }?.maxBytes ?? maxBodyBytes
+    }
+
+    /// The largest body any path accepts (what a connection may buffer).
+    public var largestBodyBytes: Int { bodyLimits.reduce(maxBodyBytes) { max($0, $1.maxBytes) } }
+}
+
+/// A body limit for the paths that start with `pathPrefix`.
+public struct BodyLimit: Sendable, Equatable {
+    public var pathPrefix: String
+    public var maxBytes: Int
+
+    public init(pathPrefix: String, maxBytes: Int) {
+        self.pathPrefix = pathPrefix
+        self.maxBytes = maxBytes
+    }
 }
 
 /// Limits of one WebSocket connection (RFC 6455 §10.4).
