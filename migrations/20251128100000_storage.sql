@@ -96,9 +96,9 @@ CREATE POLICY "Family reads the children's pictures" ON storage.objects FOR SELE
 
 -- Whether bucket `id` holds any object, whoever may see them: a bucket is deleted only when
 -- empty, as Storage refuses otherwise, and a caller's policies may hide some of its objects.
-CREATE FUNCTION storage.bucket_has_objects(id text) RETURNS boolean
+CREATE FUNCTION storage.bucket_has_objects(bucket text) RETURNS boolean
 LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = ''
-AS $$ SELECT EXISTS (SELECT 1 FROM storage.objects o WHERE o.bucket_id = id) $$;
+AS $$ SELECT EXISTS (SELECT 1 FROM storage.objects o WHERE o.bucket_id = bucket_has_objects.bucket) $$;
 REVOKE ALL ON FUNCTION storage.bucket_has_objects(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION storage.bucket_has_objects(text) TO anon, authenticated, service_role;
