@@ -83,7 +83,9 @@ let package = Package(
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["TestSupport", "Postgres", "Identity", "HTTP", "Auth", "App", "Realtime", "Storage", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TestSupport", "Postgres", "Identity", "HTTP", "Auth", "App", "Realtime", "Storage", .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: swiftSettings),
         .testTarget(name: "TypeGenTests", dependencies: ["TypeGen", "REST", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings)

@@ -22,7 +22,11 @@ public struct FileStore: Sendable {
     /// A fresh version name: 128 random bits in hex (never from a request).
     static func newVersion() -> String { Crypto.hex(Crypto.randomBytes(16)) }
 
-    func path(of version: String) -> String { objects + "/" + version }
+    /// The file of `version`; a name that is not one of ours (32 hex digits) names none.
+    func path(of version: String) -> String {
+        let isOurs = version.utf8.count == 32 && version.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        return objects + "/" + (isOurs ? version : "invalid")
+    }
 
     /// Writes `bytes` durably and answers their version.
     public func write(_ bytes: [UInt8]) throws(StorageError) -> String {

@@ -177,7 +177,8 @@ extension StorageService {
             let quoted = filename.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             headers.add("Content-Disposition", "attachment; filename=\"\(quoted)\"")
         }
-        if let match = request.headers["If-None-Match"], match.split(separator: ",").contains(where: { $0.trimmedOf(" ") == eTag || $0.trimmedOf(" ") == "*" }) {
+        if let match = request.headers["If-None-Match"], match.split(separator: ",").contains(where: { $0.trimmedOf(" ") == eTag || $0.trimmedOf(" ") == "*" })
+        {
             return HTTPResponse(status: HTTPStatus(code: 304), headers: headers)
         }
         if let range = request.headers["Range"] {

@@ -108,7 +108,8 @@ struct StoragePolicyTests {
         let names = Set(seen.jsonArray?.compactMap { $0["name"] as? String } ?? [])
         #expect(!names.contains("coParent-write.png") && !names.contains("stranger-write.png") && !names.contains("anon-write.png"))
         #expect(names.contains("owner-write.png") && names.contains("owner-move-moved.png") && !names.contains("owner-delete.png"))
-        let storedFiles = try FileManager.default.contentsOfDirectory(atPath: server.application.config.storage.directory.appendingPathComponent("objects").path)
+        let storedFiles = try FileManager.default.contentsOfDirectory(
+            atPath: server.application.config.storage.directory.appendingPathComponent("objects").path)
         let rows = try http.request(
             "POST", "/storage/v1/object/list/avatars", headers: serviceHeaders + [("Content-Type", "application/json")],
             body: #"{"prefix":"\#(owner.id)","limit":1000}"#)

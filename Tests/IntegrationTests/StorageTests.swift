@@ -19,7 +19,9 @@ struct StorageTests {
             method, "/storage/v1" + path, headers: headers + (json == nil ? [] : [("Content-Type", "application/json")]), body: json)
     }
 
-    func upload(_ path: String, _ bytes: [UInt8], _ headers: [(String, String)], type: String = "text/plain", extra: [(String, String)] = [])
+    func upload(
+        _ path: String, _ bytes: [UInt8], _ headers: [(String, String)], type: String = "text/plain", extra: [(String, String)] = []
+    )
         throws -> TestResponse
     {
         try server.client().request("POST", "/storage/v1/object/" + path, headers: headers + [("Content-Type", type)] + extra, bodyBytes: bytes)
@@ -30,7 +32,8 @@ struct StorageTests {
     }
 
     @Test func bucketsAreCreatedReadUpdatedEmptiedAndDeleted() throws {
-        let created = try send("POST", "/bucket", service, json: #"{"id":"docs","name":"docs","public":false,"file_size_limit":"1KB","allowed_mime_types":["text/*"]}"#)
+        let created = try send(
+            "POST", "/bucket", service, json: #"{"id":"docs","name":"docs","public":false,"file_size_limit":"1KB","allowed_mime_types":["text/*"]}"#)
         #expect(created.status == 200 && created.jsonObject?["name"] as? String == "docs", "\(created.status) \(created.text)")
         let again = try send("POST", "/bucket", service, json: #"{"id":"docs"}"#)
         #expect(again.status == 409 && again.jsonObject?["statusCode"] as? String == "409", "\(again.text)")
@@ -164,7 +167,8 @@ struct StorageTests {
             claims: ["url": "signed/doc.txt", "purpose": "download", "iat": now - 600, "exp": now - 300], secret: Array(TestServer.secret.utf8))
         let late = try server.client().request("GET", "/storage/v1/object/sign/signed/doc.txt?token=\(expired)")
         #expect(late.status == 400 && late.jsonObject?["message"] as? String == "jwt expired", "\(late.text)")
-        let forged = JWT.signHS256(claims: ["url": "signed/doc.txt", "purpose": "download", "exp": now + 300], secret: Array("another-secret-of-32-characters!!".utf8))
+        let forged = JWT.signHS256(
+            claims: ["url": "signed/doc.txt", "purpose": "download", "exp": now + 300], secret: Array("another-secret-of-32-characters!!".utf8))
         #expect(try server.client().request("GET", "/storage/v1/object/sign/signed/doc.txt?token=\(forged)").status == 400)
 
         let many = try send("POST", "/object/sign/signed", service, json: #"{"expiresIn":60,"paths":["doc.txt","missing.txt"]}"#)
@@ -193,7 +197,8 @@ struct StorageTests {
         _ = try http.request("POST", "/storage/v1/bucket", headers: keys + [("Content-Type", "application/json")], body: #"{"id":"big"}"#)
         let tooBig = try http.request("POST", "/storage/v1/object/big/x.bin", headers: keys, bodyBytes: [UInt8](repeating: 7, count: 2 * 1024 * 1024 + 1))
         #expect(
-            tooBig.status == 413 && tooBig.text == #"{"statusCode":"413","error":"Payload too large","message":"The object exceeded the maximum allowed size"}"#,
+            tooBig.status == 413
+                && tooBig.text == #"{"statusCode":"413","error":"Payload too large","message":"The object exceeded the maximum allowed size"}"#,
             "\(tooBig.status) \(tooBig.text)")
         let fits = try http.request("POST", "/storage/v1/object/big/y.bin", headers: keys, bodyBytes: [UInt8](repeating: 7, count: 1536 * 1024))
         #expect(fits.status == 200, "bodies over the HTTP default (1 MB) are accepted under /storage/v1: \(fits.text)")
