@@ -14,6 +14,24 @@ public struct FileStore: Sendable {
         for folder in ["objects", "tmp"] {
             try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
+        removeStaleTemporaries()
+    }
+
+    /// Seconds after which a file under `tmp/` is an upload that a crash cut short (younger ones
+    /// may be another server's upload in progress: servers that share a database share the folder).
+    static let staleTemporarySeconds: Double = 3600
+
+    /// Removes what uploads cut short by a crash left under `tmp/` (never visible as objects).
+    func removeStaleTemporaries(now: Date = Date()) {
+        let folder = root.appendingPathComponent("tmp")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names {
+            let path = folder.appendingPathComponent(name).path
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                now.timeIntervalSince(modified) > Self.staleTemporarySeconds
+            else { continue }
+            unlink(path)
+        }
     }
 
     private var objects: String { root.appendingPathComponent("objects").path }

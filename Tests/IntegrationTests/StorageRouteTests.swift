@@ -1,3 +1,4 @@
+import Foundation
 import HTTP
 import Testing
 
@@ -71,5 +72,25 @@ struct StorageRouteTests {
         #expect(Multipart.parse(Array("--x\r\nbroken".utf8), boundary: "x") == nil)
         #expect(Multipart.boundary(contentType: "multipart/form-data; boundary=\"abc\"") == "abc")
         #expect(Multipart.boundary(contentType: "text/plain") == nil)
+    }
+
+    @Test func uploadsCutShortByACrashAreRemovedAtStart() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("onboard-storage-tmp-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        _ = try FileStore(root: root)
+        let stale = root.appendingPathComponent("tmp/stale")
+        let fresh = root.appendingPathComponent("tmp/fresh")
+        #expect(FileManager.default.createFile(atPath: stale.path, contents: Data([1])))
+        #expect(FileManager.default.createFile(atPath: fresh.path, contents: Data([2])))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: stale.path)
+        let store = try FileStore(root: root)
+        #expect(!FileManager.default.fileExists(atPath: stale.path), "an old temporary file is a crash's leftover")
+        #expect(FileManager.default.fileExists(atPath: fresh.path), "a young one may be an upload in progress")
+        let version = try store.write([7, 8, 9])
+        #expect(store.read(version) == [7, 8, 9])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("tmp").path) == ["fresh"])
+        store.remove(version)
+        #expect(store.read(version) == nil)
+        #expect(store.read("../../etc/passwd") == nil)
     }
 }
