@@ -15,6 +15,8 @@ enum StorageRoute: Equatable, Sendable {
     case download(bucket: String, name: String, public: Bool)
     case info(bucket: String, name: String)
     case list(bucket: String)
+    /// `POST /object/list-v2/{bucket}`: cursor pages, with or without folders.
+    case listV2(bucket: String)
     case move
     case copy
     case deleteMany(bucket: String)
@@ -61,6 +63,7 @@ enum StorageRoute: Equatable, Sendable {
         case "move" where method == .post && rest.count == 1: return .move
         case "copy" where method == .post && rest.count == 1: return .copy
         case "list" where method == .post && rest.count == 2: return .list(bucket: rest[1])
+        case "list-v2" where method == .post && rest.count == 2: return .listV2(bucket: rest[1])
         case "info":
             let skip = rest.count > 1 && (rest[1] == "authenticated" || rest[1] == "public") ? 2 : 1
             guard isRead, let object = target(skip) else { return nil }

@@ -75,6 +75,7 @@ public final class StorageService: Sendable {
         case .download(let bucket, let name, let isPublic): return try download(bucket: bucket, name: name, public: isPublic, request)
         case .info(let bucket, let name): return try info(bucket: bucket, name: name, request)
         case .list(let bucket): return try list(bucket: bucket, request)
+        case .listV2(let bucket): return try listV2(bucket: bucket, request)
         case .move: return try move(request)
         case .copy: return try copy(request)
         case .deleteMany(let bucket): return try deleteMany(bucket: bucket, request)

@@ -136,6 +136,17 @@ struct StorageTests {
         #expect(paged.jsonArray?.compactMap { $0["name"] as? String } == ["sub"])
         #expect(try send("POST", "/object/list/tree", service, json: #"{"sortBy":{"column":"name; drop"}}"#).status == 400)
 
+        let v2 = try send("POST", "/object/list-v2/tree", service, json: #"{"prefix":"a/","with_delimiter":true,"limit":2}"#)
+        let page = try #require(v2.jsonObject, "\(v2.text)")
+        #expect((page["folders"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["a/sub/"], "\(v2.text)")
+        #expect((page["objects"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["a/one.txt"], "\(v2.text)")
+        #expect(page["hasNext"] as? Bool == true && page["nextCursor"] as? String == "a/sub/")
+        let rest = try send("POST", "/object/list-v2/tree", service, json: #"{"prefix":"a/","with_delimiter":true,"limit":2,"cursor":"a/sub/"}"#)
+        #expect((rest.jsonObject?["objects"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["a/two.txt"], "\(rest.text)")
+        #expect(rest.jsonObject?["hasNext"] as? Bool == false)
+        let flat = try send("POST", "/object/list-v2/tree", service, json: #"{"prefix":"a/"}"#)
+        #expect((flat.jsonObject?["objects"] as? [[String: Any]])?.count == 3 && (flat.jsonObject?["folders"] as? [Any])?.isEmpty == true)
+
         let moved = try send("POST", "/object/move", service, json: #"{"bucketId":"tree","sourceKey":"b.txt","destinationKey":"c/b.txt"}"#)
         #expect(moved.status == 200 && moved.jsonObject?["message"] as? String == "Successfully moved", "\(moved.text)")
         #expect(try send("GET", "/object/tree/c/b.txt", service).text == "b.txt")

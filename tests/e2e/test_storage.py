@@ -75,6 +75,12 @@ def test_upload_download_list_move_copy_remove(bucket):
     assert [e["name"] for e in listed] == ["hello.txt", "b.txt"]
     assert [e["name"] for e in files.list("docs", {"search": "b"})] == ["b.txt"]
 
+    page = files.list_v2({"prefix": "docs/", "with_delimiter": True, "limit": 1})
+    assert [o.name for o in page.objects] == ["docs/b.txt"] and page.hasNext and page.nextCursor == "docs/b.txt"
+    rest = files.list_v2({"prefix": "docs/", "with_delimiter": True, "cursor": page.nextCursor})
+    assert [o.name for o in rest.objects] == ["docs/hello.txt"] and not rest.hasNext
+    assert [f.name for f in files.list_v2({"with_delimiter": True}).folders] == ["docs/"]
+
     files.move("docs/b.txt", "moved/b.txt")
     assert files.download("moved/b.txt") == b"b"
     files.copy("moved/b.txt", "copied/b.txt")
