@@ -75,7 +75,7 @@ extension HTTPServer {
     }
 
     func armForReading(_ connection: ClientConnection) {
-        let timeout = connection.buffer.isEmpty ? limits.idleTimeout : limits.requestTimeout
+        let timeout = connection.buffer.isEmpty ? limits.idleTimeout : limits.requestTimeout(buffered: connection.buffer.count)
         let startedAt = connection.buffer.isEmpty ? monotonicNow() : connection.requestStarted
         let epoll = state.withLock { state -> Int32 in
             state.deadlines[connection.fd] = startedAt + timeout

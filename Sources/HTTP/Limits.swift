@@ -13,6 +13,10 @@ public struct ServerLimits: Sendable {
     public var bodyLimits: [BodyLimit] = []
     /// Seconds to receive a whole request once its first byte arrived (slowloris) → 408 + close.
     public var requestTimeout: Double = 10
+    /// A body larger than `maxBodyBytes` (an upload a `bodyLimits` path allows) gets one more
+    /// second per this many bytes received beyond it, so that a large upload at this rate or
+    /// faster is not cut at `requestTimeout`.
+    public var largeBodyBytesPerSecond = 256 * 1024
     /// Seconds an idle keep-alive connection is kept.
     public var idleTimeout: Double = 60
     /// Open connections beyond this get a fast 503 and are closed.
@@ -34,6 +38,11 @@ public struct ServerLimits: Sendable {
     /// The body limit of a request for `path`.
     public func maxBodyBytes(forPath path: String) -> Int {
         bodyLimits.first { path.hasPrefix($0.pathPrefix) }?.maxBytes ?? maxBodyBytes
+    }
+
+    /// Seconds to receive a request of which `buffered` bytes have arrived.
+    public func requestTimeout(buffered: Int) -> Double {
+        requestTimeout + Double(max(0, buffered - maxBodyBytes)) / Double(max(1, largeBodyBytesPerSecond))
     }
 
     /// The largest body any path accepts (what a connection may buffer).

@@ -85,4 +85,54 @@ struct StorageServersTests {
         #expect(whole.status == 200)
         #expect(try second.client().request("GET", "/storage/v1/object/crash/video.bin", headers: service).body.count == size)
     }
+
+    /// A large upload that arrives steadily but takes longer than the request timeout is not cut
+    /// off: each byte beyond the ordinary body limit buys time.
+    @Test func aSlowLargeUploadOutlivesTheRequestTimeout() throws {
+        let server = try TestServer {
+            $0.limits.requestTimeout = 2
+            $0.limits.largeBodyBytesPerSecond = 1024 * 1024
+        }
+        let service = [("apikey", server.anonKey), ("Authorization", "Bearer \(server.serviceKey)")]
+        #expect(
+            try server.client().request("POST", "/storage/v1/bucket", headers: service + [("Content-Type", "application/json")], body: #"{"id":"slow"}"#)
+                .status == 200)
+        let chunk = 1024 * 1024
+        let chunks = 8
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        var head = "POST /storage/v1/object/slow/big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
+        head += "Content-Length: \(chunk * chunks)\r\nConnection: close\r\n"
+        for (name, value) in service { head += "\(name): \(value)\r\n" }
+        func sendAll(_ bytes: [UInt8]) {
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard count > 0 else { return }
+                sent += count
+            }
+        }
+        sendAll(Array((head + "\r\n").utf8))
+        for _ in 0..<chunks {
+            sendAll([UInt8](repeating: 5, count: chunk))
+            usleep(500_000)
+        }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        let text = String(decoding: answer, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 200"), "\(text.prefix(200))")
+    }
 }
