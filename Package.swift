@@ -43,10 +43,14 @@ let package = Package(
         .target(
             name: "Realtime", dependencies: ["EventLoop", "HTTP", "Postgres", "Identity", "REST", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
+        // Supabase Storage's API: buckets and objects under row-level security, bytes on disk.
+        .target(
+            name: "Storage", dependencies: ["HTTP", "Postgres", "Identity", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
         .target(
             name: "App",
             dependencies: [
-                "Postgres", "Migrations", "EmbeddedPostgres", "EventLoop", "HTTP", "Identity", "REST", "Auth", "Realtime",
+                "Postgres", "Migrations", "EmbeddedPostgres", "EventLoop", "HTTP", "Identity", "REST", "Auth", "Realtime", "Storage",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: swiftSettings
@@ -79,7 +83,9 @@ let package = Package(
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["TestSupport", "Postgres", "Identity", "HTTP", "Auth", "App", "Realtime", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TestSupport", "Postgres", "Identity", "HTTP", "Auth", "App", "Realtime", "Storage", .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: swiftSettings),
         .testTarget(name: "TypeGenTests", dependencies: ["TypeGen", "REST", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings)

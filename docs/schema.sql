@@ -51,6 +51,13 @@ CREATE SCHEMA realtime;
 
 
 --
+-- Name: storage; Type: SCHEMA; Schema: -; Owner: -
+--
+
+CREATE SCHEMA storage;
+
+
+--
 -- Name: aal_level; Type: TYPE; Schema: auth; Owner: -
 --
 
@@ -1695,6 +1702,56 @@ $$;
 
 
 --
+-- Name: bucket_has_objects(text); Type: FUNCTION; Schema: storage; Owner: -
+--
+
+CREATE FUNCTION storage.bucket_has_objects(bucket text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$ SELECT EXISTS (SELECT 1 FROM storage.objects o WHERE o.bucket_id = bucket_has_objects.bucket) $$;
+
+
+--
+-- Name: extension(text); Type: FUNCTION; Schema: storage; Owner: -
+--
+
+CREATE FUNCTION storage.extension(name text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT reverse(split_part(reverse(storage.filename(name)), '.', 1)) $$;
+
+
+--
+-- Name: filename(text); Type: FUNCTION; Schema: storage; Owner: -
+--
+
+CREATE FUNCTION storage.filename(name text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT (string_to_array(name, '/'))[array_length(string_to_array(name, '/'), 1)] $$;
+
+
+--
+-- Name: foldername(text); Type: FUNCTION; Schema: storage; Owner: -
+--
+
+CREATE FUNCTION storage.foldername(name text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT (string_to_array(name, '/'))[1:array_length(string_to_array(name, '/'), 1) - 1] $$;
+
+
+--
+-- Name: shares_family_with_folder(text); Type: FUNCTION; Schema: storage; Owner: -
+--
+
+CREATE FUNCTION storage.shares_family_with_folder(folder text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+    SELECT CASE WHEN folder ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+        THEN private.shares_family_with(folder::uuid) ELSE false END
+$_$;
+
+
+--
 -- Name: former_users; Type: TABLE; Schema: analytics; Owner: -
 --
 
@@ -2062,6 +2119,45 @@ CREATE TABLE realtime.settings (
 
 
 --
+-- Name: buckets; Type: TABLE; Schema: storage; Owner: -
+--
+
+CREATE TABLE storage.buckets (
+    id text NOT NULL,
+    name text NOT NULL,
+    owner uuid,
+    owner_id text,
+    public boolean DEFAULT false NOT NULL,
+    avif_autodetection boolean DEFAULT false NOT NULL,
+    file_size_limit bigint,
+    allowed_mime_types text[],
+    type text DEFAULT 'STANDARD'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: objects; Type: TABLE; Schema: storage; Owner: -
+--
+
+CREATE TABLE storage.objects (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    bucket_id text NOT NULL,
+    name text NOT NULL,
+    owner uuid,
+    owner_id text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_accessed_at timestamp with time zone DEFAULT now() NOT NULL,
+    metadata jsonb,
+    user_metadata jsonb,
+    path_tokens text[] GENERATED ALWAYS AS (string_to_array(name, '/'::text)) STORED,
+    version text
+);
+
+
+--
 -- Name: refresh_tokens id; Type: DEFAULT; Schema: auth; Owner: -
 --
 
@@ -2341,6 +2437,22 @@ ALTER TABLE ONLY realtime.settings
 
 
 --
+-- Name: buckets buckets_pkey; Type: CONSTRAINT; Schema: storage; Owner: -
+--
+
+ALTER TABLE ONLY storage.buckets
+    ADD CONSTRAINT buckets_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: objects objects_pkey; Type: CONSTRAINT; Schema: storage; Owner: -
+--
+
+ALTER TABLE ONLY storage.objects
+    ADD CONSTRAINT objects_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: onboarding_transitions_at_idx; Type: INDEX; Schema: analytics; Owner: -
 --
 
@@ -2541,6 +2653,27 @@ CREATE INDEX presences_server_index ON realtime.presences USING btree (server_id
 --
 
 CREATE INDEX presences_topic_index ON realtime.presences USING btree (topic, private);
+
+
+--
+-- Name: bname; Type: INDEX; Schema: storage; Owner: -
+--
+
+CREATE UNIQUE INDEX bname ON storage.buckets USING btree (name);
+
+
+--
+-- Name: bucketid_objname; Type: INDEX; Schema: storage; Owner: -
+--
+
+CREATE UNIQUE INDEX bucketid_objname ON storage.objects USING btree (bucket_id, name);
+
+
+--
+-- Name: name_prefix_search; Type: INDEX; Schema: storage; Owner: -
+--
+
+CREATE INDEX name_prefix_search ON storage.objects USING btree (name text_pattern_ops);
 
 
 --
@@ -2820,6 +2953,14 @@ ALTER TABLE ONLY public.user_profiles
 
 
 --
+-- Name: objects objects_bucket_id_fkey; Type: FK CONSTRAINT; Schema: storage; Owner: -
+--
+
+ALTER TABLE ONLY storage.objects
+    ADD CONSTRAINT objects_bucket_id_fkey FOREIGN KEY (bucket_id) REFERENCES storage.buckets(id);
+
+
+--
 -- Name: children Creator or family owner can delete children; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -2926,6 +3067,53 @@ ALTER TABLE public.user_profiles ENABLE ROW LEVEL SECURITY;
 ALTER TABLE realtime.messages ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: objects Family reads the children's pictures; Type: POLICY; Schema: storage; Owner: -
+--
+
+CREATE POLICY "Family reads the children's pictures" ON storage.objects FOR SELECT TO authenticated USING (((bucket_id = 'avatars'::text) AND ((storage.foldername(name))[2] = 'children'::text) AND storage.shares_family_with_folder((storage.foldername(name))[1])));
+
+
+--
+-- Name: objects Users delete their own avatars; Type: POLICY; Schema: storage; Owner: -
+--
+
+CREATE POLICY "Users delete their own avatars" ON storage.objects FOR DELETE TO authenticated USING (((bucket_id = 'avatars'::text) AND ((storage.foldername(name))[1] = (auth.uid())::text)));
+
+
+--
+-- Name: objects Users read their own avatars; Type: POLICY; Schema: storage; Owner: -
+--
+
+CREATE POLICY "Users read their own avatars" ON storage.objects FOR SELECT TO authenticated USING (((bucket_id = 'avatars'::text) AND ((storage.foldername(name))[1] = (auth.uid())::text)));
+
+
+--
+-- Name: objects Users update their own avatars; Type: POLICY; Schema: storage; Owner: -
+--
+
+CREATE POLICY "Users update their own avatars" ON storage.objects FOR UPDATE TO authenticated USING (((bucket_id = 'avatars'::text) AND ((storage.foldername(name))[1] = (auth.uid())::text))) WITH CHECK (((bucket_id = 'avatars'::text) AND ((storage.foldername(name))[1] = (auth.uid())::text)));
+
+
+--
+-- Name: objects Users upload their own avatars; Type: POLICY; Schema: storage; Owner: -
+--
+
+CREATE POLICY "Users upload their own avatars" ON storage.objects FOR INSERT TO authenticated WITH CHECK (((bucket_id = 'avatars'::text) AND ((storage.foldername(name))[1] = (auth.uid())::text)));
+
+
+--
+-- Name: buckets; Type: ROW SECURITY; Schema: storage; Owner: -
+--
+
+ALTER TABLE storage.buckets ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: objects; Type: ROW SECURITY; Schema: storage; Owner: -
+--
+
+ALTER TABLE storage.objects ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: supabase_realtime; Type: PUBLICATION; Schema: -; Owner: -
 --
 
@@ -2987,6 +3175,15 @@ GRANT USAGE ON SCHEMA public TO service_role;
 GRANT USAGE ON SCHEMA realtime TO anon;
 GRANT USAGE ON SCHEMA realtime TO authenticated;
 GRANT USAGE ON SCHEMA realtime TO service_role;
+
+
+--
+-- Name: SCHEMA storage; Type: ACL; Schema: -; Owner: -
+--
+
+GRANT USAGE ON SCHEMA storage TO anon;
+GRANT USAGE ON SCHEMA storage TO authenticated;
+GRANT USAGE ON SCHEMA storage TO service_role;
 
 
 --
@@ -3557,6 +3754,52 @@ GRANT ALL ON FUNCTION realtime.use_triggers("on" boolean) TO service_role;
 
 
 --
+-- Name: FUNCTION bucket_has_objects(bucket text); Type: ACL; Schema: storage; Owner: -
+--
+
+REVOKE ALL ON FUNCTION storage.bucket_has_objects(bucket text) FROM PUBLIC;
+GRANT ALL ON FUNCTION storage.bucket_has_objects(bucket text) TO anon;
+GRANT ALL ON FUNCTION storage.bucket_has_objects(bucket text) TO authenticated;
+GRANT ALL ON FUNCTION storage.bucket_has_objects(bucket text) TO service_role;
+
+
+--
+-- Name: FUNCTION extension(name text); Type: ACL; Schema: storage; Owner: -
+--
+
+GRANT ALL ON FUNCTION storage.extension(name text) TO anon;
+GRANT ALL ON FUNCTION storage.extension(name text) TO authenticated;
+GRANT ALL ON FUNCTION storage.extension(name text) TO service_role;
+
+
+--
+-- Name: FUNCTION filename(name text); Type: ACL; Schema: storage; Owner: -
+--
+
+GRANT ALL ON FUNCTION storage.filename(name text) TO anon;
+GRANT ALL ON FUNCTION storage.filename(name text) TO authenticated;
+GRANT ALL ON FUNCTION storage.filename(name text) TO service_role;
+
+
+--
+-- Name: FUNCTION foldername(name text); Type: ACL; Schema: storage; Owner: -
+--
+
+GRANT ALL ON FUNCTION storage.foldername(name text) TO anon;
+GRANT ALL ON FUNCTION storage.foldername(name text) TO authenticated;
+GRANT ALL ON FUNCTION storage.foldername(name text) TO service_role;
+
+
+--
+-- Name: FUNCTION shares_family_with_folder(folder text); Type: ACL; Schema: storage; Owner: -
+--
+
+REVOKE ALL ON FUNCTION storage.shares_family_with_folder(folder text) FROM PUBLIC;
+GRANT ALL ON FUNCTION storage.shares_family_with_folder(folder text) TO authenticated;
+GRANT ALL ON FUNCTION storage.shares_family_with_folder(folder text) TO service_role;
+
+
+--
 -- Name: TABLE former_users; Type: ACL; Schema: analytics; Owner: -
 --
 
@@ -3667,6 +3910,24 @@ GRANT SELECT,INSERT,UPDATE ON TABLE realtime.messages TO service_role;
 GRANT SELECT ON TABLE realtime.settings TO anon;
 GRANT SELECT ON TABLE realtime.settings TO authenticated;
 GRANT SELECT ON TABLE realtime.settings TO service_role;
+
+
+--
+-- Name: TABLE buckets; Type: ACL; Schema: storage; Owner: -
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE storage.buckets TO anon;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE storage.buckets TO authenticated;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE storage.buckets TO service_role;
+
+
+--
+-- Name: TABLE objects; Type: ACL; Schema: storage; Owner: -
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE storage.objects TO anon;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE storage.objects TO authenticated;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE storage.objects TO service_role;
 
 
 --

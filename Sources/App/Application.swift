@@ -8,6 +8,7 @@ import Migrations
 import Postgres
 import REST
 import Realtime
+import Storage
 import Synchronization
 
 /// The one place that composes the layers: database, migrations, pool, schema cache, routes and
@@ -59,7 +60,10 @@ public final class Application: Sendable {
             let login = try RequestLogin.prepare(admin: admin, databaseURL: database.url, config: config, logger: logger)
             let settings = try config.postgrest.overlaid(from: admin, role: login.role)
             let schema = SchemaCacheStore(try SchemaCaches.load(admin, schemas: settings.schemas))
-            let application = Application(config: config, database: database, login: login, schema: schema, logger: logger)
+            let pool = Pool(conninfo: login.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
+            // Storage's folder is made here: a folder that cannot be made stops the start.
+            let storage = try StorageService(pool: pool, keys: config.keys, config: config.storage, logger: logger)
+            let application = Application(config: config, database: database, login: login, pool: pool, schema: schema, storage: storage, logger: logger)
             application.rest.settings.replace(settings)
             // The feed first: no socket can subscribe before changes can reach it.
             try application.changeFeed.start()
@@ -87,11 +91,13 @@ public final class Application: Sendable {
         }
     }
 
-    init(config: ServerConfig, database: PreparedDatabase, login: RequestLogin, schema: SchemaCacheStore, logger: Logger) {
+    init(
+        config: ServerConfig, database: PreparedDatabase, login: RequestLogin, pool: Pool, schema: SchemaCacheStore, storage: StorageService,
+        logger: Logger
+    ) {
         self.config = config
         self.database = database
         requestLogin = login
-        let pool = Pool(conninfo: login.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
         let adminPool = Pool(conninfo: database.url, size: config.poolSize, allowsPreparedStatements: config.preparedStatements)
         self.pool = pool
         self.adminPool = adminPool
@@ -158,7 +164,7 @@ public final class Application: Sendable {
         let migrator = Migrator(directory: config.migrationsDirectory)
         let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, reads: readPipeline) : nil
         let router = Routes.make(
-            config: config, pool: pool, adminPool: adminPool, rest: rest, auth: auth, realtime: realtime, metrics: metrics,
+            config: config, pool: pool, adminPool: adminPool, rest: rest, auth: auth, realtime: realtime, storage: storage, metrics: metrics,
             migrator: migrator, readiness: { Readiness.check(pool: adminPool, migrator: migrator, feed: changeFeed, readReplicas: readReplicas) },
             logger: logger)
         server = HTTPServer(

@@ -4,6 +4,7 @@ import HTTP
 import Identity
 import REST
 import Realtime
+import Storage
 
 /// What `onboard serve`'s command line gives beside the environment.
 public struct ServeFlags: Sendable {
@@ -57,6 +58,7 @@ extension ServerConfig {
         try readPostgREST(env, environment: environment)
         try readRealtime(env)
         try readDashboard(env, flags: flags)
+        try readStorage(env, dataDirectory: dataDirectory)
         try readSignInMethods(env, environment: environment)
         limits.workerThreads = max(limits.workerThreads, poolSize + 4)
     }
@@ -140,6 +142,15 @@ extension ServerConfig {
         if let count = try env.integer("DB_PIPELINE_CONNECTIONS", minimum: 0) { pipelineConnections = count }
         if let count = try env.integer("DB_PIPELINE_READ_CONNECTIONS", minimum: 0) { pipelineReadConnections = count }
         if let migrate = try env.boolean("DB_MIGRATE_ON_START") { migrateOnStart = migrate }
+    }
+
+    /// Storage's folder (beside the embedded cluster's by default) and upload limit; the HTTP
+    /// layer accepts bodies that large under `/storage/v1` only.
+    private mutating func readStorage(_ env: EnvironmentReader, dataDirectory: String) throws {
+        let folder = env.value("STORAGE_DIR") ?? URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().appendingPathComponent("storage").path
+        storage.directory = URL(fileURLWithPath: folder)
+        if let bytes = try env.integer("STORAGE_MAX_FILE_SIZE", minimum: 1) { storage.maxFileSize = bytes }
+        limits.bodyLimits = [BodyLimit(pathPrefix: StorageService.prefix + "/", maxBytes: max(storage.maxRequestBytes, limits.maxBodyBytes))]
     }
 
     /// The HTTP server's limits and threads, and CORS.

@@ -9,12 +9,13 @@ enum Gateway {
     /// PostgREST's four-key error body, for requests no dialect answers (404, 405, malformed).
     static let errorStyle = ErrorStyle { #"{"code":null,"details":null,"hint":null,"message":\#(jsonString($0))}"# }
 
-    /// The request headers the Supabase clients send.
+    /// The request headers the Supabase clients send (Storage's uploads: `x-upsert`,
+    /// `x-metadata`, `cache-control`; its downloads: `if-none-match`).
     static let allowedHeaders =
-        "apikey, authorization, content-type, accept, accept-profile, content-profile, prefer, range, range-unit, x-client-info, x-supabase-api-version, x-retry-count, x-request-id"
+        "apikey, authorization, content-type, accept, accept-profile, content-profile, prefer, range, range-unit, x-client-info, x-supabase-api-version, x-retry-count, x-request-id, x-upsert, x-metadata, cache-control, if-none-match"
     /// The response headers the Supabase clients read.
     static let exposedHeaders =
-        "Content-Range, Content-Location, Location, Preference-Applied, Range-Unit, X-Supabase-Api-Version, X-Request-Id, x-sb-error-code, Proxy-Status"
+        "Content-Range, Content-Location, Location, Preference-Applied, Range-Unit, X-Supabase-Api-Version, X-Request-Id, x-sb-error-code, Proxy-Status, ETag, Last-Modified, Content-Disposition, Accept-Ranges"
 
     static func cors(allowedOrigins: [String] = ["*"]) -> CORSConfig {
         CORSConfig(allowedOrigins: allowedOrigins, allowedHeaders: allowedHeaders, exposedHeaders: exposedHeaders)

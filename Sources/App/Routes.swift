@@ -6,10 +6,12 @@ import Migrations
 import Postgres
 import REST
 import Realtime
+import Storage
 
 enum Routes {
     static func make(
-        config: ServerConfig, pool: Pool, adminPool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, metrics: Metrics,
+        config: ServerConfig, pool: Pool, adminPool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, storage: StorageService,
+        metrics: Metrics,
         migrator: Migrator, readiness: @escaping @Sendable () -> Readiness, logger: Logger
     ) -> Router {
         var router = Router(logger: logger, errorStyle: Gateway.errorStyle)
@@ -62,6 +64,9 @@ enum Routes {
         // Realtime's BroadcastController: messages sent without a socket.
         router.add(.post, "/realtime/v1/api/broadcast") { request in realtime.broadcastOverHTTP(request) }
         router.add(.post, "/realtime/v1/api/broadcast/*") { request in realtime.broadcastOneOverHTTP(request) }
+
+        // Supabase Storage: /storage/v1/… (its own credentials and error shape).
+        storage.register(&router)
 
         // The operators' dashboard (404 unless configured); its own sessions, never API keys.
         Dashboard.register(&router, config: config, pool: adminPool, metrics: metrics, migrator: migrator, logger: logger)

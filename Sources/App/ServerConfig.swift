@@ -4,6 +4,7 @@ import HTTP
 import Identity
 import REST
 import Realtime
+import Storage
 
 /// Everything `serve` needs, resolved once from flags, environment and defaults.
 public struct ServerConfig: Sendable {
@@ -78,6 +79,9 @@ public struct ServerConfig: Sendable {
     /// PostgREST's settings from the environment (`PGRST_DB_MAX_ROWS`, …); the database's
     /// `pgrst.*` settings are laid over them at start and on `NOTIFY pgrst, 'reload config'`.
     public var postgrest = PostgRESTSettings()
+    /// Storage: where the objects' bytes go (`STORAGE_DIR`; by default `storage` beside the
+    /// embedded cluster's folder, or `.onboard/storage`) and the largest upload (`STORAGE_MAX_FILE_SIZE`).
+    public var storage = StorageConfig(directory: URL(fileURLWithPath: ".onboard/storage"))
     /// The operators' dashboard at `/dashboard/` (off unless a way to sign in is configured).
     public var dashboard = DashboardConfig()
 

@@ -18,7 +18,7 @@ extension HTTPServer {
             if count > 0 {
                 if connection.buffer.isEmpty { connection.requestStarted = monotonicNow() }
                 connection.buffer.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[0..<count]))
-                if connection.buffer.count > limits.maxHeaderBytes + limits.maxRequestLine + limits.maxBodyBytes + 65536 { break }
+                if connection.buffer.count > limits.maxHeaderBytes + limits.maxRequestLine + limits.largestBodyBytes + 65536 { break }
                 if count < chunk.count { break }
             } else if count == 0 {
                 sawEOF = true
@@ -75,7 +75,7 @@ extension HTTPServer {
     }
 
     func armForReading(_ connection: ClientConnection) {
-        let timeout = connection.buffer.isEmpty ? limits.idleTimeout : limits.requestTimeout
+        let timeout = connection.buffer.isEmpty ? limits.idleTimeout : limits.requestTimeout(buffered: connection.buffer.count)
         let startedAt = connection.buffer.isEmpty ? monotonicNow() : connection.requestStarted
         let epoll = state.withLock { state -> Int32 in
             state.deadlines[connection.fd] = startedAt + timeout

@@ -9,8 +9,14 @@ public struct ServerLimits: Sendable {
     public var maxHeaderCount = 100
     /// Body larger than this → 413, answered as soon as the headers say so.
     public var maxBodyBytes = 1024 * 1024
+    /// Larger limits for paths under a prefix (Storage's uploads), in place of `maxBodyBytes`.
+    public var bodyLimits: [BodyLimit] = []
     /// Seconds to receive a whole request once its first byte arrived (slowloris) → 408 + close.
     public var requestTimeout: Double = 10
+    /// A body larger than `maxBodyBytes` (an upload a `bodyLimits` path allows) gets one more
+    /// second per this many bytes received beyond it, so that a large upload at this rate or
+    /// faster is not cut at `requestTimeout`.
+    public var largeBodyBytesPerSecond = 256 * 1024
     /// Seconds an idle keep-alive connection is kept.
     public var idleTimeout: Double = 60
     /// Open connections beyond this get a fast 503 and are closed.
@@ -28,6 +34,30 @@ public struct ServerLimits: Sendable {
     public var webSocket = WebSocketLimits()
 
     public init() {}
+
+    /// The body limit of a request for `path`.
+    public func maxBodyBytes(forPath path: String) -> Int {
+        bodyLimits.first { path.hasPrefix($0.pathPrefix) }?.maxBytes ?? maxBodyBytes
+    }
+
+    /// Seconds to receive a request of which `buffered` bytes have arrived.
+    public func requestTimeout(buffered: Int) -> Double {
+        requestTimeout + Double(max(0, buffered - maxBodyBytes)) / Double(max(1, largeBodyBytesPerSecond))
+    }
+
+    /// The largest body any path accepts (what a connection may buffer).
+    public var largestBodyBytes: Int { bodyLimits.reduce(maxBodyBytes) { max($0, $1.maxBytes) } }
+}
+
+/// A body limit for the paths that start with `pathPrefix`.
+public struct BodyLimit: Sendable, Equatable {
+    public var pathPrefix: String
+    public var maxBytes: Int
+
+    public init(pathPrefix: String, maxBytes: Int) {
+        self.pathPrefix = pathPrefix
+        self.maxBytes = maxBytes
+    }
 }
 
 /// Limits of one WebSocket connection (RFC 6455 §10.4).

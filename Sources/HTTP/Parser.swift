@@ -145,7 +145,7 @@ public struct HTTPParser: Sendable {
                 return .failed(
                     HTTPParseError(status: codings.last == "chunked" ? .notImplemented : .badRequest, message: "Bad Request: unsupported Transfer-Encoding"))
             }
-            switch parseChunked(bytes, from: position) {
+            switch parseChunked(bytes, from: position, maxBody: limits.maxBodyBytes(forPath: request.path)) {
             case .needMore:
                 return .needMore(headersComplete: true, expectsContinue: expectsContinue)
             case .failed(let error):
@@ -165,7 +165,7 @@ public struct HTTPParser: Sendable {
             }
             length = value
         }
-        guard length <= limits.maxBodyBytes else {
+        guard length <= limits.maxBodyBytes(forPath: request.path) else {
             return .failed(HTTPParseError(status: .contentTooLarge, message: "Payload Too Large"))
         }
         guard bytes.count - position >= length else {
@@ -182,7 +182,7 @@ public struct HTTPParser: Sendable {
     }
 
     /// RFC 9112 §7.1: chunk-size [; extensions] CRLF data CRLF … 0 CRLF trailers CRLF.
-    private func parseChunked(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> ChunkedOutcome {
+    private func parseChunked(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, maxBody: Int) -> ChunkedOutcome {
         var position = start
         var body: [UInt8] = []
         while true {
@@ -213,7 +213,7 @@ public struct HTTPParser: Sendable {
                     position = end + 2
                 }
             }
-            guard body.count + size <= limits.maxBodyBytes else {
+            guard body.count + size <= maxBody else {
                 return .failed(HTTPParseError(status: .contentTooLarge, message: "Payload Too Large"))
             }
             guard bytes.count - position >= size + 2 else { return .needMore }

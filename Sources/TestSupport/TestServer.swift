@@ -35,6 +35,9 @@ public final class TestServer: Sendable {
         config.auth.mail.senders = 1
         config.auth.signInLimit.hits = 10_000
         config.auth.refreshLimit.hits = 10_000
+        // Storage's bytes in a folder of this server's own (the database is new too).
+        config.storage.directory = FileManager.default.temporaryDirectory.appendingPathComponent("onboard-storage-\(UUID().uuidString)")
+        config.limits.bodyLimits = [BodyLimit(pathPrefix: "/storage/v1/", maxBytes: config.storage.maxRequestBytes)]
         configure(&config)
         var logger = Logger(label: "onboard.test")
         logger.logLevel = .warning
