@@ -1,0 +1,122 @@
+-- Product analytics, part 2: the one function that stores events (for PostHog's capture API,
+-- called by the server as the service role, and for public.track), and public.track itself.
+
+-- Stores a batch of events checked by the caller, each an object with
+--   uuid, event, distinct_id (text), properties (object),
+--   timestamp, sent_at (ISO 8601 text, optional), offset (milliseconds before now, optional),
+--   set, set_once (objects, optional).
+-- A uuid stored before is skipped (a retry). The time is corrected for the client's clock as
+-- PostHog does (now - (sent_at - timestamp)), and a time more than 23 hours ahead is now.
+-- One call is one statement: the batch is stored whole or, on any error, not at all.
+-- Answers how many events were stored (retries not counted).
+CREATE FUNCTION product_analytics.ingest(p_events jsonb, p_source text) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    e           jsonb;
+    v_uuid      uuid;
+    v_at        timestamptz;
+    v_sent      timestamptz;
+    v_event     text;
+    v_distinct  text;
+    v_props     jsonb;
+    v_person    bigint;
+    v_user      uuid;
+    v_other     text;
+    v_stored    integer := 0;
+BEGIN
+    IF jsonb_typeof(p_events) IS DISTINCT FROM 'array' THEN
+        RAISE EXCEPTION 'events must be an array' USING ERRCODE = '22023';
+    END IF;
+    FOR e IN SELECT value FROM jsonb_array_elements(p_events) LOOP
+        v_uuid := (e ->> 'uuid')::uuid;
+        v_event := e ->> 'event';
+        v_distinct := e ->> 'distinct_id';
+        v_props := coalesce(e -> 'properties', '{}');
+        IF v_uuid IS NULL OR v_event IS NULL OR v_event = '' OR v_distinct IS NULL OR v_distinct = ''
+           OR jsonb_typeof(v_props) IS DISTINCT FROM 'object' THEN
+            RAISE EXCEPTION 'an event needs uuid, event, distinct_id and object properties' USING ERRCODE = '22023';
+        END IF;
+        v_at := coalesce((e ->> 'timestamp')::timestamptz, now());
+        v_sent := (e ->> 'sent_at')::timestamptz;
+        IF e ? 'offset' THEN
+            v_at := now() - make_interval(secs => (e ->> 'offset')::double precision / 1000);
+        ELSIF v_sent IS NOT NULL THEN
+            v_at := now() - (v_sent - v_at);
+        END IF;
+        IF v_at > now() + interval '23 hours' THEN
+            v_at := now();
+        END IF;
+
+        INSERT INTO product_analytics.event_uuids (uuid) VALUES (v_uuid) ON CONFLICT (uuid) DO NOTHING;
+        CONTINUE WHEN NOT FOUND;
+
+        -- Identities: the other id names the same person from now on.
+        v_other := CASE v_event
+                       WHEN '$identify' THEN v_props ->> '$anon_distinct_id'
+                       WHEN '$create_alias' THEN v_props ->> 'alias'
+                   END;
+        IF v_other IS NOT NULL AND v_other <> '' AND v_other <> v_distinct THEN
+            PERFORM product_analytics.merge_distinct_ids(v_distinct, v_other);
+        END IF;
+        v_person := product_analytics.person_for(v_distinct);
+        IF e ? 'set' OR e ? 'set_once' THEN
+            UPDATE product_analytics.persons
+            SET properties = coalesce(e -> 'set_once', '{}') || properties || coalesce(e -> 'set', '{}'), updated_at = now()
+            WHERE id = v_person;
+        END IF;
+        SELECT d.user_id INTO v_user FROM product_analytics.person_distinct_ids AS d WHERE d.distinct_id = v_distinct;
+
+        PERFORM product_analytics.ensure_partition(v_at);
+        INSERT INTO product_analytics.events (uuid, event, distinct_id, person_id, user_id, properties, "timestamp", source)
+        VALUES (v_uuid, v_event, v_distinct, v_person, v_user, v_props, v_at, p_source);
+        IF v_event = '$feature_flag_called' AND v_props ? '$feature_flag' THEN
+            INSERT INTO product_analytics.exposures (flag_key, distinct_id, variant, first_seen)
+            VALUES (v_props ->> '$feature_flag', v_distinct, coalesce(v_props ->> '$feature_flag_response', 'false'), v_at)
+            ON CONFLICT (flag_key, distinct_id) DO NOTHING;
+        END IF;
+        v_stored := v_stored + 1;
+    END LOOP;
+    RETURN v_stored;
+END
+$$;
+REVOKE ALL ON FUNCTION product_analytics.ingest(jsonb, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION product_analytics.ingest(jsonb, text) TO service_role;
+
+-- Events with the person each distinct id names now (after any merge) and that person's user.
+CREATE VIEW product_analytics.events_with_person AS
+SELECT e.*, d.person_id AS current_person_id,
+       (SELECT max(u.user_id::text)::uuid FROM product_analytics.person_distinct_ids AS u WHERE u.person_id = d.person_id) AS person_user_id
+FROM product_analytics.events AS e
+JOIN product_analytics.person_distinct_ids AS d ON d.distinct_id = e.distinct_id;
+REVOKE ALL ON product_analytics.events_with_person FROM PUBLIC;
+GRANT SELECT ON product_analytics.events_with_person TO service_role;
+
+-- "The Supabase way": an event from a signed-in user (anonymous sign-ins included), whose
+-- distinct id is the caller's auth.uid() and nothing else.
+CREATE FUNCTION public.track(event text, properties jsonb DEFAULT '{}') RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_user uuid := auth.uid();
+BEGIN
+    IF v_user IS NULL THEN
+        RAISE EXCEPTION 'track needs a signed-in user' USING ERRCODE = '42501';
+    END IF;
+    IF event IS NULL OR length(event) NOT BETWEEN 1 AND 200 THEN
+        RAISE EXCEPTION 'event must be 1 to 200 characters' USING ERRCODE = '22023';
+    END IF;
+    IF properties IS NOT NULL AND (jsonb_typeof(properties) <> 'object' OR octet_length(properties::text) > 65536) THEN
+        RAISE EXCEPTION 'properties must be a JSON object of at most 64 KiB' USING ERRCODE = '22023';
+    END IF;
+    PERFORM product_analytics.ingest(
+        jsonb_build_array(jsonb_build_object(
+            'uuid', gen_random_uuid(), 'event', event, 'distinct_id', v_user::text,
+            'properties', coalesce(properties, '{}') || jsonb_build_object('$lib', 'onboard-rpc'),
+            'timestamp', now(),
+            'set', coalesce(properties -> '$set', '{}'), 'set_once', coalesce(properties -> '$set_once', '{}'))),
+        'rpc');
+END
+$$;
+REVOKE ALL ON FUNCTION public.track(text, jsonb) FROM PUBLIC, anon;
+GRANT EXECUTE ON FUNCTION public.track(text, jsonb) TO authenticated, service_role;
