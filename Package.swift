@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // C: libcrypto for Identity's tokens (and libxcrypt's bcrypt) and for the WebSocket handshake's SHA-1; libssl for the SMTP client's TLS.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev", "libcrypt-dev"])]),
+        // C: zlib, for the gzip bodies PostHog's SDKs send (only Analytics sees it).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // The epoll loop that the HTTP server and the pipelined database connections share, and
         // `startThread`, which starts every thread of the server.
@@ -43,10 +45,12 @@ let package = Package(
         .target(
             name: "Realtime", dependencies: ["EventLoop", "HTTP", "Postgres", "Identity", "REST", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
+        // Product analytics: PostHog's capture and flags protocols over PostgreSQL.
+        .target(name: "Analytics", dependencies: ["CZlib", "HTTP", "Postgres", "Identity"], swiftSettings: swiftSettings),
         .target(
             name: "App",
             dependencies: [
-                "Postgres", "Migrations", "EmbeddedPostgres", "EventLoop", "HTTP", "Identity", "REST", "Auth", "Realtime",
+                "Postgres", "Migrations", "EmbeddedPostgres", "EventLoop", "HTTP", "Identity", "REST", "Auth", "Realtime", "Analytics",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: swiftSettings
@@ -79,7 +83,9 @@ let package = Package(
         .testTarget(name: "MigrationsTests", dependencies: ["Migrations", "EmbeddedPostgres", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["TestSupport", "Postgres", "Identity", "HTTP", "Auth", "App", "Realtime", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TestSupport", "Postgres", "Identity", "HTTP", "Auth", "App", "Realtime", "Analytics", .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: swiftSettings),
         .testTarget(name: "TypeGenTests", dependencies: ["TypeGen", "REST", "Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SchemaTests", dependencies: ["Postgres", "TestSupport"], exclude: ["sql"], swiftSettings: swiftSettings)

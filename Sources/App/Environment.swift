@@ -58,6 +58,7 @@ extension ServerConfig {
         try readRealtime(env)
         try readDashboard(env, flags: flags)
         try readSignInMethods(env, environment: environment)
+        try readAnalytics(env)
         limits.workerThreads = max(limits.workerThreads, poolSize + 4)
     }
 
@@ -99,6 +100,18 @@ extension ServerConfig {
             throw ConfigurationError("PUBLISHABLE_KEYS must start with sb_publishable_ and SECRET_KEYS with sb_secret_")
         }
         return keys
+    }
+
+    /// Product analytics: the keys (made from the JWT secret when unset) and the limits.
+    private mutating func readAnalytics(_ env: EnvironmentReader) throws {
+        if let key = env.value("ANALYTICS_PROJECT_KEY") ?? env.value("POSTHOG_PROJECT_API_KEY") { analytics.projectKey = key }
+        if let key = env.value("ANALYTICS_SECRET_KEY") ?? env.value("POSTHOG_PERSONAL_API_KEY") { analytics.secretKey = key }
+        guard analytics.projectKey != analytics.secretKey, ![keys.anonKey, keys.serviceRoleKey].contains(analytics.projectKey) else {
+            throw ConfigurationError("ANALYTICS_PROJECT_KEY must differ from ANALYTICS_SECRET_KEY and from the API keys")
+        }
+        if let bytes = try env.integer("ANALYTICS_MAX_EVENT_BYTES", minimum: 1) { analytics.maxEventBytes = bytes }
+        if let count = try env.integer("ANALYTICS_MAX_BATCH_EVENTS", minimum: 1) { analytics.maxBatchEvents = count }
+        if let drop = try env.boolean("ANALYTICS_DROP_IP") { analytics.dropIP = drop }
     }
 
     /// Where the server listens.

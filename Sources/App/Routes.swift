@@ -1,3 +1,4 @@
+import Analytics
 import Auth
 import HTTP
 import Identity
@@ -62,6 +63,9 @@ enum Routes {
         // Realtime's BroadcastController: messages sent without a socket.
         router.add(.post, "/realtime/v1/api/broadcast") { request in realtime.broadcastOverHTTP(request) }
         router.add(.post, "/realtime/v1/api/broadcast/*") { request in realtime.broadcastOneOverHTTP(request) }
+
+        // Product analytics: PostHog's capture and flags protocols, and the flags' admin API.
+        AnalyticsService(config: config.analytics, pool: pool, logger: logger) { isServiceRole($0, config: config) }.register(&router)
 
         // The operators' dashboard (404 unless configured); its own sessions, never API keys.
         Dashboard.register(&router, config: config, pool: pool, metrics: metrics, migrator: migrator, logger: logger)
