@@ -62,7 +62,8 @@ CREATE TABLE product_analytics.exposures (
     PRIMARY KEY (flag_key, distinct_id)
 );
 
--- The monthly partition holding `p_at`, created when missing (name events_YYYYMM, UTC months).
+-- The monthly partition holding `p_at`, created when missing (name events_YYYYMM, UTC months;
+-- none exists before the first event of its month).
 CREATE FUNCTION product_analytics.ensure_partition(p_at timestamptz) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -81,9 +82,6 @@ BEGIN
     END IF;
 END
 $$;
-
--- This month's partition and the next two exist before the first event.
-SELECT product_analytics.ensure_partition(now() + make_interval(months => m)) FROM generate_series(0, 2) AS m;
 
 -- The person a distinct id names, made (with its mapping) when there is none.
 CREATE FUNCTION product_analytics.person_for(p_distinct_id text) RETURNS bigint

@@ -9,6 +9,23 @@
 -- PostHog does (now - (sent_at - timestamp)), and a time more than 23 hours ahead is now.
 -- One call is one statement: the batch is stored whole or, on any error, not at all.
 -- Answers how many events were stored (retries not counted).
+-- An event's time: its timestamp corrected for the client's clock, or now.
+CREATE FUNCTION product_analytics.event_time(e jsonb) RETURNS timestamptz
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_at timestamptz := coalesce((e ->> 'timestamp')::timestamptz, now());
+    v_sent timestamptz := (e ->> 'sent_at')::timestamptz;
+BEGIN
+    IF e ? 'offset' THEN
+        v_at := now() - make_interval(secs => (e ->> 'offset')::double precision / 1000);
+    ELSIF v_sent IS NOT NULL THEN
+        v_at := now() - (v_sent - v_at);
+    END IF;
+    RETURN CASE WHEN v_at > now() + interval '23 hours' THEN now() ELSE v_at END;
+END
+$$;
+
 CREATE FUNCTION product_analytics.ingest(p_events jsonb, p_source text) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -16,7 +33,6 @@ DECLARE
     e           jsonb;
     v_uuid      uuid;
     v_at        timestamptz;
-    v_sent      timestamptz;
     v_event     text;
     v_distinct  text;
     v_props     jsonb;
@@ -28,6 +44,11 @@ BEGIN
     IF jsonb_typeof(p_events) IS DISTINCT FROM 'array' THEN
         RAISE EXCEPTION 'events must be an array' USING ERRCODE = '22023';
     END IF;
+    -- Every month's partition first: a partition is created while this transaction holds no
+    -- lock on the events table, so two batches creating months cannot wait on each other.
+    PERFORM product_analytics.ensure_partition(m)
+    FROM (SELECT DISTINCT date_trunc('month', product_analytics.event_time(value) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS m
+          FROM jsonb_array_elements(p_events)) AS months;
     FOR e IN SELECT value FROM jsonb_array_elements(p_events) LOOP
         v_uuid := (e ->> 'uuid')::uuid;
         v_event := e ->> 'event';
@@ -37,16 +58,7 @@ BEGIN
            OR jsonb_typeof(v_props) IS DISTINCT FROM 'object' THEN
             RAISE EXCEPTION 'an event needs uuid, event, distinct_id and object properties' USING ERRCODE = '22023';
         END IF;
-        v_at := coalesce((e ->> 'timestamp')::timestamptz, now());
-        v_sent := (e ->> 'sent_at')::timestamptz;
-        IF e ? 'offset' THEN
-            v_at := now() - make_interval(secs => (e ->> 'offset')::double precision / 1000);
-        ELSIF v_sent IS NOT NULL THEN
-            v_at := now() - (v_sent - v_at);
-        END IF;
-        IF v_at > now() + interval '23 hours' THEN
-            v_at := now();
-        END IF;
+        v_at := product_analytics.event_time(e);
 
         INSERT INTO product_analytics.event_uuids (uuid) VALUES (v_uuid) ON CONFLICT (uuid) DO NOTHING;
         CONTINUE WHEN NOT FOUND;
@@ -67,7 +79,6 @@ BEGIN
         END IF;
         SELECT d.user_id INTO v_user FROM product_analytics.person_distinct_ids AS d WHERE d.distinct_id = v_distinct;
 
-        PERFORM product_analytics.ensure_partition(v_at);
         INSERT INTO product_analytics.events (uuid, event, distinct_id, person_id, user_id, properties, "timestamp", source)
         VALUES (v_uuid, v_event, v_distinct, v_person, v_user, v_props, v_at, p_source);
         IF v_event = '$feature_flag_called' AND v_props ? '$feature_flag' THEN
@@ -80,7 +91,7 @@ BEGIN
     RETURN v_stored;
 END
 $$;
-REVOKE ALL ON FUNCTION product_analytics.ingest(jsonb, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION product_analytics.ingest(jsonb, text), product_analytics.event_time(jsonb) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION product_analytics.ingest(jsonb, text) TO service_role;
 
 -- Events with the person each distinct id names now (after any merge) and that person's user.
