@@ -133,7 +133,7 @@ def person(index: int) -> dict:
 def test_local_evaluation_equals_the_servers_answer():
     for flag in FLAGS:
         admin_flag(flag)
-    local = client(personal_api_key=SECRET_KEY, send=False)
+    local = client(secret_key=SECRET_KEY, send=False)
     local.load_feature_flags()
     assert {flag["key"] for flag in local.feature_flags} >= {flag["key"] for flag in FLAGS}
     session = requests.Session()
@@ -146,9 +146,9 @@ def test_local_evaluation_equals_the_servers_answer():
             json={"api_key": PROJECT_KEY, "distinct_id": distinct_id, "person_properties": person(index)},
             timeout=10,
         ).json()["featureFlags"]
+        evaluated = local.evaluate_flags(distinct_id, person_properties=person(index), only_evaluate_locally=True)
         for flag in FLAGS:
-            mine = local.get_feature_flag(
-                flag["key"], distinct_id, person_properties=person(index), only_evaluate_locally=True, send_feature_flag_events=False)
+            mine = evaluated.get_flag(flag["key"])
             theirs = answer.get(flag["key"], False)
             seen.setdefault(flag["key"], set()).add(theirs)
             if mine != theirs:
@@ -165,10 +165,11 @@ def test_remote_flags_payloads_and_exposures():
     remote = client(sync_mode=True)
     for index in range(200):
         distinct_id = f"remote-{index}"
-        variant = remote.get_feature_flag("e2e-experiment", distinct_id)
+        evaluated = remote.evaluate_flags(distinct_id)
+        variant = evaluated.get_flag("e2e-experiment")
         assert variant in (False, "control", "short", "long")
         if variant:
-            payload = remote.get_feature_flag_payload("e2e-experiment", distinct_id)
+            payload = evaluated.get_flag_payload("e2e-experiment")
             assert payload == next(f for f in FLAGS if f["key"] == "e2e-experiment")["filters"]["payloads"][variant]
     remote.shutdown()
     exposures = psql("SELECT count(*) FROM product_analytics.exposures WHERE flag_key = 'e2e-experiment' AND distinct_id LIKE 'remote-%'")
