@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(
             name: "onboard",
             dependencies: [
-                "App", "Auth", "Migrations", "Postgres", "Identity", "HTTP", "REST", "TypeGen",
+                "App", "Analytics", "Auth", "Migrations", "Postgres", "Identity", "HTTP", "REST", "TypeGen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
             ],

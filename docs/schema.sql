@@ -908,6 +908,32 @@ $$;
 
 
 --
+-- Name: drop_events_before(timestamp with time zone); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.drop_events_before(p_before timestamp with time zone) RETURNS SETOF text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_name text;
+BEGIN
+    FOR v_name IN
+        SELECT c.relname FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'product_analytics.events'::regclass AND c.relname ~ '^events_[0-9]{6}$'
+          AND (to_date(substr(c.relname, 8), 'YYYYMM') + interval '1 month') AT TIME ZONE 'UTC' <= p_before
+        ORDER BY c.relname
+    LOOP
+        EXECUTE format('DROP TABLE product_analytics.%I', v_name);
+        RETURN NEXT v_name;
+    END LOOP;
+    DELETE FROM product_analytics.event_uuids WHERE received_at < p_before;
+    DELETE FROM product_analytics.exposures WHERE first_seen < p_before;
+END
+$_$;
+
+
+--
 -- Name: ensure_partition(timestamp with time zone); Type: FUNCTION; Schema: product_analytics; Owner: -
 --
 
@@ -951,6 +977,37 @@ BEGIN
     END IF;
     RETURN CASE WHEN v_at > now() + interval '23 hours' THEN now() ELSE v_at END;
 END
+$$;
+
+
+--
+-- Name: experiment_counts(text, text, text, integer); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.experiment_counts(p_flag text, p_goal_state text, p_goal_event text, p_days integer) RETURNS TABLE(variant text, exposures bigint, conversions bigint)
+    LANGUAGE sql STABLE
+    AS $$
+    WITH exposed AS (
+        SELECT DISTINCT ON (d.person_id) d.person_id, x.variant, x.first_seen
+        FROM product_analytics.exposures AS x
+        JOIN product_analytics.person_distinct_ids AS d ON d.distinct_id = x.distinct_id
+        WHERE x.flag_key = p_flag AND x.variant NOT IN ('false', '')
+        ORDER BY d.person_id, x.first_seen
+    )
+    SELECT e.variant, count(*), count(*) FILTER (WHERE
+        (p_goal_state IS NOT NULL AND EXISTS (
+            SELECT FROM product_analytics.person_distinct_ids AS u
+            JOIN analytics.onboarding_transitions AS t ON t.user_id = u.user_id
+            WHERE u.person_id = e.person_id AND t.to_state = p_goal_state
+              AND t.at >= e.first_seen AND t.at < e.first_seen + make_interval(days => p_days)))
+        OR (p_goal_event IS NOT NULL AND EXISTS (
+            SELECT FROM product_analytics.person_distinct_ids AS u
+            JOIN product_analytics.events AS v ON v.distinct_id = u.distinct_id
+            WHERE u.person_id = e.person_id AND v.event = p_goal_event
+              AND v."timestamp" >= e.first_seen AND v."timestamp" < e.first_seen + make_interval(days => p_days))))
+    FROM exposed AS e
+    GROUP BY e.variant
+    ORDER BY e.variant
 $$;
 
 
@@ -3753,6 +3810,14 @@ GRANT ALL ON FUNCTION private.shares_family_with(owner uuid) TO service_role;
 
 
 --
+-- Name: FUNCTION drop_events_before(p_before timestamp with time zone); Type: ACL; Schema: product_analytics; Owner: -
+--
+
+REVOKE ALL ON FUNCTION product_analytics.drop_events_before(p_before timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION product_analytics.drop_events_before(p_before timestamp with time zone) TO service_role;
+
+
+--
 -- Name: FUNCTION ensure_partition(p_at timestamp with time zone); Type: ACL; Schema: product_analytics; Owner: -
 --
 
@@ -3764,6 +3829,14 @@ REVOKE ALL ON FUNCTION product_analytics.ensure_partition(p_at timestamp with ti
 --
 
 REVOKE ALL ON FUNCTION product_analytics.event_time(e jsonb) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION experiment_counts(p_flag text, p_goal_state text, p_goal_event text, p_days integer); Type: ACL; Schema: product_analytics; Owner: -
+--
+
+REVOKE ALL ON FUNCTION product_analytics.experiment_counts(p_flag text, p_goal_state text, p_goal_event text, p_days integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION product_analytics.experiment_counts(p_flag text, p_goal_state text, p_goal_event text, p_days integer) TO service_role;
 
 
 --

@@ -13,6 +13,8 @@ public struct AnalyticsConfig: Sendable {
     public var maxBatchEvents = 1_000
     /// The largest body after gzip or base64 is undone.
     public var maxDecodedBodyBytes = 20_000_000
+    /// Days events are kept (whole months are dropped once all their days are older); nil: kept.
+    public var retentionDays: Int?
     /// Whether the client's address is dropped instead of stored as the `$ip` property.
     public var dropIP = false
 

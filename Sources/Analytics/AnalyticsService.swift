@@ -33,12 +33,14 @@ public struct AnalyticsService: Sendable {
         router.add(.get, "/analytics/v1/flags") { request in try listFlags(request) }
         router.add(.post, "/analytics/v1/flags") { request in try saveFlag(request) }
         router.add(.delete, "/analytics/v1/flags/:key") { request in try deleteFlag(request) }
+        router.add(.get, "/analytics/v1/experiments/:key") { request in try experiment(request) }
     }
 
     /// Stores the request's events, all or none: `{"status": 1}` as PostHog answers.
     func capture(_ request: HTTPRequest) throws(AnalyticsError) -> HTTPResponse {
         let parsed = try CaptureRequest(request, config: config, defaultEvent: request.path.hasPrefix("/engage") ? "$set" : nil)
         _ = try store.ingest(parsed.events, source: "capture")
+        if let days = config.retentionDays { store.dropExpiredEvents(days: days) }
         return .json(.ok, #"{"status":1}"#)
     }
 
@@ -91,6 +93,31 @@ public struct AnalyticsService: Sendable {
         try requireAdmin(request)
         guard try store.deleteFlag(key: request.pathParameters["key"] ?? "") else { throw .notFound }
         return HTTPResponse(status: .noContent)
+    }
+
+    /// The report of the experiment on flag `key`: `?goal_state=COMPLETE` (an onboarding
+    /// state) or `?goal_event=…`, reached within `?days=` (14 by default) of the first exposure.
+    func experiment(_ request: HTTPRequest) throws(AnalyticsError) -> HTTPResponse {
+        try requireAdmin(request)
+        let key = request.pathParameters["key"] ?? ""
+        let goal: ExperimentGoal
+        switch (request.queryValue("goal_state"), request.queryValue("goal_event")) {
+        case (let state?, nil): goal = .state(state)
+        case (nil, let event?): goal = .event(event)
+        case (.some, .some), (nil, nil): throw .invalidPayload("give one of goal_state and goal_event")
+        }
+        guard let days = Int(request.queryValue("days") ?? "14"), (1...365).contains(days) else { throw .invalidPayload("days must be 1 to 365") }
+        guard let flag = try store.flags().first(where: { $0.key == key }) else { throw .notFound }
+        var weights: [String: Double] = [:]
+        for variant in flag.filters["multivariate"]?["variants"]?.array ?? [] {
+            if let name = variant["key"]?.string { weights[name] = variant["rollout_percentage"]?.number ?? 0 }
+        }
+        let report = ExperimentReport(counts: try store.experimentCounts(flag: key, goal: goal, days: days), weights: weights)
+        guard case .object(var members) = report.json else { return .json(.ok, report.json.text) }
+        members["flag"] = .string(key)
+        members["goal"] = goal.json
+        members["days"] = .number(Double(days))
+        return .json(.ok, JSON.object(members).text)
     }
 
     func requireSecretKey(_ request: HTTPRequest) throws(AnalyticsError) {

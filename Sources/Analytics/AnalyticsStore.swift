@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Postgres
 
@@ -6,10 +7,26 @@ import Postgres
 public struct AnalyticsStore: Sendable {
     let pool: Pool
     let logger: Logger
+    let retention = RetentionSchedule()
 
     public init(pool: Pool, logger: Logger) {
         self.pool = pool
         self.logger = logger
+    }
+
+    /// Drops the events older than `days` (whole months), at most once an hour per process; a
+    /// failure is logged and retried an hour later.
+    func dropExpiredEvents(days: Int) {
+        guard retention.isDue(every: 3600) else { return }
+        do {
+            let before = Date().addingTimeInterval(-Double(days) * 86_400)
+            let dropped = try run { connection in
+                try connection.query("SELECT product_analytics.drop_events_before(\(ISO8601DateFormatter().string(from: before))::timestamptz)")
+            }
+            if !dropped.isEmpty { logger.notice("analytics: dropped expired events", metadata: ["partitions": "\(dropped.compactMap { $0.string(0) })"]) }
+        } catch {
+            logger.warning("analytics: dropping expired events failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Stores the events in one statement (all or none); answers how many were new.
@@ -60,6 +77,25 @@ public struct AnalyticsStore: Sendable {
         }
     }
 
+    /// An experiment's counts per variant (`product_analytics.experiment_counts`).
+    func experimentCounts(flag: String, goal: ExperimentGoal, days: Int) throws(AnalyticsError) -> [String: (exposures: Int, conversions: Int)] {
+        var state: String?
+        var event: String?
+        switch goal {
+        case .state(let name): state = name
+        case .event(let name): event = name
+        }
+        return try run { connection in
+            let result = try connection.query(
+                "SELECT variant, exposures, conversions FROM product_analytics.experiment_counts(\(flag), \(state), \(event), \(days))")
+            var counts: [String: (exposures: Int, conversions: Int)] = [:]
+            for row in result {
+                if let key = row.string(0) { counts[key] = (row.int(1) ?? 0, row.int(2) ?? 0) }
+            }
+            return counts
+        }
+    }
+
     /// Deletes the flag `key`; whether there was one.
     func deleteFlag(key: String) throws(AnalyticsError) -> Bool {
         try run { connection in
@@ -86,5 +122,22 @@ public struct AnalyticsStore: Sendable {
     /// SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation).
     static func isClientError(_ state: String) -> Bool {
         state.hasPrefix("22") || state.hasPrefix("23")
+    }
+}
+
+/// When the retention last ran in this process.
+final class RetentionSchedule: @unchecked Sendable {  // `last` is guarded by `lock`
+    private let lock = NSLock()
+    private var last: Date?
+
+    /// Whether `interval` seconds have passed since the last time this answered true (true the
+    /// first time), and if so, now is the last time.
+    func isDue(every interval: TimeInterval) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Date()
+        if let last, now.timeIntervalSince(last) < interval { return false }
+        last = now
+        return true
     }
 }

@@ -112,6 +112,7 @@ extension ServerConfig {
         if let bytes = try env.integer("ANALYTICS_MAX_EVENT_BYTES", minimum: 1) { analytics.maxEventBytes = bytes }
         if let count = try env.integer("ANALYTICS_MAX_BATCH_EVENTS", minimum: 1) { analytics.maxBatchEvents = count }
         if let drop = try env.boolean("ANALYTICS_DROP_IP") { analytics.dropIP = drop }
+        if let days = try env.integer("ANALYTICS_RETENTION_DAYS", minimum: 1) { analytics.retentionDays = days }
     }
 
     /// Where the server listens.
@@ -285,6 +286,9 @@ extension ServerConfig {
                         : "\(keys.verificationKeys.keys.count) keys; signing: \(keys.signingKey.map { "\($0.algorithm) \($0.keyID)" } ?? "HS256 with JWT_SECRET")"
                 ),
                 ("JWT_KEY_ID", keys.secretKeyID ?? "(unset)"), ("JWT_ADMIN_ROLES", auth.adminRoles.sorted().joined(separator: ",")),
+                ("ANALYTICS_PROJECT_KEY", analytics.projectKey), ("ANALYTICS_SECRET_KEY", mask(analytics.secretKey)),
+                ("ANALYTICS_MAX_EVENT_BYTES", "\(analytics.maxEventBytes)"), ("ANALYTICS_MAX_BATCH_EVENTS", "\(analytics.maxBatchEvents)"),
+                ("ANALYTICS_DROP_IP", "\(analytics.dropIP)"), ("ANALYTICS_RETENTION_DAYS", analytics.retentionDays.map(String.init) ?? "(unset: kept)"),
                 ("PUBLISHABLE_KEYS", keys.publishableKeys.map(mask).joined(separator: ",")), ("SECRET_KEYS", keys.secretKeys.map(mask).joined(separator: ",")),
                 ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks),
                 ("DISABLE_SIGNUP", "\(auth.disableSignup)"), ("EXTERNAL_ANONYMOUS_USERS_ENABLED", "\(auth.anonymousUsersEnabled)"),

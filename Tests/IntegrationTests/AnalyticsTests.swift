@@ -155,6 +155,22 @@ struct AnalyticsTests {
         #expect(try count("SELECT count(*) FROM product_analytics.events_with_person WHERE person_user_id = \(user.id)::uuid") == 3)
     }
 
+    @Test func expiredMonthsAreDropped() throws {
+        let keeping = try TestServer(databaseURL: server.databaseURL) {
+            $0.migrateOnStart = false
+            $0.analytics.projectKey = Self.projectKey
+            $0.analytics.secretKey = Self.secretKey
+            $0.analytics.retentionDays = 30
+        }
+        let old = #"{"event":"old","distinct_id":"retention","uuid":"\#(UUID().uuidString)","timestamp":"2021-03-10T10:00:00Z"}"#
+        let response = try keeping.client().request(
+            "POST", "/batch/", headers: [("Content-Type", "application/json")], body: #"{"api_key":"\#(Self.projectKey)","batch":[\#(old)]}"#)
+        #expect(response.status == 200, "\(response.text)")
+        // Stored, then its month dropped by the same request's retention run.
+        #expect(try count("SELECT count(*) FROM product_analytics.events WHERE distinct_id = 'retention'") == 0)
+        #expect(try database.query("SELECT to_regclass('product_analytics.events_202103') IS NULL").scalar == "t")
+    }
+
     @Test func trackRPCUsesTheCallersOwnID() throws {
         let user = try server.signUp()
         let response = try server.client().request(

@@ -83,6 +83,7 @@ struct ConfigurationTests {
         "ANALYTICS_MAX_EVENT_BYTES": ("2048", { $0.analytics.maxEventBytes == 2048 }),
         "ANALYTICS_MAX_BATCH_EVENTS": ("10", { $0.analytics.maxBatchEvents == 10 }),
         "ANALYTICS_DROP_IP": ("true", { $0.analytics.dropIP }),
+        "ANALYTICS_RETENTION_DAYS": ("90", { $0.analytics.retentionDays == 90 }),
         "PGRST_DB_AGGREGATES_ENABLED": ("true", { $0.aggregatesEnabled }),
         "PGRST_DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements }),
         "PGRST_DB_MAX_ROWS": ("1000", { $0.postgrest.maxRows == 1000 }),
