@@ -74,12 +74,16 @@ BEGIN
     IF to_regclass('product_analytics.' || quote_ident(v_name)) IS NOT NULL THEN
         RETURN;
     END IF;
-    -- Two batches that both need a new month create it once.
+    -- Two batches that both need a new month create it once: the second waits for the first to
+    -- commit, then finds the table taken (its cached catalog may not show it yet, so the error is
+    -- the answer, not a second look).
     PERFORM pg_advisory_xact_lock(hashtext('product_analytics.ensure_partition'));
-    IF to_regclass('product_analytics.' || quote_ident(v_name)) IS NULL THEN
+    BEGIN
         EXECUTE format('CREATE TABLE product_analytics.%I PARTITION OF product_analytics.events FOR VALUES FROM (%L) TO (%L)',
                        v_name, v_from, v_from + interval '1 month');
-    END IF;
+    EXCEPTION WHEN duplicate_table OR unique_violation THEN
+        NULL;
+    END;
 END
 $$;
 

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 import TestSupport
 import Testing
 
@@ -80,6 +81,23 @@ struct AnalyticsTests {
         #expect(try count("SELECT count(*) FROM product_analytics.events WHERE distinct_id = \(id)") == 4)
         // The key is never stored with the event.
         #expect(try count("SELECT count(*) FROM product_analytics.events WHERE distinct_id = \(id) AND properties ? 'token'") == 0)
+    }
+
+    @Test func concurrentBatchesShareANewMonth() throws {
+        // Eight batches at once, all in a month that has no partition yet.
+        let id = "concurrent-\(UUID().uuidString)"
+        let port = server.port
+        let statuses = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let events = (0..<20).map { _ in
+                #"{"event":"e","distinct_id":"\#(id)","uuid":"\#(UUID().uuidString)","timestamp":"2025-07-15T10:00:00Z"}"#
+            }
+            let body = #"{"api_key":"\#(Self.projectKey)","batch":[\#(events.joined(separator: ","))]}"#
+            let status = (try? TestHTTPClient(port: port).request("POST", "/batch/", headers: [("Content-Type", "application/json")], body: body).status) ?? 0
+            statuses.withLock { $0.append(status) }
+        }
+        #expect(statuses.withLock { $0 } == Array(repeating: 200, count: 8))
+        #expect(try count("SELECT count(*) FROM product_analytics.events WHERE distinct_id = \(id)") == 160)
     }
 
     @Test func aBatchIsStoredWholeOrNotAtAll() throws {
