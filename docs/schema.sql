@@ -1024,64 +1024,92 @@ CREATE FUNCTION product_analytics.ingest(p_events jsonb, p_source text) RETURNS 
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 DECLARE
-    e           jsonb;
-    v_uuid      uuid;
-    v_at        timestamptz;
-    v_event     text;
-    v_distinct  text;
-    v_props     jsonb;
-    v_person    bigint;
-    v_user      uuid;
-    v_other     text;
-    v_stored    integer := 0;
+    e          jsonb;
+    v_new      uuid[];
+    v_distinct text;
+    v_other    text;
+    v_person   bigint;
+    v_stored   integer;
 BEGIN
     IF jsonb_typeof(p_events) IS DISTINCT FROM 'array' THEN
         RAISE EXCEPTION 'events must be an array' USING ERRCODE = '22023';
     END IF;
-    -- Every month's partition first: a partition is created while this transaction holds no
-    -- lock on the events table, so two batches creating months cannot wait on each other.
+    IF EXISTS (SELECT FROM jsonb_array_elements(p_events) AS x(e)
+               WHERE jsonb_typeof(x.e) <> 'object' OR (x.e ->> 'uuid') IS NULL OR coalesce(x.e ->> 'event', '') = ''
+                  OR coalesce(x.e ->> 'distinct_id', '') = '' OR jsonb_typeof(coalesce(x.e -> 'properties', '{}')) <> 'object') THEN
+        RAISE EXCEPTION 'an event needs uuid, event, distinct_id and object properties' USING ERRCODE = '22023';
+    END IF;
+    -- Every month's partition first (which also reads every time, so a bad one fails the batch
+    -- before anything is written): a partition is created while this transaction holds no lock
+    -- on the events table, so two batches creating months cannot wait on each other.
     PERFORM product_analytics.ensure_partition(m)
     FROM (SELECT DISTINCT date_trunc('month', product_analytics.event_time(value) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS m
           FROM jsonb_array_elements(p_events)) AS months;
-    FOR e IN SELECT value FROM jsonb_array_elements(p_events) LOOP
-        v_uuid := (e ->> 'uuid')::uuid;
-        v_event := e ->> 'event';
+
+    -- The events whose uuid is new: a retry's are skipped (of a uuid twice in the batch, the first).
+    WITH inserted AS (
+        INSERT INTO product_analytics.event_uuids (uuid)
+        SELECT DISTINCT (x.e ->> 'uuid')::uuid FROM jsonb_array_elements(p_events) AS x(e)
+        ON CONFLICT (uuid) DO NOTHING
+        RETURNING uuid
+    )
+    SELECT coalesce(array_agg(uuid), '{}') INTO v_new FROM inserted;
+    IF cardinality(v_new) = 0 THEN
+        RETURN 0;
+    END IF;
+    -- The batch's new events, in a table of this session's (made once, emptied at each commit).
+    IF to_regclass('pg_temp.ingest_batch') IS NULL THEN
+        CREATE TEMP TABLE ingest_batch (n bigint, uuid uuid, e jsonb) ON COMMIT DELETE ROWS;
+    END IF;
+    DELETE FROM pg_temp.ingest_batch;
+    INSERT INTO pg_temp.ingest_batch (n, uuid, e)
+    SELECT DISTINCT ON ((x.e ->> 'uuid')::uuid) x.n, (x.e ->> 'uuid')::uuid, x.e
+    FROM jsonb_array_elements(p_events) WITH ORDINALITY AS x(e, n)
+    WHERE (x.e ->> 'uuid')::uuid = ANY (v_new)
+    ORDER BY (x.e ->> 'uuid')::uuid, x.n;
+
+    -- Identities (the other id names the same person from now on) and person properties, in the
+    -- batch's order.
+    FOR e IN SELECT b.e FROM pg_temp.ingest_batch AS b
+             WHERE b.e ->> 'event' IN ('$identify', '$create_alias') OR b.e ? 'set' OR b.e ? 'set_once'
+             ORDER BY b.n
+    LOOP
         v_distinct := e ->> 'distinct_id';
-        v_props := coalesce(e -> 'properties', '{}');
-        IF v_uuid IS NULL OR v_event IS NULL OR v_event = '' OR v_distinct IS NULL OR v_distinct = ''
-           OR jsonb_typeof(v_props) IS DISTINCT FROM 'object' THEN
-            RAISE EXCEPTION 'an event needs uuid, event, distinct_id and object properties' USING ERRCODE = '22023';
-        END IF;
-        v_at := product_analytics.event_time(e);
-
-        INSERT INTO product_analytics.event_uuids (uuid) VALUES (v_uuid) ON CONFLICT (uuid) DO NOTHING;
-        CONTINUE WHEN NOT FOUND;
-
-        -- Identities: the other id names the same person from now on.
-        v_other := CASE v_event
-                       WHEN '$identify' THEN v_props ->> '$anon_distinct_id'
-                       WHEN '$create_alias' THEN v_props ->> 'alias'
+        v_other := CASE e ->> 'event'
+                       WHEN '$identify' THEN e -> 'properties' ->> '$anon_distinct_id'
+                       WHEN '$create_alias' THEN e -> 'properties' ->> 'alias'
                    END;
         IF v_other IS NOT NULL AND v_other <> '' AND v_other <> v_distinct THEN
             PERFORM product_analytics.merge_distinct_ids(v_distinct, v_other);
         END IF;
-        v_person := product_analytics.person_for(v_distinct);
         IF e ? 'set' OR e ? 'set_once' THEN
+            v_person := product_analytics.person_for(v_distinct);
             UPDATE product_analytics.persons
             SET properties = coalesce(e -> 'set_once', '{}') || properties || coalesce(e -> 'set', '{}'), updated_at = now()
             WHERE id = v_person;
         END IF;
-        SELECT d.user_id INTO v_user FROM product_analytics.person_distinct_ids AS d WHERE d.distinct_id = v_distinct;
-
-        INSERT INTO product_analytics.events (uuid, event, distinct_id, person_id, user_id, properties, "timestamp", source)
-        VALUES (v_uuid, v_event, v_distinct, v_person, v_user, v_props, v_at, p_source);
-        IF v_event = '$feature_flag_called' AND v_props ? '$feature_flag' THEN
-            INSERT INTO product_analytics.exposures (flag_key, distinct_id, variant, first_seen)
-            VALUES (v_props ->> '$feature_flag', v_distinct, coalesce(v_props ->> '$feature_flag_response', 'false'), v_at)
-            ON CONFLICT (flag_key, distinct_id) DO NOTHING;
-        END IF;
-        v_stored := v_stored + 1;
     END LOOP;
+
+    -- A person for each distinct id seen for the first time, then the events in one statement.
+    PERFORM product_analytics.person_for(d.distinct_id)
+    FROM (SELECT DISTINCT b.e ->> 'distinct_id' AS distinct_id FROM pg_temp.ingest_batch AS b) AS d
+    WHERE NOT EXISTS (SELECT FROM product_analytics.person_distinct_ids AS m WHERE m.distinct_id = d.distinct_id);
+    INSERT INTO product_analytics.events (uuid, event, distinct_id, person_id, user_id, properties, "timestamp", source)
+    SELECT b.uuid, b.e ->> 'event', m.distinct_id, m.person_id, m.user_id, coalesce(b.e -> 'properties', '{}'),
+           product_analytics.event_time(b.e), p_source
+    FROM pg_temp.ingest_batch AS b
+    JOIN product_analytics.person_distinct_ids AS m ON m.distinct_id = b.e ->> 'distinct_id'
+    ORDER BY b.n;
+    GET DIAGNOSTICS v_stored = ROW_COUNT;
+
+    INSERT INTO product_analytics.exposures (flag_key, distinct_id, variant, first_seen)
+    SELECT DISTINCT ON (b.e -> 'properties' ->> '$feature_flag', b.e ->> 'distinct_id')
+           b.e -> 'properties' ->> '$feature_flag', b.e ->> 'distinct_id',
+           coalesce(b.e -> 'properties' ->> '$feature_flag_response', 'false'), product_analytics.event_time(b.e)
+    FROM pg_temp.ingest_batch AS b
+    WHERE b.e ->> 'event' = '$feature_flag_called' AND b.e -> 'properties' ? '$feature_flag'
+    ORDER BY b.e -> 'properties' ->> '$feature_flag', b.e ->> 'distinct_id', product_analytics.event_time(b.e)
+    ON CONFLICT (flag_key, distinct_id) DO NOTHING;
     RETURN v_stored;
 END
 $_$;
