@@ -3,7 +3,7 @@
 # the host's toolchain and says when its Swift differs from this one); bump them deliberately.
 FROM swift:6.3.1-bookworm AS build
 RUN apt-get update -qq \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq-dev libssl-dev libcrypt-dev libcurl4-openssl-dev pkg-config make \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpq-dev libssl-dev zlib1g-dev libcrypt-dev libcurl4-openssl-dev pkg-config make \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile Package.swift ./

@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // C: libcrypto for Identity's tokens (and libxcrypt's bcrypt) and for the WebSocket handshake's SHA-1; libssl for the SMTP client's TLS.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev", "libcrypt-dev"])]),
+        // C: zlib, for the gzip bodies PostHog's SDKs send (only Analytics sees it).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // The epoll loop that the HTTP server and the pipelined database connections share, and
         // `startThread`, which starts every thread of the server.
@@ -47,10 +49,12 @@ let package = Package(
         .target(
             name: "Storage", dependencies: ["HTTP", "Postgres", "Identity", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
+        // Product analytics: PostHog's capture and flags protocols over PostgreSQL.
+        .target(name: "Analytics", dependencies: ["CZlib", "HTTP", "Postgres", "Identity"], swiftSettings: swiftSettings),
         .target(
             name: "App",
             dependencies: [
-                "Postgres", "Migrations", "EmbeddedPostgres", "EventLoop", "HTTP", "Identity", "REST", "Auth", "Realtime", "Storage",
+                "Postgres", "Migrations", "EmbeddedPostgres", "EventLoop", "HTTP", "Identity", "REST", "Auth", "Realtime", "Storage", "Analytics",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: swiftSettings
@@ -58,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "onboard",
             dependencies: [
-                "App", "Auth", "Migrations", "Postgres", "Identity", "HTTP", "REST", "TypeGen",
+                "App", "Analytics", "Auth", "Migrations", "Postgres", "Identity", "HTTP", "REST", "TypeGen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
             ],
@@ -84,7 +88,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "TestSupport", "Postgres", "Identity", "HTTP", "Auth", "App", "Realtime", "Storage", .product(name: "Logging", package: "swift-log")
+                "TestSupport", "Postgres", "Identity", "HTTP", "Auth", "App", "Realtime", "Storage", "Analytics",
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "TypeGenTests", dependencies: ["TypeGen", "REST", "Postgres", "TestSupport"], swiftSettings: swiftSettings),

@@ -44,6 +44,13 @@ CREATE SCHEMA private;
 
 
 --
+-- Name: product_analytics; Type: SCHEMA; Schema: -; Owner: -
+--
+
+CREATE SCHEMA product_analytics;
+
+
+--
 -- Name: realtime; Type: SCHEMA; Schema: -; Owner: -
 --
 
@@ -908,6 +915,296 @@ $$;
 
 
 --
+-- Name: drop_events_before(timestamp with time zone); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.drop_events_before(p_before timestamp with time zone) RETURNS SETOF text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_name text;
+BEGIN
+    FOR v_name IN
+        SELECT c.relname FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'product_analytics.events'::regclass AND c.relname ~ '^events_[0-9]{6}$'
+          AND (to_date(substr(c.relname, 8), 'YYYYMM') + interval '1 month') AT TIME ZONE 'UTC' <= p_before
+        ORDER BY c.relname
+    LOOP
+        EXECUTE format('DROP TABLE product_analytics.%I', v_name);
+        RETURN NEXT v_name;
+    END LOOP;
+    DELETE FROM product_analytics.event_uuids WHERE received_at < p_before;
+    DELETE FROM product_analytics.exposures WHERE first_seen < p_before;
+END
+$_$;
+
+
+--
+-- Name: ensure_partition(timestamp with time zone); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.ensure_partition(p_at timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_from timestamptz := date_trunc('month', p_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+    v_name text := 'events_' || to_char(p_at AT TIME ZONE 'UTC', 'YYYYMM');
+BEGIN
+    IF to_regclass('product_analytics.' || quote_ident(v_name)) IS NOT NULL THEN
+        RETURN;
+    END IF;
+    -- Two batches that both need a new month create it once: the second waits for the first to
+    -- commit, then finds the table taken (its cached catalog may not show it yet, so the error is
+    -- the answer, not a second look).
+    PERFORM pg_advisory_xact_lock(hashtext('product_analytics.ensure_partition'));
+    BEGIN
+        EXECUTE format('CREATE TABLE product_analytics.%I PARTITION OF product_analytics.events FOR VALUES FROM (%L) TO (%L)',
+                       v_name, v_from, v_from + interval '1 month');
+    EXCEPTION WHEN duplicate_table OR unique_violation THEN
+        NULL;
+    END;
+END
+$$;
+
+
+--
+-- Name: event_time(jsonb); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.event_time(e jsonb) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_at timestamptz := coalesce((e ->> 'timestamp')::timestamptz, now());
+    v_sent timestamptz := (e ->> 'sent_at')::timestamptz;
+BEGIN
+    IF e ? 'offset' THEN
+        v_at := now() - make_interval(secs => (e ->> 'offset')::double precision / 1000);
+    ELSIF v_sent IS NOT NULL THEN
+        v_at := now() - (v_sent - v_at);
+    END IF;
+    RETURN CASE WHEN v_at > now() + interval '23 hours' THEN now() ELSE v_at END;
+END
+$$;
+
+
+--
+-- Name: experiment_counts(text, text, text, integer); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.experiment_counts(p_flag text, p_goal_state text, p_goal_event text, p_days integer) RETURNS TABLE(variant text, exposures bigint, conversions bigint)
+    LANGUAGE sql STABLE
+    AS $$
+    WITH exposed AS (
+        SELECT DISTINCT ON (d.person_id) d.person_id, x.variant, x.first_seen
+        FROM product_analytics.exposures AS x
+        JOIN product_analytics.person_distinct_ids AS d ON d.distinct_id = x.distinct_id
+        WHERE x.flag_key = p_flag AND x.variant NOT IN ('false', '')
+        ORDER BY d.person_id, x.first_seen
+    )
+    SELECT e.variant, count(*), count(*) FILTER (WHERE
+        (p_goal_state IS NOT NULL AND EXISTS (
+            SELECT FROM product_analytics.person_distinct_ids AS u
+            JOIN analytics.onboarding_transitions AS t ON t.user_id = u.user_id
+            WHERE u.person_id = e.person_id AND t.to_state = p_goal_state
+              AND t.at >= e.first_seen AND t.at < e.first_seen + make_interval(days => p_days)))
+        OR (p_goal_event IS NOT NULL AND EXISTS (
+            SELECT FROM product_analytics.person_distinct_ids AS u
+            JOIN product_analytics.events AS v ON v.distinct_id = u.distinct_id
+            WHERE u.person_id = e.person_id AND v.event = p_goal_event
+              AND v."timestamp" >= e.first_seen AND v."timestamp" < e.first_seen + make_interval(days => p_days))))
+    FROM exposed AS e
+    GROUP BY e.variant
+    ORDER BY e.variant
+$$;
+
+
+--
+-- Name: ingest(jsonb, text); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.ingest(p_events jsonb, p_source text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    e          jsonb;
+    v_new      uuid[];
+    v_distinct text;
+    v_other    text;
+    v_person   bigint;
+    v_stored   integer;
+BEGIN
+    IF jsonb_typeof(p_events) IS DISTINCT FROM 'array' THEN
+        RAISE EXCEPTION 'events must be an array' USING ERRCODE = '22023';
+    END IF;
+    IF EXISTS (SELECT FROM jsonb_array_elements(p_events) AS x(e)
+               WHERE jsonb_typeof(x.e) <> 'object' OR (x.e ->> 'uuid') IS NULL OR coalesce(x.e ->> 'event', '') = ''
+                  OR coalesce(x.e ->> 'distinct_id', '') = '' OR jsonb_typeof(coalesce(x.e -> 'properties', '{}')) <> 'object') THEN
+        RAISE EXCEPTION 'an event needs uuid, event, distinct_id and object properties' USING ERRCODE = '22023';
+    END IF;
+    -- Every month's partition first (which also reads every time, so a bad one fails the batch
+    -- before anything is written): a partition is created while this transaction holds no lock
+    -- on the events table, so two batches creating months cannot wait on each other.
+    PERFORM product_analytics.ensure_partition(m)
+    FROM (SELECT DISTINCT date_trunc('month', product_analytics.event_time(value) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS m
+          FROM jsonb_array_elements(p_events)) AS months;
+
+    -- The events whose uuid is new: a retry's are skipped (of a uuid twice in the batch, the first).
+    WITH inserted AS (
+        INSERT INTO product_analytics.event_uuids (uuid)
+        SELECT DISTINCT (x.e ->> 'uuid')::uuid FROM jsonb_array_elements(p_events) AS x(e)
+        ON CONFLICT (uuid) DO NOTHING
+        RETURNING uuid
+    )
+    SELECT coalesce(array_agg(uuid), '{}') INTO v_new FROM inserted;
+    IF cardinality(v_new) = 0 THEN
+        RETURN 0;
+    END IF;
+    -- The batch's new events, in a table of this session's (made once, emptied at each commit).
+    IF to_regclass('pg_temp.ingest_batch') IS NULL THEN
+        CREATE TEMP TABLE ingest_batch (n bigint, uuid uuid, e jsonb) ON COMMIT DELETE ROWS;
+    END IF;
+    DELETE FROM pg_temp.ingest_batch;
+    INSERT INTO pg_temp.ingest_batch (n, uuid, e)
+    SELECT DISTINCT ON ((x.e ->> 'uuid')::uuid) x.n, (x.e ->> 'uuid')::uuid, x.e
+    FROM jsonb_array_elements(p_events) WITH ORDINALITY AS x(e, n)
+    WHERE (x.e ->> 'uuid')::uuid = ANY (v_new)
+    ORDER BY (x.e ->> 'uuid')::uuid, x.n;
+
+    -- Identities (the other id names the same person from now on) and person properties, in the
+    -- batch's order.
+    FOR e IN SELECT b.e FROM pg_temp.ingest_batch AS b
+             WHERE b.e ->> 'event' IN ('$identify', '$create_alias') OR b.e ? 'set' OR b.e ? 'set_once'
+             ORDER BY b.n
+    LOOP
+        v_distinct := e ->> 'distinct_id';
+        v_other := CASE e ->> 'event'
+                       WHEN '$identify' THEN e -> 'properties' ->> '$anon_distinct_id'
+                       WHEN '$create_alias' THEN e -> 'properties' ->> 'alias'
+                   END;
+        IF v_other IS NOT NULL AND v_other <> '' AND v_other <> v_distinct THEN
+            PERFORM product_analytics.merge_distinct_ids(v_distinct, v_other);
+        END IF;
+        IF e ? 'set' OR e ? 'set_once' THEN
+            v_person := product_analytics.person_for(v_distinct);
+            UPDATE product_analytics.persons
+            SET properties = coalesce(e -> 'set_once', '{}') || properties || coalesce(e -> 'set', '{}'), updated_at = now()
+            WHERE id = v_person;
+        END IF;
+    END LOOP;
+
+    -- A person for each distinct id seen for the first time, then the events in one statement.
+    PERFORM product_analytics.person_for(d.distinct_id)
+    FROM (SELECT DISTINCT b.e ->> 'distinct_id' AS distinct_id FROM pg_temp.ingest_batch AS b) AS d
+    WHERE NOT EXISTS (SELECT FROM product_analytics.person_distinct_ids AS m WHERE m.distinct_id = d.distinct_id);
+    INSERT INTO product_analytics.events (uuid, event, distinct_id, person_id, user_id, properties, "timestamp", source)
+    SELECT b.uuid, b.e ->> 'event', m.distinct_id, m.person_id, m.user_id, coalesce(b.e -> 'properties', '{}'),
+           product_analytics.event_time(b.e), p_source
+    FROM pg_temp.ingest_batch AS b
+    JOIN product_analytics.person_distinct_ids AS m ON m.distinct_id = b.e ->> 'distinct_id'
+    ORDER BY b.n;
+    GET DIAGNOSTICS v_stored = ROW_COUNT;
+
+    INSERT INTO product_analytics.exposures (flag_key, distinct_id, variant, first_seen)
+    SELECT DISTINCT ON (b.e -> 'properties' ->> '$feature_flag', b.e ->> 'distinct_id')
+           b.e -> 'properties' ->> '$feature_flag', b.e ->> 'distinct_id',
+           coalesce(b.e -> 'properties' ->> '$feature_flag_response', 'false'), product_analytics.event_time(b.e)
+    FROM pg_temp.ingest_batch AS b
+    WHERE b.e ->> 'event' = '$feature_flag_called' AND b.e -> 'properties' ? '$feature_flag'
+    ORDER BY b.e -> 'properties' ->> '$feature_flag', b.e ->> 'distinct_id', product_analytics.event_time(b.e)
+    ON CONFLICT (flag_key, distinct_id) DO NOTHING;
+    RETURN v_stored;
+END
+$_$;
+
+
+--
+-- Name: merge_distinct_ids(text, text); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.merge_distinct_ids(p_distinct_id text, p_other text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_target bigint := product_analytics.person_for(p_distinct_id);
+    v_source bigint := product_analytics.person_for(p_other);
+BEGIN
+    IF v_source = v_target THEN
+        RETURN;
+    END IF;
+    UPDATE product_analytics.person_distinct_ids SET person_id = v_target WHERE person_id = v_source;
+    UPDATE product_analytics.persons AS t
+    SET properties = s.properties || t.properties, created_at = least(s.created_at, t.created_at), updated_at = now()
+    FROM product_analytics.persons AS s
+    WHERE t.id = v_target AND s.id = v_source;
+    DELETE FROM product_analytics.persons WHERE id = v_source;
+END
+$$;
+
+
+--
+-- Name: person_for(text); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.person_for(p_distinct_id text) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_person bigint;
+    v_user uuid;
+BEGIN
+    SELECT person_id INTO v_person FROM product_analytics.person_distinct_ids WHERE distinct_id = p_distinct_id;
+    IF FOUND THEN
+        RETURN v_person;
+    END IF;
+    IF p_distinct_id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN
+        SELECT id INTO v_user FROM auth.users WHERE id = p_distinct_id::uuid;
+    END IF;
+    INSERT INTO product_analytics.persons DEFAULT VALUES RETURNING id INTO v_person;
+    INSERT INTO product_analytics.person_distinct_ids (distinct_id, person_id, user_id)
+    VALUES (p_distinct_id, v_person, v_user)
+    ON CONFLICT (distinct_id) DO NOTHING;
+    IF NOT FOUND THEN
+        -- Another transaction mapped it first: use its person.
+        DELETE FROM product_analytics.persons WHERE id = v_person;
+        SELECT person_id INTO v_person FROM product_analytics.person_distinct_ids WHERE distinct_id = p_distinct_id;
+    END IF;
+    RETURN v_person;
+END
+$_$;
+
+
+--
+-- Name: valid_flag_filters(jsonb); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.valid_flag_filters(p_filters jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT jsonb_typeof(p_filters) = 'object'
+       AND jsonb_typeof(coalesce(p_filters -> 'groups', '[]')) = 'array'
+       AND NOT EXISTS (
+           SELECT FROM jsonb_array_elements(coalesce(p_filters -> 'groups', '[]')) AS g
+           WHERE jsonb_typeof(g) <> 'object'
+              OR jsonb_typeof(coalesce(g -> 'properties', '[]')) <> 'array'
+              OR (g ? 'rollout_percentage' AND jsonb_typeof(g -> 'rollout_percentage') NOT IN ('number', 'null'))
+              OR (jsonb_typeof(g -> 'rollout_percentage') = 'number'
+                  AND (g ->> 'rollout_percentage')::numeric NOT BETWEEN 0 AND 100))
+       AND (jsonb_typeof(p_filters -> 'multivariate') IS DISTINCT FROM 'object'
+            OR (SELECT coalesce(sum((v ->> 'rollout_percentage')::numeric), 0) = 100
+                   AND bool_and(jsonb_typeof(v -> 'key') = 'string' AND jsonb_typeof(v -> 'rollout_percentage') = 'number')
+                FROM jsonb_array_elements(coalesce(p_filters -> 'multivariate' -> 'variants', '[]')) AS v))
+       AND jsonb_typeof(coalesce(p_filters -> 'payloads', '{}')) = 'object'
+$$;
+
+
+--
 -- Name: children; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1269,6 +1566,37 @@ BEGIN
     RETURN NEW;
 END
 $$;
+
+
+--
+-- Name: track(text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.track(event text, properties jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_user uuid := auth.uid();
+BEGIN
+    IF v_user IS NULL THEN
+        RAISE EXCEPTION 'track needs a signed-in user' USING ERRCODE = '42501';
+    END IF;
+    IF event IS NULL OR length(event) NOT BETWEEN 1 AND 200 THEN
+        RAISE EXCEPTION 'event must be 1 to 200 characters' USING ERRCODE = '22023';
+    END IF;
+    IF properties IS NOT NULL AND (jsonb_typeof(properties) <> 'object' OR octet_length(properties::text) > 65536) THEN
+        RAISE EXCEPTION 'properties must be a JSON object of at most 64 KiB' USING ERRCODE = '22023';
+    END IF;
+    PERFORM product_analytics.ingest(
+        jsonb_build_array(jsonb_build_object(
+            'uuid', gen_random_uuid(), 'event', event, 'distinct_id', v_user::text,
+            'properties', coalesce(properties, '{}') || jsonb_build_object('$lib', 'onboard-rpc'),
+            'timestamp', now(),
+            'set', coalesce(properties -> '$set', '{}'), 'set_once', coalesce(properties -> '$set_once', '{}'))),
+        'rpc');
+END
+$_$;
 
 
 --
@@ -2016,6 +2344,137 @@ CREATE TABLE onboard_migrations.schema_migrations (
 
 
 --
+-- Name: event_uuids; Type: TABLE; Schema: product_analytics; Owner: -
+--
+
+CREATE TABLE product_analytics.event_uuids (
+    uuid uuid NOT NULL,
+    received_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: events; Type: TABLE; Schema: product_analytics; Owner: -
+--
+
+CREATE TABLE product_analytics.events (
+    uuid uuid NOT NULL,
+    event text NOT NULL,
+    distinct_id text NOT NULL,
+    person_id bigint NOT NULL,
+    user_id uuid,
+    properties jsonb DEFAULT '{}'::jsonb NOT NULL,
+    "timestamp" timestamp with time zone NOT NULL,
+    received_at timestamp with time zone DEFAULT now() NOT NULL,
+    source text NOT NULL
+)
+PARTITION BY RANGE ("timestamp");
+
+
+--
+-- Name: person_distinct_ids; Type: TABLE; Schema: product_analytics; Owner: -
+--
+
+CREATE TABLE product_analytics.person_distinct_ids (
+    distinct_id text NOT NULL,
+    person_id bigint NOT NULL,
+    user_id uuid
+);
+
+
+--
+-- Name: events_with_person; Type: VIEW; Schema: product_analytics; Owner: -
+--
+
+CREATE VIEW product_analytics.events_with_person AS
+ SELECT e.uuid,
+    e.event,
+    e.distinct_id,
+    e.person_id,
+    e.user_id,
+    e.properties,
+    e."timestamp",
+    e.received_at,
+    e.source,
+    d.person_id AS current_person_id,
+    ( SELECT (max((u.user_id)::text))::uuid AS max
+           FROM product_analytics.person_distinct_ids u
+          WHERE (u.person_id = d.person_id)) AS person_user_id
+   FROM (product_analytics.events e
+     JOIN product_analytics.person_distinct_ids d ON ((d.distinct_id = e.distinct_id)));
+
+
+--
+-- Name: exposures; Type: TABLE; Schema: product_analytics; Owner: -
+--
+
+CREATE TABLE product_analytics.exposures (
+    flag_key text NOT NULL,
+    distinct_id text NOT NULL,
+    variant text NOT NULL,
+    first_seen timestamp with time zone NOT NULL
+);
+
+
+--
+-- Name: feature_flags; Type: TABLE; Schema: product_analytics; Owner: -
+--
+
+CREATE TABLE product_analytics.feature_flags (
+    id bigint NOT NULL,
+    key text NOT NULL,
+    name text DEFAULT ''::text NOT NULL,
+    active boolean DEFAULT true NOT NULL,
+    filters jsonb DEFAULT '{"groups": [{"properties": [], "rollout_percentage": 100}]}'::jsonb NOT NULL,
+    version integer DEFAULT 1 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT feature_flags_filters_check CHECK (product_analytics.valid_flag_filters(filters)),
+    CONSTRAINT feature_flags_key_check CHECK ((key ~ '^[A-Za-z0-9_.-]{1,200}$'::text))
+);
+
+
+--
+-- Name: feature_flags_id_seq; Type: SEQUENCE; Schema: product_analytics; Owner: -
+--
+
+ALTER TABLE product_analytics.feature_flags ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME product_analytics.feature_flags_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: persons; Type: TABLE; Schema: product_analytics; Owner: -
+--
+
+CREATE TABLE product_analytics.persons (
+    id bigint NOT NULL,
+    properties jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: persons_id_seq; Type: SEQUENCE; Schema: product_analytics; Owner: -
+--
+
+ALTER TABLE product_analytics.persons ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME product_analytics.persons_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: families; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2349,6 +2808,54 @@ ALTER TABLE ONLY onboard_migrations.schema_migrations
 
 
 --
+-- Name: event_uuids event_uuids_pkey; Type: CONSTRAINT; Schema: product_analytics; Owner: -
+--
+
+ALTER TABLE ONLY product_analytics.event_uuids
+    ADD CONSTRAINT event_uuids_pkey PRIMARY KEY (uuid);
+
+
+--
+-- Name: exposures exposures_pkey; Type: CONSTRAINT; Schema: product_analytics; Owner: -
+--
+
+ALTER TABLE ONLY product_analytics.exposures
+    ADD CONSTRAINT exposures_pkey PRIMARY KEY (flag_key, distinct_id);
+
+
+--
+-- Name: feature_flags feature_flags_key_key; Type: CONSTRAINT; Schema: product_analytics; Owner: -
+--
+
+ALTER TABLE ONLY product_analytics.feature_flags
+    ADD CONSTRAINT feature_flags_key_key UNIQUE (key);
+
+
+--
+-- Name: feature_flags feature_flags_pkey; Type: CONSTRAINT; Schema: product_analytics; Owner: -
+--
+
+ALTER TABLE ONLY product_analytics.feature_flags
+    ADD CONSTRAINT feature_flags_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: person_distinct_ids person_distinct_ids_pkey; Type: CONSTRAINT; Schema: product_analytics; Owner: -
+--
+
+ALTER TABLE ONLY product_analytics.person_distinct_ids
+    ADD CONSTRAINT person_distinct_ids_pkey PRIMARY KEY (distinct_id);
+
+
+--
+-- Name: persons persons_pkey; Type: CONSTRAINT; Schema: product_analytics; Owner: -
+--
+
+ALTER TABLE ONLY product_analytics.persons
+    ADD CONSTRAINT persons_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: children children_id_user_id_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2604,6 +3111,41 @@ CREATE UNIQUE INDEX users_email_key ON auth.users USING btree (lower((email)::te
 --
 
 CREATE UNIQUE INDEX users_phone_key ON auth.users USING btree (phone) WHERE (phone IS NOT NULL);
+
+
+--
+-- Name: events_distinct_id_timestamp_idx; Type: INDEX; Schema: product_analytics; Owner: -
+--
+
+CREATE INDEX events_distinct_id_timestamp_idx ON ONLY product_analytics.events USING btree (distinct_id, "timestamp");
+
+
+--
+-- Name: events_event_timestamp_idx; Type: INDEX; Schema: product_analytics; Owner: -
+--
+
+CREATE INDEX events_event_timestamp_idx ON ONLY product_analytics.events USING btree (event, "timestamp");
+
+
+--
+-- Name: events_user_timestamp_idx; Type: INDEX; Schema: product_analytics; Owner: -
+--
+
+CREATE INDEX events_user_timestamp_idx ON ONLY product_analytics.events USING btree (user_id, "timestamp") WHERE (user_id IS NOT NULL);
+
+
+--
+-- Name: person_distinct_ids_person_idx; Type: INDEX; Schema: product_analytics; Owner: -
+--
+
+CREATE INDEX person_distinct_ids_person_idx ON product_analytics.person_distinct_ids USING btree (person_id);
+
+
+--
+-- Name: person_distinct_ids_user_idx; Type: INDEX; Schema: product_analytics; Owner: -
+--
+
+CREATE INDEX person_distinct_ids_user_idx ON product_analytics.person_distinct_ids USING btree (user_id) WHERE (user_id IS NOT NULL);
 
 
 --
@@ -2897,6 +3439,14 @@ ALTER TABLE ONLY auth.sessions
 
 
 --
+-- Name: person_distinct_ids person_distinct_ids_person_id_fkey; Type: FK CONSTRAINT; Schema: product_analytics; Owner: -
+--
+
+ALTER TABLE ONLY product_analytics.person_distinct_ids
+    ADD CONSTRAINT person_distinct_ids_person_id_fkey FOREIGN KEY (person_id) REFERENCES product_analytics.persons(id) ON DELETE CASCADE;
+
+
+--
 -- Name: children children_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3157,6 +3707,13 @@ GRANT USAGE ON SCHEMA auth TO service_role;
 GRANT USAGE ON SCHEMA private TO anon;
 GRANT USAGE ON SCHEMA private TO authenticated;
 GRANT USAGE ON SCHEMA private TO service_role;
+
+
+--
+-- Name: SCHEMA product_analytics; Type: ACL; Schema: -; Owner: -
+--
+
+GRANT USAGE ON SCHEMA product_analytics TO service_role;
 
 
 --
@@ -3482,6 +4039,58 @@ GRANT ALL ON FUNCTION private.shares_family_with(owner uuid) TO service_role;
 
 
 --
+-- Name: FUNCTION drop_events_before(p_before timestamp with time zone); Type: ACL; Schema: product_analytics; Owner: -
+--
+
+REVOKE ALL ON FUNCTION product_analytics.drop_events_before(p_before timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION product_analytics.drop_events_before(p_before timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION ensure_partition(p_at timestamp with time zone); Type: ACL; Schema: product_analytics; Owner: -
+--
+
+REVOKE ALL ON FUNCTION product_analytics.ensure_partition(p_at timestamp with time zone) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION event_time(e jsonb); Type: ACL; Schema: product_analytics; Owner: -
+--
+
+REVOKE ALL ON FUNCTION product_analytics.event_time(e jsonb) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION experiment_counts(p_flag text, p_goal_state text, p_goal_event text, p_days integer); Type: ACL; Schema: product_analytics; Owner: -
+--
+
+REVOKE ALL ON FUNCTION product_analytics.experiment_counts(p_flag text, p_goal_state text, p_goal_event text, p_days integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION product_analytics.experiment_counts(p_flag text, p_goal_state text, p_goal_event text, p_days integer) TO service_role;
+
+
+--
+-- Name: FUNCTION ingest(p_events jsonb, p_source text); Type: ACL; Schema: product_analytics; Owner: -
+--
+
+REVOKE ALL ON FUNCTION product_analytics.ingest(p_events jsonb, p_source text) FROM PUBLIC;
+GRANT ALL ON FUNCTION product_analytics.ingest(p_events jsonb, p_source text) TO service_role;
+
+
+--
+-- Name: FUNCTION merge_distinct_ids(p_distinct_id text, p_other text); Type: ACL; Schema: product_analytics; Owner: -
+--
+
+REVOKE ALL ON FUNCTION product_analytics.merge_distinct_ids(p_distinct_id text, p_other text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION person_for(p_distinct_id text); Type: ACL; Schema: product_analytics; Owner: -
+--
+
+REVOKE ALL ON FUNCTION product_analytics.person_for(p_distinct_id text) FROM PUBLIC;
+
+
+--
 -- Name: TABLE children; Type: ACL; Schema: public; Owner: -
 --
 
@@ -3611,6 +4220,15 @@ GRANT ALL ON FUNCTION public.regenerate_invite_code() TO service_role;
 GRANT ALL ON FUNCTION public.stamp_onboarding_completed_at() TO anon;
 GRANT ALL ON FUNCTION public.stamp_onboarding_completed_at() TO authenticated;
 GRANT ALL ON FUNCTION public.stamp_onboarding_completed_at() TO service_role;
+
+
+--
+-- Name: FUNCTION track(event text, properties jsonb); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.track(event text, properties jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.track(event text, properties jsonb) TO authenticated;
+GRANT ALL ON FUNCTION public.track(event text, properties jsonb) TO service_role;
 
 
 --
@@ -3853,6 +4471,55 @@ GRANT ALL ON SEQUENCE auth.refresh_tokens_id_seq TO service_role;
 --
 
 GRANT ALL ON TABLE auth.sessions TO service_role;
+
+
+--
+-- Name: TABLE event_uuids; Type: ACL; Schema: product_analytics; Owner: -
+--
+
+GRANT SELECT ON TABLE product_analytics.event_uuids TO service_role;
+
+
+--
+-- Name: TABLE events; Type: ACL; Schema: product_analytics; Owner: -
+--
+
+GRANT SELECT ON TABLE product_analytics.events TO service_role;
+
+
+--
+-- Name: TABLE person_distinct_ids; Type: ACL; Schema: product_analytics; Owner: -
+--
+
+GRANT SELECT ON TABLE product_analytics.person_distinct_ids TO service_role;
+
+
+--
+-- Name: TABLE events_with_person; Type: ACL; Schema: product_analytics; Owner: -
+--
+
+GRANT SELECT ON TABLE product_analytics.events_with_person TO service_role;
+
+
+--
+-- Name: TABLE exposures; Type: ACL; Schema: product_analytics; Owner: -
+--
+
+GRANT SELECT ON TABLE product_analytics.exposures TO service_role;
+
+
+--
+-- Name: TABLE feature_flags; Type: ACL; Schema: product_analytics; Owner: -
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE product_analytics.feature_flags TO service_role;
+
+
+--
+-- Name: TABLE persons; Type: ACL; Schema: product_analytics; Owner: -
+--
+
+GRANT SELECT ON TABLE product_analytics.persons TO service_role;
 
 
 --

@@ -5,7 +5,7 @@ set -euo pipefail
 
 # python3-aiosmtpd and openssl: the tests' SMTP server (tests/smtp/sink.py) and its certificate.
 # node-typescript (tsc) and mypy: the type checks of `onboard gen types`' TypeScript and Python (Tests/TypeGenTests).
-packages=(libpq-dev libssl-dev libcrypt-dev libcurl4-openssl-dev postgresql pkg-config python3-venv curl jq chromium chromium-driver python3-aiosmtpd openssl node-typescript mypy)
+packages=(libpq-dev libssl-dev zlib1g-dev libcrypt-dev libcurl4-openssl-dev postgresql pkg-config python3-venv curl jq chromium chromium-driver python3-aiosmtpd openssl node-typescript mypy)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -60,6 +60,7 @@ extension ServerConfig {
         try readDashboard(env, flags: flags)
         try readStorage(env, dataDirectory: dataDirectory)
         try readSignInMethods(env, environment: environment)
+        try readAnalytics(env)
         limits.workerThreads = max(limits.workerThreads, poolSize + 4)
     }
 
@@ -112,6 +113,19 @@ extension ServerConfig {
             throw ConfigurationError("PUBLISHABLE_KEYS must start with sb_publishable_ and SECRET_KEYS with sb_secret_")
         }
         return keys
+    }
+
+    /// Product analytics: the keys (made from the JWT secret when unset) and the limits.
+    private mutating func readAnalytics(_ env: EnvironmentReader) throws {
+        if let key = env.value("ANALYTICS_PROJECT_KEY") ?? env.value("POSTHOG_PROJECT_API_KEY") { analytics.projectKey = key }
+        if let key = env.value("ANALYTICS_SECRET_KEY") ?? env.value("POSTHOG_PERSONAL_API_KEY") { analytics.secretKey = key }
+        guard analytics.projectKey != analytics.secretKey, ![keys.anonKey, keys.serviceRoleKey].contains(analytics.projectKey) else {
+            throw ConfigurationError("ANALYTICS_PROJECT_KEY must differ from ANALYTICS_SECRET_KEY and from the API keys")
+        }
+        if let bytes = try env.integer("ANALYTICS_MAX_EVENT_BYTES", minimum: 1) { analytics.maxEventBytes = bytes }
+        if let count = try env.integer("ANALYTICS_MAX_BATCH_EVENTS", minimum: 1) { analytics.maxBatchEvents = count }
+        if let drop = try env.boolean("ANALYTICS_DROP_IP") { analytics.dropIP = drop }
+        if let days = try env.integer("ANALYTICS_RETENTION_DAYS", minimum: 1) { analytics.retentionDays = days }
     }
 
     /// Where the server listens.
@@ -298,6 +312,9 @@ extension ServerConfig {
                         : "\(keys.verificationKeys.keys.count) keys; signing: \(keys.signingKey.map { "\($0.algorithm) \($0.keyID)" } ?? "HS256 with JWT_SECRET")"
                 ),
                 ("JWT_KEY_ID", keys.secretKeyID ?? "(unset)"), ("JWT_ADMIN_ROLES", auth.adminRoles.sorted().joined(separator: ",")),
+                ("ANALYTICS_PROJECT_KEY", analytics.projectKey), ("ANALYTICS_SECRET_KEY", mask(analytics.secretKey)),
+                ("ANALYTICS_MAX_EVENT_BYTES", "\(analytics.maxEventBytes)"), ("ANALYTICS_MAX_BATCH_EVENTS", "\(analytics.maxBatchEvents)"),
+                ("ANALYTICS_DROP_IP", "\(analytics.dropIP)"), ("ANALYTICS_RETENTION_DAYS", analytics.retentionDays.map(String.init) ?? "(unset: kept)"),
                 ("PUBLISHABLE_KEYS", keys.publishableKeys.map(mask).joined(separator: ",")), ("SECRET_KEYS", keys.secretKeys.map(mask).joined(separator: ",")),
                 ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks),
                 ("DISABLE_SIGNUP", "\(auth.disableSignup)"), ("EXTERNAL_ANONYMOUS_USERS_ENABLED", "\(auth.anonymousUsersEnabled)"),

@@ -1,3 +1,4 @@
+import Analytics
 import Auth
 import Foundation
 import HTTP
@@ -85,7 +86,12 @@ public struct ServerConfig: Sendable {
     /// The operators' dashboard at `/dashboard/` (off unless a way to sign in is configured).
     public var dashboard = DashboardConfig()
 
+    /// Product analytics (PostHog's protocols): the project and secret keys, the limits.
+    public var analytics: AnalyticsConfig
+
     public init(keys: KeyConfig) {
         auth = AuthConfig(keys: keys)
+        let derived = AnalyticsConfig.derivedKeys(jwtSecret: keys.jwtSecret)
+        analytics = AnalyticsConfig(projectKey: derived.projectKey, secretKey: derived.secretKey)
     }
 }

@@ -1,3 +1,4 @@
+import Analytics
 import App
 import ArgumentParser
 import Auth
@@ -87,6 +88,8 @@ extension Serve {
             ("anon key", config.keys.anonKey),
             ("service_role key", config.keys.serviceRoleKey),
             ("Mail", config.auth.mail.smtp == nil ? "not sent: written to the log (set SMTP_HOST to send)" : "sent over SMTP"),
+            ("PostHog project key", config.analytics.projectKey + "  (PostHog SDKs: api_key, host " + api + ")"),
+            ("PostHog secret key", config.analytics.secretKey + "  (server SDKs' local flag evaluation)"),
             ("Keys file", keysFile.map { $0 + "  (the keys above as env lines: source it in a shell)" } ?? "(none: the keys come from the environment)"),
             (
                 "Auth limits",

@@ -1,3 +1,4 @@
+import Analytics
 import App
 import Foundation
 import Realtime
@@ -87,6 +88,12 @@ struct ConfigurationTests {
         "RATE_LIMIT_HEADER": ("X-Forwarded-For", { $0.auth.rateLimitHeader == "X-Forwarded-For" }),
         "PGRST_DB_TX_END": ("commit-allow-override", { $0.postgrest.transactionEnd == .commitAllowOverride }),
         "OPENAPI_ACCESS": ("all", { $0.openAPIAccess == .all }),
+        "ANALYTICS_PROJECT_KEY": ("phc_project", { $0.analytics.projectKey == "phc_project" }),
+        "ANALYTICS_SECRET_KEY": ("phx_secret", { $0.analytics.secretKey == "phx_secret" }),
+        "ANALYTICS_MAX_EVENT_BYTES": ("2048", { $0.analytics.maxEventBytes == 2048 }),
+        "ANALYTICS_MAX_BATCH_EVENTS": ("10", { $0.analytics.maxBatchEvents == 10 }),
+        "ANALYTICS_DROP_IP": ("true", { $0.analytics.dropIP }),
+        "ANALYTICS_RETENTION_DAYS": ("90", { $0.analytics.retentionDays == 90 }),
         "PGRST_DB_AGGREGATES_ENABLED": ("true", { $0.aggregatesEnabled }),
         "PGRST_DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements }),
         "PGRST_DB_MAX_ROWS": ("1000", { $0.postgrest.maxRows == 1000 }),
