@@ -6,7 +6,7 @@ extension StorageService {
     /// `POST /object/list-v2/{bucket}`: the names under `prefix` (a plain prefix, not a folder) in
     /// name order (`sortBy.order`), `limit` at a time after `cursor` (the last name of the page
     /// before, answered as `nextCursor`); with `with_delimiter`, the names below the next `/` are
-    /// one folder each (`name` and `key`: the full path up to and with that `/`). As the caller.
+    /// one folder each (`name`: the full path up to and with that `/`; `key`: without it). As the caller.
     func listV2(bucket: String, _ request: HTTPRequest) throws(StorageError) -> HTTPResponse {
         let caller = try caller(request)
         let body = try jsonBody(request)
@@ -44,7 +44,8 @@ extension StorageService {
             let row = rows[index]
             let name = row.string(0) ?? ""
             if row.bool(1) == true {
-                folderList.append(["name": name, "key": name])
+                // Storage: the folder's name ends with its `/`, its key does not.
+                folderList.append(["name": name, "key": String(name.dropLast(name.hasSuffix("/") ? 1 : 0))])
                 continue
             }
             let metadata = row.string(3).flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }

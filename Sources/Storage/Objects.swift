@@ -21,6 +21,9 @@ struct StoredObject {
 }
 
 extension StorageService {
+    /// The characters encodeURIComponent leaves as they are.
+    static let uriComponent = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
+
     /// Storage's rule for object names: ASCII letters, digits and `_ / ! - . * ' ( ) space & $ @ = ; : + , ?`.
     static func isValidObjectName(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 1024 else { return false }
@@ -172,10 +175,11 @@ extension StorageService {
         headers.add("ETag", eTag)
         headers.add("Last-Modified", Self.httpDate(object.updatedAt))
         headers.add("Accept-Ranges", "bytes")
+        // Storage's renderer: `attachment;` alone for an empty `download`, else the name as
+        // JavaScript's encodeURIComponent writes it, twice (plain and RFC 5987).
         if let download = request.queryValue("download") {
-            let filename = download.isEmpty ? String(name.split(separator: "/").last ?? "") : download
-            let quoted = filename.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            headers.add("Content-Disposition", "attachment; filename=\"\(quoted)\"")
+            let encoded = download.addingPercentEncoding(withAllowedCharacters: Self.uriComponent) ?? ""
+            headers.add("Content-Disposition", download.isEmpty ? "attachment;" : "attachment; filename=\(encoded); filename*=UTF-8''\(encoded)")
         }
         if let match = request.headers["If-None-Match"], match.split(separator: ",").contains(where: { $0.trimmedOf(" ") == eTag || $0.trimmedOf(" ") == "*" })
         {

@@ -21,7 +21,9 @@ struct DeploymentGuardTests {
         let anon = APIKey.make(role: "anon", secret: bytes)
         let service = APIKey.make(role: "service_role", secret: bytes)
         _ = try ServerConfig(environment: Self.environment(anon: anon, service: service), flags: ServeFlags()) { _ in ("", "", "") }
-        for (anonKey, serviceKey, named) in [(service, service, "ANON_KEY"), ("not-a-jwt", service, "ANON_KEY"), (anon, anon, "SERVICE_ROLE_KEY")] {
+        // An opaque key carries no role: it stands for its own.
+        _ = try ServerConfig(environment: Self.environment(anon: "opaque-anon-key", service: service), flags: ServeFlags()) { _ in ("", "", "") }
+        for (anonKey, serviceKey, named) in [(service, service, "ANON_KEY"), (anon, anon, "SERVICE_ROLE_KEY")] {
             do {
                 _ = try ServerConfig(environment: Self.environment(anon: anonKey, service: serviceKey), flags: ServeFlags()) { _ in ("", "", "") }
                 Issue.record("\(named) of another role was accepted")

@@ -79,7 +79,8 @@ def test_upload_download_list_move_copy_remove(bucket):
     assert [o.name for o in page.objects] == ["docs/b.txt"] and page.hasNext and page.nextCursor == "docs/b.txt"
     rest = files.list_v2({"prefix": "docs/", "with_delimiter": True, "cursor": page.nextCursor})
     assert [o.name for o in rest.objects] == ["docs/hello.txt"] and not rest.hasNext
-    assert [f.name for f in files.list_v2({"with_delimiter": True}).folders] == ["docs/"]
+    folders = files.list_v2({"with_delimiter": True}).folders
+    assert [f.name for f in folders] == ["docs/"] and [f.key for f in folders] == ["docs"]
 
     files.move("docs/b.txt", "moved/b.txt")
     assert files.download("moved/b.txt") == b"b"
@@ -98,7 +99,7 @@ def test_public_and_signed_urls(bucket):
     answer = httpx.get(signed["signedURL"])
     assert answer.status_code == 200 and answer.content == b"\x89PNG"
     downloaded = httpx.get(files.create_signed_url("pic.png", 60, {"download": "photo.png"})["signedURL"])
-    assert downloaded.headers["content-disposition"] == 'attachment; filename="photo.png"'
+    assert downloaded.headers["content-disposition"] == "attachment; filename=photo.png; filename*=UTF-8''photo.png"
     many = files.create_signed_urls(["pic.png", "none.png"], 60)
     assert many[0]["signedURL"] and many[1]["signedURL"] is None and many[1]["error"]
     # The bucket is private: no public URL yet.
