@@ -17,6 +17,9 @@ public struct AnalyticsConfig: Sendable {
     public var retentionDays: Int?
     /// Whether the client's address is dropped instead of stored as the `$ip` property.
     public var dropIP = false
+    /// Events a minute one client address may send, and the project key as a whole (per server).
+    public var eventsPerMinutePerClient = 60_000
+    public var eventsPerMinute = 600_000
 
     public init(projectKey: String, secretKey: String) {
         self.projectKey = projectKey

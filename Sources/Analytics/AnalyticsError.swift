@@ -17,6 +17,8 @@ public enum AnalyticsError: Error, Equatable, HTTPResponseError {
     case notFound
     /// The database refused or failed (logged by the caller; never described to the client).
     case unavailable
+    /// Over the events a minute of the client or the project key: retry after these seconds.
+    case throttled(retryAfter: Int)
 
     public func response(for request: HTTPRequest) -> HTTPResponse {
         switch self {
@@ -38,6 +40,11 @@ public enum AnalyticsError: Error, Equatable, HTTPResponseError {
             return body(.notFound, type: "invalid_request", code: "not_found", detail: "Not found.")
         case .unavailable:
             return body(.serviceUnavailable, type: "server_error", code: "unavailable", detail: "The event store is unavailable; retry later.")
+        case .throttled(let seconds):
+            var response = body(
+                .tooManyRequests, type: "throttled_error", code: "throttled", detail: "Request was throttled. Expected available in \(seconds) seconds.")
+            response.headers.replace("Retry-After", "\(seconds)")
+            return response
         }
     }
 

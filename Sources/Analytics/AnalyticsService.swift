@@ -10,11 +10,19 @@ public struct AnalyticsService: Sendable {
     let store: AnalyticsStore
     /// Whether a request carries the service role's key (App's rule for every dialect).
     let isServiceRole: @Sendable (HTTPRequest) -> Bool
+    /// The client's address as the other budgets read it (`RATE_LIMIT_HEADER` when trusted).
+    let clientAddress: @Sendable (HTTPRequest) -> String
+    let budget: EventBudget
 
-    public init(config: AnalyticsConfig, pool: Pool, logger: Logger, isServiceRole: @escaping @Sendable (HTTPRequest) -> Bool) {
+    public init(
+        config: AnalyticsConfig, pool: Pool, logger: Logger, clientAddress: @escaping @Sendable (HTTPRequest) -> String,
+        isServiceRole: @escaping @Sendable (HTTPRequest) -> Bool
+    ) {
         self.config = config
         self.store = AnalyticsStore(pool: pool, logger: logger)
+        self.clientAddress = clientAddress
         self.isServiceRole = isServiceRole
+        budget = EventBudget(perClient: config.eventsPerMinutePerClient, perProject: config.eventsPerMinute)
     }
 
     /// The capture paths PostHog's SDKs post to (`/engage/`: the older person updates).
@@ -39,6 +47,7 @@ public struct AnalyticsService: Sendable {
     /// Stores the request's events, all or none: `{"status": 1}` as PostHog answers.
     func capture(_ request: HTTPRequest) throws(AnalyticsError) -> HTTPResponse {
         let parsed = try CaptureRequest(request, config: config, defaultEvent: request.path.hasPrefix("/engage") ? "$set" : nil)
+        if let seconds = budget.spend(parsed.events.count, client: clientAddress(request)) { throw .throttled(retryAfter: seconds) }
         _ = try store.ingest(parsed.events, source: "capture")
         if let days = config.retentionDays { store.dropExpiredEvents(days: days) }
         return .json(.ok, #"{"status":1}"#)

@@ -125,6 +125,8 @@ extension ServerConfig {
         if let count = try env.integer("ANALYTICS_MAX_BATCH_EVENTS", minimum: 1) { analytics.maxBatchEvents = count }
         if let drop = try env.boolean("ANALYTICS_DROP_IP") { analytics.dropIP = drop }
         if let days = try env.integer("ANALYTICS_RETENTION_DAYS", minimum: 1) { analytics.retentionDays = days }
+        if let count = try env.integer("ANALYTICS_RATE_LIMIT_CLIENT_EVENTS", minimum: 1) { analytics.eventsPerMinutePerClient = count }
+        if let count = try env.integer("ANALYTICS_RATE_LIMIT_EVENTS", minimum: 1) { analytics.eventsPerMinute = count }
     }
 
     /// Where the server listens.
@@ -314,6 +316,8 @@ extension ServerConfig {
                 ("ANALYTICS_PROJECT_KEY", analytics.projectKey), ("ANALYTICS_SECRET_KEY", mask(analytics.secretKey)),
                 ("ANALYTICS_MAX_EVENT_BYTES", "\(analytics.maxEventBytes)"), ("ANALYTICS_MAX_BATCH_EVENTS", "\(analytics.maxBatchEvents)"),
                 ("ANALYTICS_DROP_IP", "\(analytics.dropIP)"), ("ANALYTICS_RETENTION_DAYS", analytics.retentionDays.map(String.init) ?? "(unset: kept)"),
+                ("ANALYTICS_RATE_LIMIT_CLIENT_EVENTS", "\(analytics.eventsPerMinutePerClient)"),
+                ("ANALYTICS_RATE_LIMIT_EVENTS", "\(analytics.eventsPerMinute)"),
                 ("PUBLISHABLE_KEYS", keys.publishableKeys.map(mask).joined(separator: ",")), ("SECRET_KEYS", keys.secretKeys.map(mask).joined(separator: ",")),
                 ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks),
                 ("DISABLE_SIGNUP", "\(auth.disableSignup)"), ("EXTERNAL_ANONYMOUS_USERS_ENABLED", "\(auth.anonymousUsersEnabled)"),

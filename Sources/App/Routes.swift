@@ -69,7 +69,9 @@ enum Routes {
         // Supabase Storage: /storage/v1/… (its own credentials and error shape).
         storage.register(&router)
         // Product analytics: PostHog's capture and flags protocols, and the flags' admin API.
-        AnalyticsService(config: config.analytics, pool: pool, logger: logger) { isServiceRole($0, config: config) }.register(&router)
+        AnalyticsService(
+            config: config.analytics, pool: pool, logger: logger, clientAddress: { AuthService.clientAddress($0, trustedHeader: config.auth.rateLimitHeader) }
+        ) { isServiceRole($0, config: config) }.register(&router)
 
         // The operators' dashboard (404 unless configured); its own sessions, never API keys.
         Dashboard.register(&router, config: config, pool: adminPool, metrics: metrics, migrator: migrator, logger: logger)

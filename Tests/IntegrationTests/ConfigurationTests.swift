@@ -94,6 +94,8 @@ struct ConfigurationTests {
         "ANALYTICS_MAX_BATCH_EVENTS": ("10", { $0.analytics.maxBatchEvents == 10 }),
         "ANALYTICS_DROP_IP": ("true", { $0.analytics.dropIP }),
         "ANALYTICS_RETENTION_DAYS": ("90", { $0.analytics.retentionDays == 90 }),
+        "ANALYTICS_RATE_LIMIT_CLIENT_EVENTS": ("120", { $0.analytics.eventsPerMinutePerClient == 120 }),
+        "ANALYTICS_RATE_LIMIT_EVENTS": ("1200", { $0.analytics.eventsPerMinute == 1200 }),
         "PGRST_DB_AGGREGATES_ENABLED": ("true", { $0.aggregatesEnabled }),
         "PGRST_DB_PREPARED_STATEMENTS": ("false", { !$0.preparedStatements }),
         "PGRST_DB_MAX_ROWS": ("1000", { $0.postgrest.maxRows == 1000 }),
