@@ -1,0 +1,47 @@
+# Sourced by the test scripts (with $binary set to the onboard executable).
+
+# free_ports N: N distinct TCP ports on 127.0.0.1, free when chosen. The sockets stay open
+# together until all are chosen, so the kernel never hands out one twice.
+free_ports() {
+  python3 -c 'import socket, sys
+held = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); held.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in held))' "$1"
+}
+free_port() { free_ports 1; }
+
+# serve_onboard LOG [serve's arguments...]: starts `onboard serve` on a free port, in the
+# background, and waits until /health answers. A port is free when chosen but can be taken
+# before the server binds it (by any process binding port 0 meanwhile); a server that exits
+# with "Address already in use" is started again on another port. Variables given before the
+# call reach the server. Sets $served_port and $served_pid; when it exits otherwise, or does not
+# answer within two minutes, prints its log and exits 1.
+serve_onboard() {
+  local log=$1
+  shift
+  local attempt
+  for attempt in 1 2 3 4 5; do
+    served_port=$(free_port)
+    "$binary" serve --port "$served_port" "$@" >"$log" 2>&1 &
+    served_pid=$!
+    local tries=0
+    while kill -0 "$served_pid" 2>/dev/null; do
+      if curl -fsS "http://127.0.0.1:$served_port/health" >/dev/null 2>&1; then return 0; fi
+      tries=$((tries + 1))
+      if [ "$tries" -ge 600 ]; then
+        echo "the server on port $served_port did not answer /health within two minutes:" >&2
+        cat "$log" >&2
+        kill -TERM "$served_pid" 2>/dev/null || true
+        exit 1
+      fi
+      sleep 0.2
+    done
+    wait "$served_pid" 2>/dev/null || true
+    grep -q "Address already in use" "$log" || break
+    echo "port $served_port was taken before the server bound it; trying another" >&2
+  done
+  echo "the server on port $served_port exited:" >&2
+  cat "$log" >&2
+  exit 1
+}
