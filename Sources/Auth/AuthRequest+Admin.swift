@@ -2,74 +2,76 @@ import Foundation
 import HTTP
 import Identity
 
-/// The admin API's requests and the values GoTrue reads the Go way (`ban_duration`), and the
-/// phone verifications this server answers as GoTrue does without phones.
-extension AuthRequest {
-    /// `/admin/…` (the path after `admin`).
-    static func admin(method: HTTPMethod, path: [String], queryValue: (String) -> String?, body: [UInt8]) throws(AuthError) -> Admin {
-        func userID(_ text: String) -> String? { uuid(text) }
-        switch (method, path) {
-        case (.get, ["users"]):
-            // As GoTrue: unsigned decimal numbers; then clamped, so the offset
-            // `(page - 1) * perPage` cannot overflow.
-            func number(_ name: String, default value: Int) throws(AuthError) -> Int {
-                guard let text = queryValue(name), !text.isEmpty else { return value }
-                guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-                    throw .validationFailed("Bad Pagination Parameters: strconv.ParseUint: parsing \(jsonString(text)): invalid syntax")
-                }
-                return Int(text.prefix(12)) ?? value
+/// The admin API's readers, the values GoTrue reads the Go way (`ban_duration`), and the phone
+/// verifications this server answers as GoTrue does without phones.
+extension AuthRoute.Input {
+    /// `GET /admin/users?page=…&per_page=…`.
+    func listUsers() throws(AuthError) -> AuthRequest.Admin {
+        // As GoTrue: unsigned decimal numbers; then clamped, so the offset
+        // `(page - 1) * perPage` cannot overflow.
+        func number(_ name: String, default value: Int) throws(AuthError) -> Int {
+            guard let text = queryValue(name), !text.isEmpty else { return value }
+            guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw .validationFailed("Bad Pagination Parameters: strconv.ParseUint: parsing \(jsonString(text)): invalid syntax")
             }
-            let page = min(max(1, try number("page", default: 1)), 1_000_000_000)
-            let perPage = min(1000, max(1, try number("per_page", default: 50)))
-            return .listUsers(page: page, perPage: perPage)
-        case (.post, ["users"]):
-            let user = try RequestBody.decode(RequestBody.AdminCreateUser.self, body)
-            return .createUser(
-                AdminNewUser(
-                    email: try user.email.email(), password: try user.password.read(),
-                    metadataJSON: try user.userMetadata.read()?.text ?? "{}", appMetadataJSON: try user.appMetadata.read()?.text,
-                    emailConfirmed: try user.emailConfirm.read() ?? false, ban: try banDuration(try user.banDuration.read())))
-        case (.post, ["generate_link"]):
-            let link = try RequestBody.decode(RequestBody.GenerateLink.self, body)
-            let type = try link.type.read() ?? ""
-            guard let email = try link.email.email() else { throw .validationFailed("An email address is required") }
-            guard let kind = GenerateLink.Kind(rawValue: type) else {
-                throw .validationFailed("Invalid email action link type requested: \(type)")
-            }
-            return .generateLink(
-                GenerateLink(
-                    kind: kind, email: email, newEmail: try link.newEmail.email(), password: try link.password.nonEmpty(),
-                    metadataJSON: try link.data.read()?.text, redirectTo: try link.redirectTo.nonEmpty() ?? queryValue("redirect_to")))
-        case (_, let path) where path.first == "sso":
-            return .notOffered(.samlProviderDisabled)
-        case (_, let path) where path.first == "oauth":
-            return .notOffered(.oauthServerDisabled)
-        case (.get, let parts) where parts.count == 2 && parts[0] == "users":
-            return .getUser(userID(parts[1]))
-        case (.put, let parts) where parts.count == 2 && parts[0] == "users":
-            let user = try RequestBody.decode(RequestBody.AdminUpdateUser.self, body)
-            var metadata = try user.data.read()?.text
-            if metadata == nil { metadata = try user.userMetadata.read()?.text }
-            var changes = UserChanges(email: try user.email.email(), password: try user.password.read(), metadataJSON: metadata)
-            changes.appMetadataJSON = try user.appMetadata.read()?.text
-            changes.emailConfirm = try user.emailConfirm.read() ?? false
-            changes.ban = try banDuration(try user.banDuration.read())
-            return .updateUser(userID(parts[1]), changes)
-        case (.delete, let parts) where parts.count == 2 && parts[0] == "users":
-            return .deleteUser(userID(parts[1]))
-        case (.get, let parts) where parts.count == 3 && parts[0] == "users" && parts[2] == "factors":
-            return .listFactors(userID(parts[1]))
-        case (.put, let parts) where parts.count == 4 && parts[0] == "users" && parts[2] == "factors":
-            let factor = try RequestBody.decode(RequestBody.AdminUpdateFactor.self, body)
-            _ = try factor.phone.read()
-            return .updateFactor(userID(parts[1]), factorID: uuid(parts[3]), friendlyName: try factor.friendlyName.read() ?? "")
-        case (.delete, let parts) where parts.count == 4 && parts[0] == "users" && parts[2] == "factors":
-            return .deleteFactor(userID(parts[1]), factorID: uuid(parts[3]))
-        default:
-            throw .notFound
+            return Int(text.prefix(12)) ?? value
         }
+        let page = min(max(1, try number("page", default: 1)), 1_000_000_000)
+        let perPage = min(1000, max(1, try number("per_page", default: 50)))
+        return .listUsers(page: page, perPage: perPage)
     }
 
+    /// `POST /admin/users`.
+    func createUser() throws(AuthError) -> AuthRequest.Admin {
+        let user = try RequestBody.decode(RequestBody.AdminCreateUser.self, body)
+        return .createUser(
+            AuthRequest.AdminNewUser(
+                email: try user.email.email(), password: try user.password.read(),
+                metadataJSON: try user.userMetadata.read()?.text ?? "{}", appMetadataJSON: try user.appMetadata.read()?.text,
+                emailConfirmed: try user.emailConfirm.read() ?? false, ban: try AuthRequest.banDuration(try user.banDuration.read())))
+    }
+
+    /// `POST /admin/generate_link`.
+    func generateLink() throws(AuthError) -> AuthRequest.Admin {
+        let link = try RequestBody.decode(RequestBody.GenerateLink.self, body)
+        let type = try link.type.read() ?? ""
+        guard let email = try link.email.email() else { throw .validationFailed("An email address is required") }
+        guard let kind = AuthRequest.GenerateLink.Kind(rawValue: type) else {
+            throw .validationFailed("Invalid email action link type requested: \(type)")
+        }
+        return .generateLink(
+            AuthRequest.GenerateLink(
+                kind: kind, email: email, newEmail: try link.newEmail.email(), password: try link.password.nonEmpty(),
+                metadataJSON: try link.data.read()?.text, redirectTo: try link.redirectTo.nonEmpty() ?? redirectTo))
+    }
+
+    /// `POST /invite` (an admin endpoint outside `/admin`).
+    func invite() throws(AuthError) -> AuthRequest.Admin {
+        let invite = try RequestBody.decode(RequestBody.Invite.self, body)
+        return .invite(email: try invite.email.email() ?? "", metadataJSON: try invite.data.read()?.text ?? "{}", redirectTo: redirectTo)
+    }
+
+    /// `PUT /admin/users/{user_id}`.
+    func adminUpdateUser() throws(AuthError) -> AuthRequest.Admin {
+        let user = try RequestBody.decode(RequestBody.AdminUpdateUser.self, body)
+        var metadata = try user.data.read()?.text
+        if metadata == nil { metadata = try user.userMetadata.read()?.text }
+        var changes = AuthRequest.UserChanges(email: try user.email.email(), password: try user.password.read(), metadataJSON: metadata)
+        changes.appMetadataJSON = try user.appMetadata.read()?.text
+        changes.emailConfirm = try user.emailConfirm.read() ?? false
+        changes.ban = try AuthRequest.banDuration(try user.banDuration.read())
+        return .updateUser(uuid("user_id"), changes)
+    }
+
+    /// `PUT /admin/users/{user_id}/factors/{factor_id}`.
+    func updateFactor() throws(AuthError) -> AuthRequest.Admin {
+        let factor = try RequestBody.decode(RequestBody.AdminUpdateFactor.self, body)
+        _ = try factor.phone.read()
+        return .updateFactor(uuid("user_id"), factorID: uuid("factor_id"), friendlyName: try factor.friendlyName.read() ?? "")
+    }
+}
+
+extension AuthRequest {
     /// `POST /verify` with `type` `sms` or `phone_change`, answered as GoTrue answers it where
     /// no user has a phone: its checks of the body, then the code is wrong.
     static func refusePhoneVerification(token: String, tokenHash: String, email: String?, phone: String?, redirectTo: String?) throws(AuthError) {

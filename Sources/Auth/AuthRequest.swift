@@ -2,9 +2,10 @@ import Foundation
 import HTTP
 import Identity
 
-/// An Auth request parsed into GoTrue's terms before any I/O: the endpoint and its typed body.
-/// Pure (method, route, query, body in; a value or an `AuthError` out), so it is table-tested and
-/// fuzzed; the handlers in `AuthService` never look at raw JSON.
+/// An Auth request parsed into GoTrue's terms before any I/O: the endpoint and its typed body,
+/// as the reader of its line in `AuthRoute.table` returns it. Pure (method, route, query, body
+/// in; a value or an `AuthError` out), so it is table-tested and fuzzed; the handlers in
+/// `AuthService` never look at raw JSON.
 public enum AuthRequest: Sendable, Equatable {
     case health
     /// `GET /.well-known/jwks.json`: the public keys of access tokens.
@@ -30,10 +31,6 @@ public enum AuthRequest: Sendable, Equatable {
     case mfa(MFA)
     /// `DELETE /user/identities/{identity_id}`: nil when the id is not a UUID.
     case deleteIdentity(String?)
-    /// An endpoint for signed-in users that this server does not offer (`GET
-    /// /user/identities/authorize`, the OAuth server's grants): the bearer is checked, then the
-    /// error is GoTrue's answer for the feature being off.
-    case notOfferedToUser(AuthError)
 
     public struct SignUp: Sendable, Equatable {
         /// Trimmed and lower-cased; nil when absent or empty (then it is an anonymous sign-up).
@@ -195,9 +192,6 @@ public enum AuthRequest: Sendable, Equatable {
         case generateLink(GenerateLink)
         /// `POST /invite` (an admin endpoint outside `/admin`): the address and the metadata.
         case invite(email: String, metadataJSON: String, redirectTo: String?)
-        /// An admin endpoint of a feature this server does not offer (SAML providers, OAuth
-        /// clients): the credentials are checked, then this error answers.
-        case notOffered(AuthError)
         /// The id as given; nil when it is not a UUID (GoTrue answers 404).
         case getUser(String?)
         case updateUser(String?, UserChanges)
@@ -208,13 +202,5 @@ public enum AuthRequest: Sendable, Equatable {
         case updateFactor(String?, factorID: String?, friendlyName: String)
         /// `DELETE /admin/users/{id}/factors/{factor_id}`.
         case deleteFactor(String?, factorID: String?)
-    }
-
-    /// Whether the endpoint serves without the gateway's `apikey`: Supabase's gateway lets only
-    /// the links opened from e-mails and OAuth redirects through (`verify`, `callback`,
-    /// `authorize`), and the public discovery documents (`.well-known/…`).
-    public static func isOpenRoute(_ route: String) -> Bool {
-        let first = route.split(separator: "/").first.map(String.init) ?? ""
-        return ["verify", "callback", "authorize", ".well-known"].contains(first)
     }
 }

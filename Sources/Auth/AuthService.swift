@@ -88,15 +88,23 @@ public final class AuthService: Sendable {
         return response
     }
 
-    /// Parses the request, passes it through `admission` (providers, then budgets) and runs its
-    /// handler.
+    /// Serves the request by its line of `AuthRoute.table`, in GoTrue's order: the caller, then
+    /// the query and body, the provider switch, the budgets, and the handler.
     func dispatch(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
-        let parsed = try AuthRequest.parse(method: request.method, route: route, query: request.query, body: request.body)
-        for stage in Self.admission { try stage.admit(parsed, request, by: self) }
-        return try handle(parsed, request)
+        guard let (line, parameters) = AuthRoute.find(method: request.method, route: route, query: request.query) else { throw AuthError.notFound }
+        let caller = try admit(line.caller, request)
+        let parsed = try line.read(AuthRoute.Input(method: request.method, parameters: parameters, query: request.query, body: request.body))
+        if let needs = line.needs { try check(needs, parsed) }
+        for budget in config.budgets(line.budgets, for: parsed, client: clientAddress(request)) { try spend(budget) }
+        return try handle(parsed, request, caller: caller)
     }
 
-    func handle(_ parsed: AuthRequest, _ request: HTTPRequest) throws -> HTTPResponse {
+    /// Runs the handler of a parsed request. `caller` is the signed-in user of a `.session` line.
+    func handle(_ parsed: AuthRequest, _ request: HTTPRequest, caller: SignedIn?) throws -> HTTPResponse {
+        func signedIn() throws -> SignedIn {
+            guard let caller else { throw AuthError.noAuthorization }
+            return caller
+        }
         switch parsed {
         case .health:
             return .json(.ok, #"{"version":"onboard","name":"GoTrue","description":"GoTrue-compatible auth of onboard"}"#)
@@ -116,12 +124,11 @@ public final class AuthService: Sendable {
         case .token(let grant):
             return try token(grant, request: request)
         case .getUser:
-            let (user, _) = try authenticatedUser(request)
-            return .json(.ok, try userJSON(user, missing: .userFromTokenNotFound))
+            return .json(.ok, try userJSON(try signedIn().userID, missing: .userFromTokenNotFound))
         case .updateUser(let changes):
-            return try updateSignedInUser(request, changes)
+            return try updateSignedInUser(request, try signedIn(), changes)
         case .logout(let scope):
-            return try logout(request, scope: scope)
+            return try logout(try signedIn(), scope: scope)
         case .admin(let operation):
             return try admin(request, operation)
         case .recover(let body):
@@ -135,14 +142,11 @@ public final class AuthService: Sendable {
         case .verifyLink(let link):
             return try verifyLink(link, request: request)
         case .reauthenticate:
-            return try reauthenticate(request)
+            return try reauthenticate(try signedIn())
         case .mfa(let operation):
-            return try mfa(request, operation)
+            return try mfa(request, try signedIn(), operation)
         case .deleteIdentity(let identityID):
-            return try unlinkIdentity(request, identityID: identityID)
-        case .notOfferedToUser(let error):
-            _ = try authenticatedUser(request)
-            throw error
+            return try unlinkIdentity(try signedIn(), identityID: identityID)
         }
     }
 

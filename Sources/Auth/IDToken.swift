@@ -104,7 +104,7 @@ extension AuthService {
             guard request.headers["Authorization"] != nil else {
                 throw AuthError.idToken("Linking requires a valid user access token in Authorization")
             }
-            linkTo = try authenticatedUser(request).userID
+            linkTo = try signedIn(request).userID
         }
         guard IDTokenProvider.builtIn.contains(name) else { throw AuthError.validationFailed("Custom OIDC provider \"\(name)\" not allowed") }
         guard let provider = config.providers[name] else { throw AuthError.providerDisabled(name) }
@@ -243,8 +243,8 @@ extension AuthService {
     /// `DELETE /user/identities/{identity_id}`: never the last identity; the user's e-mail
     /// follows its remaining identities as GoTrue's `UpdateUserEmailFromIdentities` does, and
     /// `app_metadata.providers` is recomputed.
-    func unlinkIdentity(_ request: HTTPRequest, identityID: String?) throws -> HTTPResponse {
-        let (userID, _) = try authenticatedUser(request)
+    func unlinkIdentity(_ caller: SignedIn, identityID: String?) throws -> HTTPResponse {
+        let userID = caller.userID
         guard let identityID else { throw AuthError.identityIDNotUUID }
         do {
             try pool.withTransaction { connection in

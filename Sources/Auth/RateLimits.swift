@@ -14,7 +14,10 @@ public struct RateLimit: Sendable, Equatable {
     }
 }
 
-/// One hit a request spends on each of `keys` (`bucket:key`) against `limit`.
+/// One hit a request spends on each of `keys` (`bucket:key`) against `limit`. The budgets an
+/// endpoint spends before its handler are its line's in `AuthRoute.table`; two more depend on
+/// what the handler finds and are spent by it (`emailChangeBudget`, `mfaBudget`): spending them
+/// earlier would count requests refused later.
 struct Budget: Sendable, Equatable {
     var limit: RateLimit
     var bucket: String
@@ -22,26 +25,6 @@ struct Budget: Sendable, Equatable {
 }
 
 extension AuthService {
-    /// The budget an endpoint spends before its handler: sign-ups and sign-ins per client
-    /// address and per e-mail, refresh and PKCE grants, verifications and mail-sending requests
-    /// per client address. Two more depend on what the handler finds and are spent by it
-    /// (`emailChangeBudget`, `mfaBudget`): spending them here would count requests refused later.
-    func budget(for parsed: AuthRequest, client: String) -> Budget? {
-        let ip = "ip:\(client)"
-        switch parsed {
-        case .signUp(let signUp): return Budget(limit: config.signInLimit, bucket: "signin", keys: [ip] + (signUp.email.map { ["email:\($0)"] } ?? []))
-        case .token(.password(let email, _, _)): return Budget(limit: config.signInLimit, bucket: "signin", keys: [ip, "email:\(email)"])
-        case .token(.idToken): return Budget(limit: config.signInLimit, bucket: "signin", keys: [ip])
-        case .token(.refreshToken), .token(.pkce): return Budget(limit: config.refreshLimit, bucket: "refresh", keys: [ip])
-        case .verify, .verifyLink: return Budget(limit: config.mail.verifyLimit, bucket: "verify", keys: [ip])
-        case .recover, .otp, .resend: return Budget(limit: config.mail.otpRequestLimit, bucket: "otp", keys: [ip])
-        case .token(.unsupported), .health, .jwks, .openIDConfiguration, .settings, .getUser, .updateUser, .logout, .admin, .reauthenticate, .mfa,
-            .deleteIdentity,
-            .notOfferedToUser:
-            return nil
-        }
-    }
-
     /// `PUT /user` with a new e-mail: spent once the change is valid, before its mails.
     func emailChangeBudget(_ request: HTTPRequest) -> Budget {
         Budget(limit: config.mail.otpRequestLimit, bucket: "otp", keys: ["ip:\(clientAddress(request))"])

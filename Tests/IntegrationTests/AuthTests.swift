@@ -147,11 +147,22 @@ struct AuthTests {
                 failure("Could not read request body: user_metadata must be an object")
             )
         ]
+        // The signed-in user's and the admin's endpoints check the caller first (GoTrue's
+        // middleware runs before its handler reads the body), so these bodies come with one.
+        let user = try server.signUp()
         for item in cases {
-            let response = try server.request(item.method, item.path, body: item.body)
+            let token = item.path.hasPrefix("/auth/v1/admin") ? server.serviceKey : item.path == "/auth/v1/user" ? user.token : nil
+            let response = try server.request(item.method, item.path, token: token, body: item.body)
             #expect(response.status == item.status, "\(item.method) \(item.path) \(item.body)")
             #expect(response.text == item.text, "\(item.method) \(item.path) \(item.body)")
         }
+        // Without one, the caller is what is wrong.
+        let anonymous = try server.request("PUT", "/auth/v1/user", body: #"{"data":"x"}"#)
+        #expect(anonymous.status == 403)
+        #expect(anonymous.jsonObject?["code"] as? String == "bad_jwt")
+        let notAdmin = try server.request("POST", "/auth/v1/admin/users", token: user.token, body: #"{"email_confirm":"yes"}"#)
+        #expect(notAdmin.status == 403)
+        #expect(notAdmin.text == #"{"code":"not_admin","message":"User not allowed"}"#)
         // The legacy shape, without the API-version header.
         let legacy = try server.client().request(
             "POST", "/auth/v1/signup", headers: server.headers().filter { $0.0 != "X-Supabase-Api-Version" }, body: #"{"email":5}"#)

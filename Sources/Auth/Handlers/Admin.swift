@@ -35,8 +35,6 @@ extension AuthService {
             return .json(.ok, try generateLink(link, request: request))
         case .invite(let email, let metadata, let redirectTo):
             return .json(.ok, try invite(email: email, metadataJSON: metadata, redirectTo: redirectTarget(request, given: redirectTo)))
-        case .notOffered(let error):
-            throw error
         case .getUser(let id):
             guard let id else { throw AuthError.userNotFound }
             return .json(.ok, try userJSON(id))

@@ -5,8 +5,8 @@ import Postgres
 
 /// `POST /logout?scope=global|local|others`.
 extension AuthService {
-    func logout(_ request: HTTPRequest, scope: AuthRequest.LogoutScope) throws -> HTTPResponse {
-        let (userID, sessionID) = try authenticatedUser(request)
+    func logout(_ caller: SignedIn, scope: AuthRequest.LogoutScope) throws -> HTTPResponse {
+        let (userID, sessionID) = (caller.userID, caller.sessionID)
         try pool.withConnection { connection in
             switch scope {
             case .local: try Sessions.delete(connection, id: sessionID)

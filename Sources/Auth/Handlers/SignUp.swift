@@ -3,7 +3,8 @@ import HTTP
 import Identity
 import Postgres
 
-/// `POST /signup`: an e-mail user with a session, or an anonymous user when no e-mail is given.
+/// `POST /signup`: an e-mail user with a session, or an anonymous user when no e-mail is given;
+/// with `MAILER_AUTOCONFIRM=false`, an e-mail user awaiting the confirmation mail.
 extension AuthService {
     func signUp(_ body: AuthRequest.SignUp) throws -> HTTPResponse {
         guard let email = body.email else {
@@ -38,5 +39,37 @@ extension AuthService {
             return .json(
                 .ok, try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor("anonymous")))
         }
+    }
+
+    /// `POST /signup` with `MAILER_AUTOCONFIRM=false`: the user without a session, and a
+    /// confirmation mail. An address already confirmed gets no mail and a made-up user (GoTrue's
+    /// answer, which tells nobody the address is registered).
+    func signUpAwaitingConfirmation(_ body: AuthRequest.SignUp, email: String, request: HTTPRequest) throws -> HTTPResponse {
+        guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
+        let hash = try Password.hash(try checkedPassword(body.password), cost: config.bcryptCost)
+        let redirectTo = redirectTarget(request, given: body.redirectTo)
+        let (json, mail) = try pool.withTransaction { connection -> (String, OutgoingMail?) in
+            if let existing = try Users.lockForMail(connection, email: email) {
+                if existing.confirmed { return (Self.obfuscatedUserJSON(email: email, metadataJSON: body.metadataJSON), nil) }
+                let mail = try confirmationMail(connection, existing, pkce: body.pkce, redirectTo: redirectTo)
+                return (try userJSON(connection, existing.user.id), mail)
+            }
+            let userID = UUID().uuidString.lowercased()
+            try Users.createUnconfirmed(connection, id: userID, email: email, passwordHash: hash, metadataJSON: body.metadataJSON)
+            let row = try Users.lockForMail(connection, id: userID)!
+            let mail = try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
+            return (try userJSON(connection, userID), mail)
+        }
+        send(mail.map { [$0] } ?? [])
+        return .json(.ok, json)
+    }
+
+    /// GoTrue's answer to a sign-up for an address that is already confirmed (autoconfirm off):
+    /// a user that does not exist, shaped like a new one.
+    static func obfuscatedUserJSON(email: String, metadataJSON: String) -> String {
+        let now = ISO8601DateFormatter.string(
+            from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        return
+            #"{"id":"\#(UUID().uuidString.lowercased())","aud":"authenticated","role":"","email":\#(jsonString(email)),"phone":"","confirmation_sent_at":"\#(now)","app_metadata":{"provider":"email","providers":["email"]},"user_metadata":\#(metadataJSON),"identities":[],"created_at":"\#(now)","updated_at":"\#(now)","is_anonymous":false}"#
     }
 }

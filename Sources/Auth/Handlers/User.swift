@@ -5,14 +5,8 @@ import Postgres
 
 /// The signed-in user: `GET /user`, `PUT /user`, and the token check every user endpoint makes.
 extension AuthService {
-    /// The bearer's user (and session id), or GoTrue's 401/403.
-    func authenticatedUser(_ request: HTTPRequest) throws -> (userID: String, sessionID: String?) {
-        let caller = try authenticatedSession(request)
-        return (caller.userID, caller.sessionID)
-    }
-
     /// The bearer's user, session id and `is_anonymous` claim, or GoTrue's 401/403.
-    func authenticatedSession(_ request: HTTPRequest) throws -> (userID: String, sessionID: String?, isAnonymous: Bool) {
+    func signedIn(_ request: HTTPRequest) throws -> SignedIn {
         guard let token = Credentials.bearerToken(request.headers["Authorization"]) else { throw AuthError.noAuthorization }
         let claims: [String: Any]
         do {
@@ -28,7 +22,7 @@ extension AuthService {
         guard exists.user else { throw AuthError.userFromTokenNotFound }
         guard exists.session else { throw AuthError.sessionNotFound }
         guard !exists.banned else { throw AuthError.userBanned("User is banned", status: .forbidden) }
-        return (userID, sessionID, claims["is_anonymous"] as? Bool ?? false)
+        return SignedIn(userID: userID, sessionID: sessionID, isAnonymous: claims["is_anonymous"] as? Bool ?? false)
     }
 
     /// The user's JSON; `missing` when there is no such user (404 for the admin API, GoTrue's 403
@@ -72,5 +66,42 @@ extension AuthService {
         } catch let error as PostgresError where error.sqlState == "23505" {
             throw AuthError.emailExists
         }
+    }
+
+    /// `PUT /user`: a new e-mail waits for its confirmation mails (an anonymous user with
+    /// autoconfirm on gets it at once, as GoTrue); a password change may need the
+    /// reauthentication code; everything else as the admin API applies it.
+    func updateSignedInUser(_ request: HTTPRequest, _ caller: SignedIn, _ changes: AuthRequest.UserChanges) throws -> HTTPResponse {
+        let (userID, sessionID) = (caller.userID, caller.sessionID)
+        var changes = changes
+        // A credential (the password, the address) changes only at the level the user enrolled
+        // for: a phished password alone must not lock the owner out. Metadata stays open at aal1.
+        if changes.password != nil || changes.email != nil {
+            let current = try pool.withConnection { try Assurance.credentialGuard($0, userID: userID, sessionID: sessionID) }
+            if current.belowLevel && (changes.password != nil || changes.email.map { $0.lowercased() } != current.email) {
+                throw AuthError.insufficientAAL("AAL2 session is required to update email or password when MFA is enabled.", status: .unauthorized)
+            }
+        }
+        if let password = changes.password {
+            _ = try checkedPassword(password)
+            if config.mail.requireReauthentication { try checkReauthentication(userID: userID, sessionID: sessionID, nonce: changes.nonce) }
+        }
+        if let email = changes.email {
+            guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Unable to validate email address: invalid format") }
+            let redirectTo = redirectTarget(request, given: changes.redirectTo)
+            try spend(emailChangeBudget(request))
+            let mails = try pool.withTransaction { connection -> [OutgoingMail]? in
+                guard let row = try Users.lockForMail(connection, id: userID) else { throw AuthError.userFromTokenNotFound }
+                if email == row.user.email.lowercased() { return [] }
+                if row.isAnonymous && config.mail.autoconfirm { return nil }
+                guard try !Users.emailTaken(connection, email: email, byOtherThan: userID) else { throw AuthError.emailExists }
+                return try emailChangeMails(connection, row, newEmail: email, pkce: changes.pkce, redirectTo: redirectTo)
+            }
+            if let mails {
+                send(mails)
+                changes.email = nil
+            }
+        }
+        return .json(.ok, try applyUserChanges(userID: userID, changes, missing: .userFromTokenNotFound))
     }
 }

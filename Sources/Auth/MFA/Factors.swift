@@ -13,8 +13,7 @@ extension AuthService {
 
     var factorSecrets: FactorSecrets { FactorSecrets(config: config.mfa, jwtSecret: config.keys.jwtSecret) }
 
-    func mfa(_ request: HTTPRequest, _ operation: AuthRequest.MFA) throws -> HTTPResponse {
-        let caller = try authenticatedSession(request)
+    func mfa(_ request: HTTPRequest, _ caller: SignedIn, _ operation: AuthRequest.MFA) throws -> HTTPResponse {
         guard !caller.isAnonymous else { throw AuthError.anonymousNotAllowed }
         guard let sessionID = caller.sessionID else { throw AuthError.sessionNotFound }
         switch operation {

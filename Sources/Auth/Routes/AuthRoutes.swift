@@ -1,0 +1,66 @@
+import HTTP
+
+/// Auth's endpoints, one line each, as GoTrue's router lists them: method, path, caller, the
+/// provider switch, the budgets, and the reader. The first line that serves a request is its
+/// endpoint; a request no line serves is GoTrue's 404. A new endpoint, caller rule or budget is
+/// a line or a word here (and the handler `AuthService.handle` names for what the reader returns).
+extension AuthRoute {
+    static let table: [AuthRoute] = [
+        AuthRoute([.get, .head], "health", .key) { _ in .health },
+        AuthRoute([.get], "settings", .key) { _ in .settings },
+        AuthRoute([.get], ".well-known/jwks.json", .open) { _ in .jwks },
+        AuthRoute([.get], ".well-known/openid-configuration", .open) { _ in .openIDConfiguration },
+        AuthRoute([.get], ".well-known/oauth-authorization-server", .open) { _ in throw AuthError.oauthServerDisabled },
+
+        // Sign-up and sign-in.
+        AuthRoute([.post], "signup", .key, needs: .signUp, budgets: [.signInsPerAddress, .signInsPerEmail]) { try $0.signUp() },
+        AuthRoute([.post], "token", grantType: "password", .key, budgets: [.signInsPerAddress, .signInsPerEmail]) { try $0.passwordGrant() },
+        AuthRoute([.post], "token", grantType: "id_token", .key, budgets: [.signInsPerAddress]) { try $0.idTokenGrant() },
+        AuthRoute([.post], "token", grantType: "refresh_token", .key, budgets: [.refreshesPerAddress]) { try $0.refreshTokenGrant() },
+        AuthRoute([.post], "token", grantType: "pkce", .key, budgets: [.refreshesPerAddress]) { try $0.pkceGrant() },
+        AuthRoute([.post], "token", .key) { try $0.unsupportedGrant() },
+        AuthRoute([.post], "logout", .session) { try $0.logout() },
+
+        // Mails and the links and codes they carry.
+        AuthRoute([.post], "recover", .key, needs: .emailLogins(.badRequest), budgets: [.mailRequestsPerAddress]) { try $0.recover() },
+        AuthRoute([.post], "otp", .key, needs: .emailLogins(.unprocessableContent), budgets: [.mailRequestsPerAddress]) { try $0.otp() },
+        AuthRoute([.post], "magiclink", .key, needs: .emailLogins(.unprocessableContent), budgets: [.mailRequestsPerAddress]) { try $0.otp() },
+        AuthRoute([.post], "resend", .key, needs: .emailLogins(.badRequest), budgets: [.mailRequestsPerAddress]) { try $0.resend() },
+        AuthRoute([.post], "verify", .open, budgets: [.verificationsPerAddress]) { try $0.verify() },
+        AuthRoute([.get], "verify", .open, budgets: [.verificationsPerAddress]) { try $0.verifyLink() },
+        AuthRoute([.get], "reauthenticate", .session) { _ in .reauthenticate },
+
+        // The signed-in user.
+        AuthRoute([.get], "user", .session) { _ in .getUser },
+        AuthRoute([.put], "user", .session) { try $0.updateUser() },
+        AuthRoute([.delete], "user/identities/{identity_id}", .session) { .deleteIdentity($0.uuid("identity_id")) },
+        AuthRoute([.get], "user/identities/authorize", .session) { input in throw input.unsupportedProvider() },
+        AuthRoute([], "user/oauth/*", .session) { _ in throw AuthError.oauthServerDisabled },
+        AuthRoute([.post], "factors", .session) { .mfa(try $0.enrollFactor()) },
+        AuthRoute([.post], "factors/{factor_id}/challenge", .session) { .mfa(try $0.challengeFactor()) },
+        AuthRoute([.post], "factors/{factor_id}/verify", .session) { .mfa(try $0.verifyFactor()) },
+        AuthRoute([.delete], "factors/{factor_id}", .session) { .mfa(.unenroll(factorID: $0.uuid("factor_id"))) },
+
+        // Features this server does not offer: GoTrue's answers for them switched off.
+        AuthRoute([.get], "authorize", .open) { input in throw input.unsupportedProvider() },
+        AuthRoute([.get, .post], "callback", .open) { _ in throw AuthError.notFound },
+        AuthRoute([], "sso/*", .key) { _ in throw AuthError.samlProviderDisabled },
+        AuthRoute([], "oauth/*", .key) { _ in throw AuthError.oauthServerDisabled },
+
+        // The admin API.
+        AuthRoute([.post], "invite", .admin) { .admin(try $0.invite()) },
+        AuthRoute([.get], "admin/users", .admin) { .admin(try $0.listUsers()) },
+        AuthRoute([.post], "admin/users", .admin) { .admin(try $0.createUser()) },
+        AuthRoute([.get], "admin/users/{user_id}", .admin) { .admin(.getUser($0.uuid("user_id"))) },
+        AuthRoute([.put], "admin/users/{user_id}", .admin) { .admin(try $0.adminUpdateUser()) },
+        AuthRoute([.delete], "admin/users/{user_id}", .admin) { .admin(.deleteUser($0.uuid("user_id"))) },
+        AuthRoute([.get], "admin/users/{user_id}/factors", .admin) { .admin(.listFactors($0.uuid("user_id"))) },
+        AuthRoute([.put], "admin/users/{user_id}/factors/{factor_id}", .admin) { .admin(try $0.updateFactor()) },
+        AuthRoute([.delete], "admin/users/{user_id}/factors/{factor_id}", .admin) {
+            .admin(.deleteFactor($0.uuid("user_id"), factorID: $0.uuid("factor_id")))
+        },
+        AuthRoute([.post], "admin/generate_link", .admin) { .admin(try $0.generateLink()) },
+        AuthRoute([], "admin/sso/*", .admin) { _ in throw AuthError.samlProviderDisabled },
+        AuthRoute([], "admin/oauth/*", .admin) { _ in throw AuthError.oauthServerDisabled }
+    ]
+}
