@@ -1,3 +1,4 @@
+import HTTP
 import Identity
 
 /// The analytics settings (`ANALYTICS_*`, read by App's environment).

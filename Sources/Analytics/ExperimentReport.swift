@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 
 /// An experiment's report: per variant, exposures, conversions, the conversion rate with a
 /// 95 % Wilson score interval, and a two-sided two-proportion z-test against the control

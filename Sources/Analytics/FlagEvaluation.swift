@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import Identity
 
 /// A feature flag as stored (`product_analytics.feature_flags`), its filters in PostHog's format.

@@ -98,6 +98,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case mfaChallengeExpired(String)
     case mfaVerificationFailed
     case unexpected(String)
+    /// A hook refused (its `error`, with its `http_code`, else 500) or failed (500, GoTrue's words).
+    case hook(status: HTTPStatus, message: String)
 
     var status: HTTPStatus {
         switch self {
@@ -127,6 +129,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             return .unprocessableContent
         case .rateLimited: return .tooManyRequests
         case .unexpected: return .internalServerError
+        case .hook(let status, _): return status
         }
     }
 
@@ -184,6 +187,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaChallengeExpired: return "mfa_challenge_expired"
         case .mfaVerificationFailed: return "mfa_verification_failed"
         case .unexpected: return "unexpected_failure"
+        // GoTrue's codes for an error without one of its own.
+        case .hook(let status, _): return status == .internalServerError ? "unexpected_failure" : "unknown"
         }
     }
 
@@ -245,6 +250,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaChallengeExpired(let id): return "MFA challenge \(id) has expired, verify against another challenge or create a new challenge."
         case .mfaVerificationFailed: return "Invalid TOTP code entered"
         case .unexpected: return "Unexpected failure, please check server logs for more information"
+        case .hook(_, let message): return message
         }
     }
 
@@ -261,7 +267,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .identityAlreadyExists, .singleIdentityNotDeletable,
             .identityNotFound, .emailConflictIdentityNotDeletable, .identityIDNotUUID, .linkedEmailExists, .linkedEmailNotConfirmed, .userBanned,
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
-            .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected:
+            .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook:
             return nil
         }
     }
@@ -277,7 +283,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .identityAlreadyExists, .singleIdentityNotDeletable,
             .identityNotFound, .emailConflictIdentityNotDeletable, .identityIDNotUUID, .linkedEmailExists, .linkedEmailNotConfirmed, .userBanned,
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
-            .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected:
+            .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook:
             return nil
         }
     }

@@ -39,6 +39,8 @@ public struct AuthConfig: Sendable {
     public var mail = MailConfig()
     /// Multi-factor authentication (TOTP).
     public var mfa = MFAConfig()
+    /// GoTrue's hooks (PostgreSQL functions), each off by default.
+    public var hooks = AuthHooks()
 
     public init(keys: KeyConfig) {
         self.keys = keys

@@ -7,21 +7,27 @@ import Postgres
 /// stored only as their SHA-256).
 extension AuthService {
     /// The session object GoTrue answers sign-ins with, around a new access token whose `aal`
-    /// and `amr` are the session's (`Assurance`).
-    func sessionJSON(userJSON: String, sessionID: String, refreshToken: String, assurance: (aal: String, amrJSON: String)) throws -> String {
+    /// and `amr` are the session's (`Assurance`), and whose claims pass the custom access token
+    /// hook when it is on. `connection` is in the transaction that made or refreshed the
+    /// session, so that a refused token leaves no session behind; `method` is GoTrue's
+    /// authentication method (`password`, `token_refresh`, `totp`, …).
+    func sessionJSON(
+        _ connection: Connection, userJSON: String, sessionID: String, refreshToken: String, assurance: (aal: String, amrJSON: String), method: String
+    ) throws -> String {
         guard let user = (try? JSONSerialization.jsonObject(with: Data(userJSON.utf8))) as? [String: Any] else {
             throw AuthError.unexpected("user JSON")
         }
         guard let amr = try? JSONSerialization.jsonObject(with: Data(assurance.amrJSON.utf8)) else { throw AuthError.unexpected("amr JSON") }
         let now = Int(Date().timeIntervalSince1970)
         let expiresAt = now + config.jwtExpiry
-        let claims: [String: Any] = [
+        let built: [String: Any] = [
             "aud": "authenticated", "exp": expiresAt, "iat": now, "iss": config.issuer,
             "sub": user["id"] ?? "", "email": user["email"] ?? "", "phone": user["phone"] ?? "",
             "app_metadata": user["app_metadata"] ?? [:], "user_metadata": user["user_metadata"] ?? [:],
             "role": "authenticated", "aal": assurance.aal, "amr": amr,
             "session_id": sessionID, "is_anonymous": user["is_anonymous"] ?? false
         ]
+        let claims = try accessTokenClaims(connection, built, userID: user["id"] as? String ?? "", method: method)
         let accessToken = JWT.sign(claims: claims, keys: config.keys)
         return
             #"{"access_token":\#(jsonString(accessToken)),"token_type":"bearer","expires_in":\#(config.jwtExpiry),"expires_at":\#(expiresAt),"refresh_token":\#(jsonString(refreshToken)),"user":\#(userJSON)}"#

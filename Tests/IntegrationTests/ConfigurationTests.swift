@@ -155,7 +155,11 @@ struct ConfigurationTests {
         "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY": (
             String(repeating: "A", count: 42) + "E", { $0.auth.mfa.encryptionKey?.id == "onboard" && $0.auth.mfa.encryptionKey?.key.last == 1 }
         ),
-        "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID": ("k2", { _ in true })  // read with the key; see mfaEncryptionKey
+        "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID": ("k2", { _ in true }),  // read with the key; see mfaEncryptionKey
+        // A hook is on with both; see hooksNeedAURIGoTrueAccepts.
+        "HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": ("false", { _ in true }),
+        "HOOK_CUSTOM_ACCESS_TOKEN_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.customAccessToken == nil }),
+        "HOOK_TIMEOUT_MS": ("500", { $0.auth.hooks.timeoutMilliseconds == 500 })
     ]
 
     @Test func mfaEncryptionKey() throws {
@@ -209,6 +213,22 @@ struct ConfigurationTests {
         #expect(devSet.auth.signInLimit == .init(hits: 7, window: 300) && devSet.auth.mail.verifyLimit.hits == 9)
         // API keys default to JWTs signed with the secret.
         #expect(config.keys.anonKey.split(separator: ".").count == 3 && config.keys.serviceRoleKey != config.keys.anonKey)
+    }
+
+    @Test func hooksNeedAURIGoTrueAccepts() throws {
+        let on = try Self.config(["HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "true", "HOOK_CUSTOM_ACCESS_TOKEN_URI": "pg-functions://postgres/app/add_claims"])
+        #expect(on.auth.hooks.customAccessToken?.schema == "app" && on.auth.hooks.customAccessToken?.function == "add_claims")
+        for (uri, reason) in [
+            (nil, "HOOK_CUSTOM_ACCESS_TOKEN_ENABLED is true but HOOK_CUSTOM_ACCESS_TOKEN_URI is unset: give pg-functions://postgres/<schema>/<function>"),
+            ("pg-functions://postgres/app", "HOOK_CUSTOM_ACCESS_TOKEN_URI: URI path does not contain enough parts"),
+            ("pg-functions://postgres/app;drop/f", "HOOK_CUSTOM_ACCESS_TOKEN_URI: invalid schema name: app;drop"),
+            ("pg-functions://postgres/app/1f", "HOOK_CUSTOM_ACCESS_TOKEN_URI: invalid table name: 1f"),
+            ("ftp://hooks.example/f", "HOOK_CUSTOM_ACCESS_TOKEN_URI: only postgres hooks and HTTPS functions are supported at the moment")
+        ] as [(String?, String)] {
+            var environment = ["HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "true"]
+            environment["HOOK_CUSTOM_ACCESS_TOKEN_URI"] = uri
+            #expect(throws: ConfigurationError(reason)) { try Self.config(environment) }
+        }
     }
 
     @Test func eachVariableTakesEffect() throws {

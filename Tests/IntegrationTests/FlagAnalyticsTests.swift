@@ -1,4 +1,5 @@
 import Analytics
+import HTTP
 import Testing
 
 /// PostHog's flag hashing against the vectors of posthog-python's own test suite

@@ -16,7 +16,7 @@ extension AuthService {
         let userID = UUID().uuidString.lowercased()
         let sessionID = UUID().uuidString.lowercased()
         let refreshToken = Self.newRefreshToken()
-        return try pool.withConnection { connection in
+        return try pool.withTransaction { connection in
             guard
                 let user = try Users.createSignedIn(
                     connection, id: userID, email: email, passwordHash: hash, metadataJSON: body.metadataJSON,
@@ -24,7 +24,10 @@ extension AuthService {
             else {
                 throw AuthError.userAlreadyExists
             }
-            return .json(.ok, try sessionJSON(userJSON: user, sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor("password")))
+            return .json(
+                .ok,
+                try sessionJSON(
+                    connection, userJSON: user, sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor("password"), method: "password"))
         }
     }
 
@@ -32,12 +35,15 @@ extension AuthService {
         let userID = UUID().uuidString.lowercased()
         let sessionID = UUID().uuidString.lowercased()
         let refreshToken = Self.newRefreshToken()
-        return try pool.withConnection { connection in
+        return try pool.withTransaction { connection in
             let user = try Users.createAnonymousSignedIn(
                 connection, id: userID, metadataJSON: metadataJSON, sessionID: sessionID,
                 refreshTokenDigest: Self.digest(refreshToken))
             return .json(
-                .ok, try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor("anonymous")))
+                .ok,
+                try sessionJSON(
+                    connection, userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor("anonymous"),
+                    method: "anonymous"))
         }
     }
 

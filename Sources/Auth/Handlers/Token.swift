@@ -47,12 +47,19 @@ extension AuthService {
     }
 
     /// A new session with its first refresh token and its `method` claim; updates
-    /// last_sign_in_at; returns session JSON.
+    /// last_sign_in_at; returns session JSON. The session and its access token are one
+    /// transaction (the caller's, or one of its own): a refused token leaves no session.
     func startSession(_ connection: Connection, userID: String, method: String) throws -> String {
+        guard connection.isIdle else { return try startSessionInTransaction(connection, userID: userID, method: method) }
+        return try connection.withTransaction { try startSessionInTransaction($0, userID: userID, method: method) }
+    }
+
+    private func startSessionInTransaction(_ connection: Connection, userID: String, method: String) throws -> String {
         let sessionID = UUID().uuidString.lowercased()
         let refreshToken = Self.newRefreshToken()
         let user = try Sessions.start(connection, id: sessionID, userID: userID, refreshTokenDigest: Self.digest(refreshToken), method: method)
-        return try sessionJSON(userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor(method))
+        return try sessionJSON(
+            connection, userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor(method), method: method)
     }
 
     /// Rotation with GoTrue's reuse detection: the presented token is revoked and a child issued
@@ -75,7 +82,8 @@ extension AuthService {
             try RefreshTokens.rotate(connection, found, parentDigest: Self.digest(token), childDigest: Self.digest(newToken))
             let user = try Users.json(connection, id: found.userID) ?? "{}"
             let assurance = try Assurance.of(connection, sessionID: found.sessionID)
-            return .session(try sessionJSON(userJSON: user, sessionID: found.sessionID, refreshToken: newToken, assurance: assurance))
+            return .session(
+                try sessionJSON(connection, userJSON: user, sessionID: found.sessionID, refreshToken: newToken, assurance: assurance, method: "token_refresh"))
         }
         switch outcome {
         case .session(let json): return .json(.ok, json)

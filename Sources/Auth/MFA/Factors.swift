@@ -142,7 +142,8 @@ extension AuthService {
                     connection, challengeID: challengeID, factorID: factor.id, step: step, userID: userID, sessionID: sessionID,
                     refreshTokenDigest: Self.digest(refreshToken)) ?? "{}"
             let assurance = try Assurance.of(connection, sessionID: sessionID)
-            return .session(try sessionJSON(userJSON: user, sessionID: sessionID, refreshToken: refreshToken, assurance: assurance))
+            return .session(
+                try sessionJSON(connection, userJSON: user, sessionID: sessionID, refreshToken: refreshToken, assurance: assurance, method: "totp"))
         }
         switch outcome {
         case .session(let json): return .json(.ok, json)

@@ -1,8 +1,7 @@
 import Foundation
-import HTTP
 
-/// A JSON value as the SDKs send it, with booleans and numbers kept apart (flag conditions
-/// compare `true` and `1` differently).
+/// A JSON value with booleans and numbers kept apart (PostHog's flag conditions compare `true`
+/// and `1` differently; a hook's claims are checked by type).
 public enum JSON: Sendable, Equatable, Decodable {
     case null
     case bool(Bool)
@@ -91,7 +90,7 @@ public enum JSON: Sendable, Equatable, Decodable {
     }
 
     /// Integers without a fraction (as the SDKs wrote them), other numbers in Swift's shortest form.
-    static func numberText(_ value: Double) -> String {
+    public static func numberText(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         if value == value.rounded(), abs(value) < 9.007_199_254_740_992e15 { return String(Int64(value)) }
         return "\(value)"
@@ -99,7 +98,7 @@ public enum JSON: Sendable, Equatable, Decodable {
 
     /// The text Python's `str()` gives for a value the SDKs compare as a string (a distinct id
     /// sent as a number, a property value): integers without a fraction.
-    var plainText: String {
+    public var plainText: String {
         switch self {
         case .string(let text): return text
         case .number(let value): return JSON.numberText(value)

@@ -1,0 +1,31 @@
+import Auth
+import Foundation
+
+/// Auth's hooks from the environment, with GoTrue's names (without its `GOTRUE_` prefix); the
+/// README's configuration table lists them.
+extension AuthHooks {
+    mutating func apply(environment: [String: String]) throws {
+        let env = EnvironmentReader(environment)
+        if let milliseconds = try env.integer("HOOK_TIMEOUT_MS", minimum: 1) { timeoutMilliseconds = milliseconds }
+        customAccessToken = try Self.hook("CUSTOM_ACCESS_TOKEN", env)
+    }
+
+    /// `HOOK_<name>_ENABLED` and `HOOK_<name>_URI`: nil when off; a URI GoTrue would refuse
+    /// stops the start.
+    static func hook(_ name: String, _ env: EnvironmentReader) throws -> AuthHook? {
+        guard try env.boolean("HOOK_\(name)_ENABLED") == true else { return nil }
+        guard let uri = env.value("HOOK_\(name)_URI"), !uri.isEmpty else {
+            throw ConfigurationError("HOOK_\(name)_ENABLED is true but HOOK_\(name)_URI is unset: give pg-functions://postgres/<schema>/<function>")
+        }
+        do {
+            return try AuthHook(uri: uri)
+        } catch {
+            throw ConfigurationError("HOOK_\(name)_URI: \(error.reason)")
+        }
+    }
+
+    /// The settings as `--print-config` shows them.
+    func summaryRows() -> [(String, String)] {
+        [("HOOK_CUSTOM_ACCESS_TOKEN_URI", customAccessToken?.uri ?? "(off)"), ("HOOK_TIMEOUT_MS", "\(timeoutMilliseconds)")]
+    }
+}
