@@ -23,6 +23,10 @@ struct PostgRESTSpecViewDisambiguationTests {
             "/sites?select=*,big_projects(*)",
             #"{"details":[{"cardinality":"many-to-one","relationship":"main_project using sites(main_project_id) and big_projects(big_project_id)","embedding":"sites with big_projects"},{"cardinality":"many-to-many","relationship":"jobs using jobs_site_id_fkey(site_id) and jobs_big_project_id_fkey(big_project_id)","embedding":"sites with big_projects"},{"cardinality":"many-to-many","relationship":"main_jobs using jobs_site_id_fkey(site_id) and jobs_big_project_id_fkey(big_project_id)","embedding":"sites with big_projects"}],"hint":"Try changing 'big_projects' to one of the following: 'big_projects!main_project', 'big_projects!jobs', 'big_projects!main_jobs'. Find the desired relationship in the 'details' key.","message":"Could not embed because more than one relationship was found for 'sites' and 'big_projects'","code":"PGRST201"}"#,
             status: 300)
+        // The spec also checks its length: the same bytes, in another key order.
+        let sites = try base.server.client().request(
+            "GET", "/rest/v1/sites?select=*,big_projects(*)", headers: base.server.headers(nil, [("Accept-Profile", "spec")]))
+        #expect(sites.header("Content-Length") == "828", "\(sites.text)")
         try check(
             "/agents?select=*,departments(*)",
             #"{"details":[{"cardinality":"one-to-many","relationship":"departments_head_id_fkey using agents(id) and departments(head_id)","embedding":"agents with departments"},{"cardinality":"many-to-one","relationship":"agents_department_id_fkey using agents(department_id) and departments(id)","embedding":"agents with departments"}],"hint":"Try changing 'departments' to one of the following: 'departments!departments_head_id_fkey', 'departments!agents_department_id_fkey'. Find the desired relationship in the 'details' key.","message":"Could not embed because more than one relationship was found for 'agents' and 'departments'","code":"PGRST201"}"#,
