@@ -76,6 +76,12 @@ public struct SchemaCache: Sendable {
         public let description: String?
         /// The computed fields over this table's rows, by name (never in `*`).
         public let computed: [String: ComputedField]
+        /// A view (or materialized view): embeds name it only by its name, never by a key's
+        /// name or column (as PostgREST).
+        public let isView: Bool
+        /// A view's primary key as its base tables' primary keys carry through it (`ViewKeys`);
+        /// what lets a view be a many-to-many junction.
+        public var viewKey: [String] = []
         private let index: [String: Int]
         /// Quoted identifiers, computed once (quoting on every request was a fifth of the CPU).
         let quotedName: String
@@ -88,9 +94,10 @@ public struct SchemaCache: Sendable {
 
         public init(
             name: String, columns: [Column], primaryKey: [String], insertable: Bool = true, description: String? = nil,
-            computed: [String: ComputedField] = [:], schema: String = "public"
+            computed: [String: ComputedField] = [:], schema: String = "public", isView: Bool = false
         ) {
             self.schema = schema
+            self.isView = isView
             self.name = name
             self.columns = columns
             self.primaryKey = primaryKey
@@ -126,6 +133,9 @@ public struct SchemaCache: Sendable {
 
         /// The type of a column or computed field.
         public func fieldType(_ name: String) -> String? { column(name)?.type ?? computed[name]?.type }
+
+        /// The key a many-to-many junction's keys must lie in: its primary key, or a view's.
+        var junctionKey: Set<String> { Set(primaryKey + viewKey) }
     }
 
     public struct Function: Sendable {
@@ -187,7 +197,9 @@ public struct SchemaCache: Sendable {
         }
     }
 
-    /// A foreign key between two tables of `public` (what resource embedding follows).
+    /// A foreign key between two tables of the schema (what resource embedding follows), or the
+    /// same key seen through views of either side (`ViewKeys`: a view's columns in place of its
+    /// table's).
     public struct ForeignKey: Sendable, Equatable {
         public let name: String
         public let table: String
@@ -288,49 +300,6 @@ public struct SchemaCache: Sendable {
         fuzzyClosest(name, among: functions.keys.sorted(), minScore: 0.75)
     }
 
-}
-
-/// The closest of `candidates` to `query` as PostgREST's hints find it (the fuzzyset library:
-/// candidates sharing a trigram, else a bigram, of their letters, digits, spaces and commas,
-/// scored 1 − Levenshtein distance / the longer length, case-insensitively); nil below `minScore`.
-func fuzzyClosest(_ query: String, among candidates: [String], minScore: Double) -> String? {
-    func normalized(_ text: String) -> [Character] {
-        Array("-" + text.lowercased().filter { $0.isLetter || $0.isNumber || $0 == " " || $0 == "," } + "-")
-    }
-    func grams(_ text: [Character], _ size: Int) -> Set<String> {
-        guard text.count >= size else { return [] }
-        return Set((0...(text.count - size)).map { String(text[$0..<($0 + size)]) })
-    }
-    let lowered = query.lowercased()
-    if let exact = candidates.first(where: { $0.lowercased() == lowered }) { return exact }
-    for size in [3, 2] {
-        let wanted = grams(normalized(query), size)
-        let scored = candidates.filter { !grams(normalized($0), size).isDisjoint(with: wanted) }.map { candidate -> (String, Double) in
-            let other = candidate.lowercased()
-            let longest = max(lowered.count, other.count)
-            return (candidate, longest == 0 ? 1 : 1 - Double(editDistance(lowered, other)) / Double(longest))
-        }.filter { $0.1 > minScore }
-        if let best = scored.max(by: { $0.1 < $1.1 }) { return best.0 }
-    }
-    return nil
-}
-
-/// Levenshtein distance (small strings: table and function names).
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        current[0] = i
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        swap(&previous, &current)
-    }
-    return previous[b.count]
 }
 
 /// The schema caches of the exposed schemas (`db-schemas`), by schema; `public`'s is always

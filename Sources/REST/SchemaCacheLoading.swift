@@ -150,7 +150,8 @@ extension SchemaCache {
         """#
     }
 
-    /// Reads `schema`'s tables, views, functions and foreign keys through `connection`. Another
+    /// Reads `schema`'s tables, views, functions and foreign keys (with those through views)
+    /// through `connection`. Another
     /// schema than `public` is read with `search_path` set to it alone, as its requests run: the
     /// types the catalog names (`format_type`) are then its own unqualified, others qualified.
     public static func load(_ connection: Connection, schema: String = "public") throws -> SchemaCache {
@@ -183,8 +184,15 @@ extension SchemaCache {
             guard let name = row["name"] ?? nil, let table = row["table_name"] ?? nil, let target = row["target"] ?? nil else { return nil }
             return ComputedRelationship(function: name, table: table, target: target, toOne: row.bool("to_one") == true)
         }
+        // The views' keys, from their base tables'.
+        let viewKeys = try ViewKeys.load(connection, schema: schema)
+        let tables = built.tables.values.map { table in
+            var table = table
+            table.viewKey = viewKeys.primaryKeys[table.name] ?? []
+            return table
+        }
         return SchemaCache(
-            tables: Array(built.tables.values), functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys,
+            tables: tables, functions: built.functions.values.flatMap { $0 }, foreignKeys: foreignKeys + viewKeys.foreignKeys,
             mediaHandlers: mediaHandlers(handlers.rows), computedRelationships: computedRelationships, schema: schema)
     }
 
@@ -265,7 +273,7 @@ extension SchemaCache {
             let p = pending[name]!
             return Table(
                 name: name, columns: p.columns, primaryKey: p.pk, insertable: p.kind != "m", description: p.description,
-                computed: computed[name] ?? [:], schema: schema)
+                computed: computed[name] ?? [:], schema: schema, isView: p.kind == "v" || p.kind == "m")
         }
         return SchemaCache(tables: tables, functions: parsed, schema: schema)
     }

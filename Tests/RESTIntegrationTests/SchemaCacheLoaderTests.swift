@@ -40,4 +40,30 @@ import Testing
         try store.reload(using: connection)
         #expect(store.cache.tables["pets"]?.column("owner_id")?.type == "uuid")
     }
+
+    /// Keys through views from the real catalog: a view of a view in another schema (renamed
+    /// columns followed to the base table), a materialized view, a view showing no key column.
+    @Test func loadsKeysThroughViews() throws {
+        let connection = try Connection(conninfo: try TestPostgres.makeDatabase())
+        try connection.execute(
+            unsafeSQL: """
+                CREATE SCHEMA vk_private;
+                CREATE SCHEMA vk;
+                CREATE TABLE vk_private.parents (id int PRIMARY KEY, name text);
+                CREATE TABLE vk_private.kids (id int PRIMARY KEY, parent_id int CONSTRAINT kid_parent REFERENCES vk_private.parents);
+                CREATE VIEW vk_private.kids_inner AS SELECT id AS kid, parent_id AS up FROM vk_private.kids;
+                CREATE VIEW vk.kids AS SELECT kid AS id, up AS parent, 1 AS one FROM vk_private.kids_inner;
+                CREATE MATERIALIZED VIEW vk.parents AS SELECT id, upper(name) AS name FROM vk_private.parents;
+                CREATE VIEW vk.names AS SELECT name FROM vk_private.parents;
+                """)
+        let cache = try SchemaCache.load(connection, schema: "vk")
+        #expect(cache.tables["kids"]?.isView == true && cache.tables["parents"]?.isView == true)
+        #expect(cache.tables["kids"]?.viewKey == ["id"] && cache.tables["parents"]?.viewKey == ["id"] && cache.tables["names"]?.viewKey == [])
+        #expect(
+            cache.foreignKeys == [
+                SchemaCache.ForeignKey(name: "kid_parent", table: "kids", columns: ["parent"], referencedTable: "parents", referencedColumns: ["id"])
+            ])
+        // In the base tables' schema: the key, and the one through its view.
+        #expect(try SchemaCache.load(connection, schema: "vk_private").foreignKeys.map(\.table).sorted() == ["kids", "kids_inner"])
+    }
 }

@@ -79,17 +79,21 @@ extension Planner {
                     if target == relationship.targetTable && (key.name == hint || key.columns.contains(hint) || key.referencedColumns == [hint]) {
                         candidates.append(relationship)
                     }
-                } else if target == relationship.targetTable || target == key.name || side.own == [target] {
+                } else if target == relationship.targetTable {
+                    candidates.append(relationship)
+                } else if (target == key.name || side.own == [target]) && cache.tables[relationship.targetTable]?.isView != true {
+                    // A key's name or column as the target names a table's relationship, never a view's.
                     candidates.append(relationship)
                 }
             }
         }
         // Many-to-many (PostgREST's rule): a table with keys to both sides, whose columns are
         // all part of its primary key (keys that are not one-to-one, as PostgREST builds them
-        // from its many-to-one relationships); a hint names the junction.
+        // from its many-to-one relationships); a hint names the junction. A view is one when it
+        // shows a base table's primary key and both keys.
         for key in cache.foreignKeys where key.referencedTable == parent && !key.oneToOne {
             guard let junction = cache.tables[key.table], hint == nil || hint == junction.name else { continue }
-            let primaryKey = Set(junction.primaryKey)
+            let primaryKey = junction.junctionKey
             for targetKey in cache.foreignKeys
             where targetKey.table == key.table && targetKey.referencedTable == target && targetKey.name != key.name && !targetKey.oneToOne {
                 if Set(key.columns + targetKey.columns).isSubset(of: primaryKey) {
@@ -101,7 +105,7 @@ extension Planner {
         guard candidates.count == 1 else {
             throw .ambiguousRelationship(
                 parent: parent, target: target,
-                candidates: candidates.map {
+                candidates: candidates.sorted(by: Self.listedBefore).map {
                     if let targetKey = $0.targetKey {
                         return (
                             cardinality: $0.cardinality.rawValue, name: targetKey.table,
@@ -120,5 +124,43 @@ extension Planner {
                 })
         }
         return candidates[0]
+    }
+
+    /// PGRST201 lists the candidates in the order of PostgREST's relationships: by target, a
+    /// table's relationships with itself last, one-to-many, many-to-one, one-to-one, then
+    /// many-to-many; then by key (a many-to-many's junction, then its two keys) and columns
+    /// (pairs of the parent's and the target's; a junction's), a one-to-one held by the parent
+    /// first.
+    static func listedBefore(_ a: Relationship, _ b: Relationship) -> Bool {
+        func order(_ relationship: Relationship) -> (target: String, isSelf: Bool, rank: Int, names: [String], columns: [String], held: Bool) {
+            let key = relationship.key
+            let rank: Int
+            switch relationship.cardinality {
+            case .oneToMany: rank = 0
+            case .manyToOne: rank = 1
+            case .oneToOne: rank = 2
+            case .manyToMany: rank = 3
+            }
+            func pairs(_ first: [String], _ second: [String]) -> [String] { zip(first, second).flatMap { [$0, $1] } }
+            if let targetKey = relationship.targetKey {
+                return (
+                    relationship.targetTable, targetKey.referencedTable == key.referencedTable, rank, [key.table, key.name, targetKey.name],
+                    pairs(key.referencedColumns, key.columns) + pairs(targetKey.referencedColumns, targetKey.columns), false
+                )
+            }
+            let own = relationship.heldByParent ? key.columns : key.referencedColumns
+            let other = relationship.heldByParent ? key.referencedColumns : key.columns
+            return (
+                relationship.targetTable, key.table == key.referencedTable, rank, [key.name], pairs(own, other),
+                relationship.cardinality == .oneToOne && !relationship.heldByParent
+            )
+        }
+        let (x, y) = (order(a), order(b))
+        if x.target != y.target { return x.target < y.target }
+        if x.isSelf != y.isSelf { return !x.isSelf }
+        if x.rank != y.rank { return x.rank < y.rank }
+        if x.names != y.names { return x.names.lexicographicallyPrecedes(y.names) }
+        if x.columns != y.columns { return x.columns.lexicographicallyPrecedes(y.columns) }
+        return !x.held && y.held
     }
 }
