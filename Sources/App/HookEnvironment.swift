@@ -8,6 +8,9 @@ extension AuthHooks {
         let env = EnvironmentReader(environment)
         if let milliseconds = try env.integer("HOOK_TIMEOUT_MS", minimum: 1) { timeoutMilliseconds = milliseconds }
         customAccessToken = try Self.hook("CUSTOM_ACCESS_TOKEN", env)
+        passwordVerificationAttempt = try Self.hook("PASSWORD_VERIFICATION_ATTEMPT", env)
+        mfaVerificationAttempt = try Self.hook("MFA_VERIFICATION_ATTEMPT", env)
+        beforeUserCreated = try Self.hook("BEFORE_USER_CREATED", env)
     }
 
     /// `HOOK_<name>_ENABLED` and `HOOK_<name>_URI`: nil when off; a URI GoTrue would refuse
@@ -26,6 +29,11 @@ extension AuthHooks {
 
     /// The settings as `--print-config` shows them.
     func summaryRows() -> [(String, String)] {
-        [("HOOK_CUSTOM_ACCESS_TOKEN_URI", customAccessToken?.uri ?? "(off)"), ("HOOK_TIMEOUT_MS", "\(timeoutMilliseconds)")]
+        [
+            ("HOOK_CUSTOM_ACCESS_TOKEN_URI", customAccessToken?.uri ?? "(off)"),
+            ("HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI", passwordVerificationAttempt?.uri ?? "(off)"),
+            ("HOOK_MFA_VERIFICATION_ATTEMPT_URI", mfaVerificationAttempt?.uri ?? "(off)"),
+            ("HOOK_BEFORE_USER_CREATED_URI", beforeUserCreated?.uri ?? "(off)"), ("HOOK_TIMEOUT_MS", "\(timeoutMilliseconds)")
+        ]
     }
 }

@@ -100,6 +100,10 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case unexpected(String)
     /// A hook refused (its `error`, with its `http_code`, else 500) or failed (500, GoTrue's words).
     case hook(status: HTTPStatus, message: String)
+    /// The password verification attempt hook rejected the sign-in, with its message.
+    case passwordAttemptRejected(String)
+    /// The MFA verification attempt hook rejected the code, with its message.
+    case mfaVerificationRejected(String)
 
     var status: HTTPStatus {
         switch self {
@@ -130,6 +134,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .rateLimited: return .tooManyRequests
         case .unexpected: return .internalServerError
         case .hook(let status, _): return status
+        case .passwordAttemptRejected: return .badRequest
+        case .mfaVerificationRejected: return .forbidden
         }
     }
 
@@ -139,7 +145,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .weakPassword: return "weak_password"
         case .userAlreadyExists: return "user_already_exists"
         case .emailExists: return "email_exists"
-        case .invalidCredentials: return "invalid_credentials"
+        case .invalidCredentials, .passwordAttemptRejected: return "invalid_credentials"
         case .refreshTokenNotFound: return "refresh_token_not_found"
         case .refreshTokenAlreadyUsed: return "refresh_token_already_used"
         case .noAuthorization: return "no_authorization"
@@ -186,6 +192,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaIPAddressMismatch: return "mfa_ip_address_mismatch"
         case .mfaChallengeExpired: return "mfa_challenge_expired"
         case .mfaVerificationFailed: return "mfa_verification_failed"
+        case .mfaVerificationRejected: return "mfa_verification_rejected"
         case .unexpected: return "unexpected_failure"
         // GoTrue's codes for an error without one of its own.
         case .hook(let status, _): return status == .internalServerError ? "unexpected_failure" : "unknown"
@@ -250,7 +257,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaChallengeExpired(let id): return "MFA challenge \(id) has expired, verify against another challenge or create a new challenge."
         case .mfaVerificationFailed: return "Invalid TOTP code entered"
         case .unexpected: return "Unexpected failure, please check server logs for more information"
-        case .hook(_, let message): return message
+        case .hook(_, let message), .passwordAttemptRejected(let message), .mfaVerificationRejected(let message): return message
         }
     }
 
@@ -267,7 +274,9 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .identityAlreadyExists, .singleIdentityNotDeletable,
             .identityNotFound, .emailConflictIdentityNotDeletable, .identityIDNotUUID, .linkedEmailExists, .linkedEmailNotConfirmed, .userBanned,
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
-            .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook:
+            .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
+            .passwordAttemptRejected,
+            .mfaVerificationRejected:
             return nil
         }
     }
@@ -283,7 +292,9 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .identityAlreadyExists, .singleIdentityNotDeletable,
             .identityNotFound, .emailConflictIdentityNotDeletable, .identityIDNotUUID, .linkedEmailExists, .linkedEmailNotConfirmed, .userBanned,
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
-            .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook:
+            .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
+            .passwordAttemptRejected,
+            .mfaVerificationRejected:
             return nil
         }
     }

@@ -164,6 +164,7 @@ extension AuthService {
                 let newID = UUID().uuidString.lowercased()
                 let appMetadata = JWT.serialize(["provider": provider, "providers": [provider]])
                 try Users.createExternal(connection, id: newID, email: email, verified: verified, appMetadataJSON: appMetadata, metadataJSON: identityJSON)
+                try userCreated(connection, userID: newID)
                 userID = newID
             }
             guard let userID else { throw AuthError.unexpected("no user") }

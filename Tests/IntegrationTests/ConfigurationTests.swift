@@ -159,6 +159,12 @@ struct ConfigurationTests {
         // A hook is on with both; see hooksNeedAURIGoTrueAccepts.
         "HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": ("false", { _ in true }),
         "HOOK_CUSTOM_ACCESS_TOKEN_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.customAccessToken == nil }),
+        "HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED": ("false", { _ in true }),
+        "HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.passwordVerificationAttempt == nil }),
+        "HOOK_MFA_VERIFICATION_ATTEMPT_ENABLED": ("false", { _ in true }),
+        "HOOK_MFA_VERIFICATION_ATTEMPT_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.mfaVerificationAttempt == nil }),
+        "HOOK_BEFORE_USER_CREATED_ENABLED": ("false", { _ in true }),
+        "HOOK_BEFORE_USER_CREATED_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.beforeUserCreated == nil }),
         "HOOK_TIMEOUT_MS": ("500", { $0.auth.hooks.timeoutMilliseconds == 500 })
     ]
 
@@ -218,6 +224,10 @@ struct ConfigurationTests {
     @Test func hooksNeedAURIGoTrueAccepts() throws {
         let on = try Self.config(["HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "true", "HOOK_CUSTOM_ACCESS_TOKEN_URI": "pg-functions://postgres/app/add_claims"])
         #expect(on.auth.hooks.customAccessToken?.schema == "app" && on.auth.hooks.customAccessToken?.function == "add_claims")
+        for name in ["PASSWORD_VERIFICATION_ATTEMPT", "MFA_VERIFICATION_ATTEMPT", "BEFORE_USER_CREATED"] {
+            let hooks = try Self.config(["HOOK_\(name)_ENABLED": "true", "HOOK_\(name)_URI": "pg-functions://postgres/public/h"]).auth.hooks
+            #expect([hooks.passwordVerificationAttempt, hooks.mfaVerificationAttempt, hooks.beforeUserCreated].compactMap { $0 }.count == 1, "\(name)")
+        }
         for (uri, reason) in [
             (nil, "HOOK_CUSTOM_ACCESS_TOKEN_ENABLED is true but HOOK_CUSTOM_ACCESS_TOKEN_URI is unset: give pg-functions://postgres/<schema>/<function>"),
             ("pg-functions://postgres/app", "HOOK_CUSTOM_ACCESS_TOKEN_URI: URI path does not contain enough parts"),

@@ -117,6 +117,7 @@ extension AuthService {
                     } else {
                         try Users.createPasswordless(connection, id: newID, email: link.email, confirmed: false, metadataJSON: metadata)
                     }
+                    try userCreated(connection, userID: newID)
                     row = try Users.lockForMail(connection, id: newID)
                 }
                 guard let row else { throw AuthError.unexpected("user vanished") }
@@ -167,6 +168,7 @@ extension AuthService {
             } else {
                 let newID = UUID().uuidString.lowercased()
                 try Users.createPasswordless(connection, id: newID, email: email, confirmed: false, metadataJSON: metadataJSON)
+                try userCreated(connection, userID: newID)
                 row = try Users.lockForMail(connection, id: newID)
             }
             guard let row else { throw AuthError.unexpected("user vanished") }

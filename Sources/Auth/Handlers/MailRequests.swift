@@ -31,6 +31,7 @@ extension AuthService {
                 try Users.createPasswordless(
                     connection, id: userID, email: body.email, confirmed: config.mail.autoconfirm,
                     metadataJSON: body.metadataJSON)
+                try userCreated(connection, userID: userID)
                 row = try Users.lockForMail(connection, id: userID)
             }
             guard let row else { throw AuthError.unexpected("user vanished") }

@@ -24,6 +24,7 @@ extension AuthService {
             else {
                 throw AuthError.userAlreadyExists
             }
+            try userCreated(connection, userID: userID)
             return .json(
                 .ok,
                 try sessionJSON(
@@ -39,6 +40,7 @@ extension AuthService {
             let user = try Users.createAnonymousSignedIn(
                 connection, id: userID, metadataJSON: metadataJSON, sessionID: sessionID,
                 refreshTokenDigest: Self.digest(refreshToken))
+            try userCreated(connection, userID: userID)
             return .json(
                 .ok,
                 try sessionJSON(
@@ -62,6 +64,7 @@ extension AuthService {
             }
             let userID = UUID().uuidString.lowercased()
             try Users.createUnconfirmed(connection, id: userID, email: email, passwordHash: hash, metadataJSON: body.metadataJSON)
+            try userCreated(connection, userID: userID)
             let row = try Users.lockForMail(connection, id: userID)!
             let mail = try confirmationMail(connection, row, pkce: body.pkce, redirectTo: redirectTo)
             return (try userJSON(connection, userID), mail)

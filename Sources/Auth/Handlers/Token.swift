@@ -34,9 +34,10 @@ extension AuthService {
             let found = try Users.passwordSignIn(connection, email: email)
             // Unknown e-mail and wrong password answer alike, in about the same time.
             let hash = found?.passwordHash ?? Password.dummyHash
-            guard Password.verify(password, hash: hash), password.utf8.count <= Password.maxBytes, let found else {
-                throw AuthError.invalidCredentials
-            }
+            let valid = Password.verify(password, hash: hash) && password.utf8.count <= Password.maxBytes
+            guard let found else { throw AuthError.invalidCredentials }
+            try passwordAttempt(connection, userID: found.id, valid: valid)
+            guard valid else { throw AuthError.invalidCredentials }
             // GoTrue tells a banned user so before checking the password; here only the
             // password's holder learns it.
             guard !found.banned else { throw AuthError.userBanned("User is banned", status: .badRequest) }

@@ -77,6 +77,15 @@ public struct AuthHooks: Sendable, Equatable {
     /// `HOOK_CUSTOM_ACCESS_TOKEN_*`: the claims of every access token issued (sign-in, refresh,
     /// MFA verification).
     public var customAccessToken: AuthHook?
+    /// `HOOK_PASSWORD_VERIFICATION_ATTEMPT_*`: told of each password checked for a known user;
+    /// may reject the sign-in (and end the user's sessions).
+    public var passwordVerificationAttempt: AuthHook?
+    /// `HOOK_MFA_VERIFICATION_ATTEMPT_*`: told of each TOTP code checked; may reject it, which
+    /// ends the user's sessions.
+    public var mfaVerificationAttempt: AuthHook?
+    /// `HOOK_BEFORE_USER_CREATED_*`: shown each user a sign-up, a first sign-in with a provider,
+    /// an invitation or a generated link creates, in its transaction; may refuse it.
+    public var beforeUserCreated: AuthHook?
     /// How long a hook function may run before it is cancelled (GoTrue's 2 s).
     public var timeoutMilliseconds = 2000
 

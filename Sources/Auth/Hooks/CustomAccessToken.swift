@@ -13,20 +13,9 @@ extension AuthService {
         guard let built = JSON.parse(Array(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys]))) else {
             throw AuthError.unexpected("claims JSON")
         }
-        let metadata: JSON = .object([
-            "uuid": .string(UUID().uuidString.lowercased()), "name": .string("customize-access-token"),
-            "time": .string(
-                ISO8601DateFormatter.string(
-                    from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime, .withFractionalSeconds]))
-        ])
-        let event: JSON = .object(["metadata": metadata, "user_id": .string(userID), "claims": built, "authentication_method": .string(method)])
-        let output: JSON
-        do {
-            output = try hook.call(connection, event: event, timeoutMilliseconds: config.hooks.timeoutMilliseconds)
-        } catch let error as PostgresError {
-            logger.error("hook failed", metadata: ["hook": "\(hook.uri)", "sqlstate": "\(error.sqlState ?? "-")", "error": "\(error.message)"])
-            throw AuthError.hook(status: .internalServerError, message: "Error running hook URI: \(hook.uri)")
-        }
+        let output = try invoke(
+            hook, name: "customize-access-token", connection,
+            ["user_id": .string(userID), "claims": built, "authentication_method": .string(method)])
         let answered: JSON
         switch output {
         case .null: answered = .null

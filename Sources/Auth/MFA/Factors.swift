@@ -134,7 +134,9 @@ extension AuthService {
             }
             let step = TOTP.matchingStep(
                 code, secret: secret, at: Date().timeIntervalSince1970, period: Self.totpPeriod, digits: Self.totpDigits, skew: 1)
-            guard let step, step > factor.lastStep ?? Int64.min else { return .refused(.mfaVerificationFailed) }
+            let valid = step.map { $0 > factor.lastStep ?? Int64.min } ?? false
+            if let refusal = try mfaAttempt(connection, userID: userID, factorID: factor.id, valid: valid) { return .refused(refusal) }
+            guard let step, valid else { return .refused(.mfaVerificationFailed) }
             try RateLimitCounters.giveBack(connection, key: failureKey)
             let refreshToken = Self.newRefreshToken()
             let user =

@@ -1,0 +1,83 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// Where GoTrue's hooks are called, and how their answers are read. Each hook runs in the
+/// transaction of what it decides (one of its own when there is none), so that a refusal leaves
+/// nothing of it.
+extension AuthService {
+    /// Calls `hook` with the event `fields` and GoTrue's `metadata` (`name`: the hook's event
+    /// name); a function that fails or runs past the timeout is GoTrue's 500 naming the URI (the
+    /// cause goes to the log).
+    func invoke(_ hook: AuthHook, name: String, _ connection: Connection, _ fields: [String: JSON]) throws -> JSON {
+        let time = ISO8601DateFormatter.string(
+            from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        var event = fields
+        event["metadata"] = .object(["uuid": .string(UUID().uuidString.lowercased()), "name": .string(name), "time": .string(time)])
+        do {
+            guard connection.isIdle else {
+                return try hook.call(connection, event: .object(event), timeoutMilliseconds: config.hooks.timeoutMilliseconds)
+            }
+            return try connection.withTransaction {
+                try hook.call($0, event: .object(event), timeoutMilliseconds: config.hooks.timeoutMilliseconds)
+            }
+        } catch let error as PostgresError {
+            logger.error("hook failed", metadata: ["hook": "\(hook.uri)", "sqlstate": "\(error.sqlState ?? "-")", "error": "\(error.message)"])
+            throw AuthError.hook(status: .internalServerError, message: "Error running hook URI: \(hook.uri)")
+        }
+    }
+
+    /// A verification attempt hook's answer: `decision` `reject` (with its message, or
+    /// `defaultMessage`) or anything else to go on; whether to end the user's sessions.
+    struct AttemptDecision {
+        var rejected: String?
+        var logOut: Bool
+    }
+
+    func attemptDecision(_ output: JSON, defaultMessage: String) throws -> AttemptDecision {
+        guard case .object(let members) = output else {
+            guard output == .null else { throw AuthError.hook(status: .internalServerError, message: "Error unmarshaling JSON output.") }
+            return AttemptDecision(rejected: nil, logOut: false)
+        }
+        guard members["decision"]?.string == "reject" else { return AttemptDecision(rejected: nil, logOut: false) }
+        let message = members["message"]?.string ?? ""
+        return AttemptDecision(rejected: message.isEmpty ? defaultMessage : message, logOut: members["should_logout_user"] == .bool(true))
+    }
+
+    /// GoTrue's password verification attempt hook, after the password of a known user was
+    /// checked: a rejection is `invalid_credentials` with the hook's message, and may end every
+    /// session of the user first.
+    func passwordAttempt(_ connection: Connection, userID: String, valid: Bool) throws {
+        guard let hook = config.hooks.passwordVerificationAttempt else { return }
+        let output = try invoke(hook, name: "password-verification", connection, ["user_id": .string(userID), "valid": .bool(valid)])
+        let decision = try attemptDecision(output, defaultMessage: "Further password verification attempts will be rejected.")
+        guard let message = decision.rejected else { return }
+        if decision.logOut { try Sessions.deleteAll(connection, userID: userID) }
+        throw AuthError.passwordAttemptRejected(message)
+    }
+
+    /// GoTrue's MFA verification attempt hook, after a TOTP code was checked; nil to go on, else
+    /// the refusal. A rejection ends every session of the user (on `connection`, whose
+    /// transaction the caller commits).
+    func mfaAttempt(_ connection: Connection, userID: String, factorID: String, valid: Bool) throws -> AuthError? {
+        guard let hook = config.hooks.mfaVerificationAttempt else { return nil }
+        let output = try invoke(
+            hook, name: "mfa-verification", connection,
+            ["user_id": .string(userID), "factor_id": .string(factorID), "factor_type": .string("totp"), "valid": .bool(valid)])
+        guard let message = try attemptDecision(output, defaultMessage: "Further MFA verification attempts will be rejected.").rejected else {
+            return nil
+        }
+        try Sessions.deleteAll(connection, userID: userID)
+        return .mfaVerificationRejected(message)
+    }
+
+    /// GoTrue's before-user-created hook, in the transaction that just created `userID`: the user
+    /// as it would be answered; a refusal (the hook's `error`) rolls the creation back.
+    func userCreated(_ connection: Connection, userID: String) throws {
+        guard let hook = config.hooks.beforeUserCreated else { return }
+        guard let json = try Users.json(connection, id: userID), let user = JSON.parse(Array(json.utf8)) else {
+            throw AuthError.unexpected("created user")
+        }
+        _ = try invoke(hook, name: "before-user-created", connection, ["user": user])
+    }
+}
