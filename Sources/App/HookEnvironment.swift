@@ -13,17 +13,17 @@ extension AuthHooks {
         beforeUserCreated = try Self.hook("BEFORE_USER_CREATED", env)
     }
 
-    /// `HOOK_<name>_ENABLED` and `HOOK_<name>_URI`: nil when off; a URI GoTrue would refuse
-    /// stops the start.
+    /// `HOOK_<name>_ENABLED`, `HOOK_<name>_URI` and `HOOK_<name>_SECRETS` (an HTTP hook's): nil
+    /// when off; a URI or secret GoTrue would refuse stops the start.
     static func hook(_ name: String, _ env: EnvironmentReader) throws -> AuthHook? {
         guard try env.boolean("HOOK_\(name)_ENABLED") == true else { return nil }
         guard let uri = env.value("HOOK_\(name)_URI"), !uri.isEmpty else {
             throw ConfigurationError("HOOK_\(name)_ENABLED is true but HOOK_\(name)_URI is unset: give pg-functions://postgres/<schema>/<function>")
         }
         do {
-            return try AuthHook(uri: uri)
+            return try AuthHook(uri: uri, secrets: env.value("HOOK_\(name)_SECRETS"))
         } catch {
-            throw ConfigurationError("HOOK_\(name)_URI: \(error.reason)")
+            throw ConfigurationError("HOOK_\(name)_\(error.setting): \(error.reason)")
         }
     }
 

@@ -98,8 +98,9 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case mfaChallengeExpired(String)
     case mfaVerificationFailed
     case unexpected(String)
-    /// A hook refused (its `error`, with its `http_code`, else 500) or failed (500, GoTrue's words).
-    case hook(status: HTTPStatus, message: String)
+    /// A hook refused (its `error`, with its `http_code`, else 500) or failed (GoTrue's status,
+    /// words and code; nil: GoTrue's code for an error without one).
+    case hook(status: HTTPStatus, message: String, code: String? = nil)
     /// The password verification attempt hook rejected the sign-in, with its message.
     case passwordAttemptRejected(String)
     /// The MFA verification attempt hook rejected the code, with its message.
@@ -133,7 +134,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             return .unprocessableContent
         case .rateLimited: return .tooManyRequests
         case .unexpected: return .internalServerError
-        case .hook(let status, _): return status
+        case .hook(let status, _, _): return status
         case .passwordAttemptRejected: return .badRequest
         case .mfaVerificationRejected: return .forbidden
         }
@@ -195,7 +196,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaVerificationRejected: return "mfa_verification_rejected"
         case .unexpected: return "unexpected_failure"
         // GoTrue's codes for an error without one of its own.
-        case .hook(let status, _): return status == .internalServerError ? "unexpected_failure" : "unknown"
+        case .hook(let status, _, let code): return code ?? (status == .internalServerError ? "unexpected_failure" : "unknown")
         }
     }
 
@@ -257,7 +258,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaChallengeExpired(let id): return "MFA challenge \(id) has expired, verify against another challenge or create a new challenge."
         case .mfaVerificationFailed: return "Invalid TOTP code entered"
         case .unexpected: return "Unexpected failure, please check server logs for more information"
-        case .hook(_, let message), .passwordAttemptRejected(let message), .mfaVerificationRejected(let message): return message
+        case .hook(_, let message, _), .passwordAttemptRejected(let message), .mfaVerificationRejected(let message): return message
         }
     }
 

@@ -71,21 +71,14 @@ public final class JWKSSource: Sendable {
         guard let url = URL(string: location) else { throw AuthError.unexpected("bad JWKS URL \(location)") }
         var request = URLRequest(url: url, timeoutInterval: 10)
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let result = Mutex<Result<[UInt8], AuthError>>(.failure(.unexpected("JWKS fetch did not finish")))
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            result.withLock {
-                if let data, status == 200 {
-                    $0 = .success(Array(data))
-                } else {
-                    $0 = .failure(.unexpected("JWKS fetch from \(location) failed: status \(status) \(error.map { "\($0)" } ?? "")"))
-                }
-            }
-            done.signal()
-        }.resume()
-        done.wait()
-        return try result.withLock { $0 }.get()
+        switch BlockingFetch.exchange(request) {
+        case .success(let answer) where answer.status == 200:
+            return answer.body
+        case .success(let answer):
+            throw AuthError.unexpected("JWKS fetch from \(location) failed: status \(answer.status)")
+        case .failure(let error):
+            throw AuthError.unexpected("JWKS fetch from \(location) failed: \(error)")
+        }
     }
 }
 

@@ -165,6 +165,11 @@ struct ConfigurationTests {
         "HOOK_MFA_VERIFICATION_ATTEMPT_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.mfaVerificationAttempt == nil }),
         "HOOK_BEFORE_USER_CREATED_ENABLED": ("false", { _ in true }),
         "HOOK_BEFORE_USER_CREATED_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.beforeUserCreated == nil }),
+        // An HTTP hook's, read with its URI; see hooksNeedAURIGoTrueAccepts.
+        "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS": ("v1,whsec_x", { _ in true }),
+        "HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS": ("v1,whsec_x", { _ in true }),
+        "HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS": ("v1,whsec_x", { _ in true }),
+        "HOOK_BEFORE_USER_CREATED_SECRETS": ("v1,whsec_x", { _ in true }),
         "HOOK_TIMEOUT_MS": ("500", { $0.auth.hooks.timeoutMilliseconds == 500 })
     ]
 
@@ -223,7 +228,24 @@ struct ConfigurationTests {
 
     @Test func hooksNeedAURIGoTrueAccepts() throws {
         let on = try Self.config(["HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "true", "HOOK_CUSTOM_ACCESS_TOKEN_URI": "pg-functions://postgres/app/add_claims"])
-        #expect(on.auth.hooks.customAccessToken?.schema == "app" && on.auth.hooks.customAccessToken?.function == "add_claims")
+        #expect(on.auth.hooks.customAccessToken?.target == .function(schema: "app", name: "add_claims"))
+        let secret = "v1,whsec_" + Data(repeating: 7, count: 32).base64EncodedString()
+        let http = try Self.config([
+            "HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "true", "HOOK_CUSTOM_ACCESS_TOKEN_URI": "http://127.0.0.1:8000/hooks/claims?v=1",
+            "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS": secret + "|" + secret
+        ])
+        guard case .http(let url, let keys)? = http.auth.hooks.customAccessToken?.target else {
+            Issue.record("an HTTP hook")
+            return
+        }
+        #expect(url.absoluteString == "http://127.0.0.1:8000/hooks/claims?v=1")
+        #expect(keys == [Array(repeating: 7, count: 32), Array(repeating: 7, count: 32)])
+        #expect(throws: ConfigurationError("HOOK_CUSTOM_ACCESS_TOKEN_SECRETS: invalid secret format")) {
+            try Self.config([
+                "HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "true", "HOOK_CUSTOM_ACCESS_TOKEN_URI": "https://hooks.example/claims",
+                "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS": "whsec_abc"
+            ])
+        }
         for name in ["PASSWORD_VERIFICATION_ATTEMPT", "MFA_VERIFICATION_ATTEMPT", "BEFORE_USER_CREATED"] {
             let hooks = try Self.config(["HOOK_\(name)_ENABLED": "true", "HOOK_\(name)_URI": "pg-functions://postgres/public/h"]).auth.hooks
             #expect([hooks.passwordVerificationAttempt, hooks.mfaVerificationAttempt, hooks.beforeUserCreated].compactMap { $0 }.count == 1, "\(name)")
@@ -233,7 +255,8 @@ struct ConfigurationTests {
             ("pg-functions://postgres/app", "HOOK_CUSTOM_ACCESS_TOKEN_URI: URI path does not contain enough parts"),
             ("pg-functions://postgres/app;drop/f", "HOOK_CUSTOM_ACCESS_TOKEN_URI: invalid schema name: app;drop"),
             ("pg-functions://postgres/app/1f", "HOOK_CUSTOM_ACCESS_TOKEN_URI: invalid table name: 1f"),
-            ("ftp://hooks.example/f", "HOOK_CUSTOM_ACCESS_TOKEN_URI: only postgres hooks and HTTPS functions are supported at the moment")
+            ("ftp://hooks.example/f", "HOOK_CUSTOM_ACCESS_TOKEN_URI: only postgres hooks and HTTPS functions are supported at the moment"),
+            ("http://hooks.example/f", "HOOK_CUSTOM_ACCESS_TOKEN_URI: only localhost, 127.0.0.1, and ::1 are supported with http")
         ] as [(String?, String)] {
             var environment = ["HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "true"]
             environment["HOOK_CUSTOM_ACCESS_TOKEN_URI"] = uri

@@ -7,23 +7,31 @@ import Postgres
 /// nothing of it.
 extension AuthService {
     /// Calls `hook` with the event `fields` and GoTrue's `metadata` (`name`: the hook's event
-    /// name); a function that fails or runs past the timeout is GoTrue's 500 naming the URI (the
-    /// cause goes to the log).
+    /// name). A function that fails or runs past the timeout is GoTrue's 500 naming the URI (the
+    /// cause goes to the log); an HTTP hook's failures are `HTTPHookClient`'s.
     func invoke(_ hook: AuthHook, name: String, _ connection: Connection, _ fields: [String: JSON]) throws -> JSON {
         let time = ISO8601DateFormatter.string(
             from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
         var event = fields
         event["metadata"] = .object(["uuid": .string(UUID().uuidString.lowercased()), "name": .string(name), "time": .string(time)])
-        do {
-            guard connection.isIdle else {
-                return try hook.call(connection, event: .object(event), timeoutMilliseconds: config.hooks.timeoutMilliseconds)
+        switch hook.target {
+        case .http(let url, let keys):
+            let hooks = config.hooks
+            let client = HTTPHookClient(url: url, keys: keys, timeout: hooks.httpTimeout, attempts: hooks.httpAttempts, backoff: hooks.httpBackoff)
+            return try client.post(.object(event))
+        case .function(let schema, let function):
+            let timeout = config.hooks.timeoutMilliseconds
+            do {
+                guard connection.isIdle else {
+                    return try AuthHook.callFunction(connection, schema: schema, name: function, event: .object(event), timeoutMilliseconds: timeout)
+                }
+                return try connection.withTransaction {
+                    try AuthHook.callFunction($0, schema: schema, name: function, event: .object(event), timeoutMilliseconds: timeout)
+                }
+            } catch let error as PostgresError {
+                logger.error("hook failed", metadata: ["hook": "\(hook.uri)", "sqlstate": "\(error.sqlState ?? "-")", "error": "\(error.message)"])
+                throw AuthError.hook(status: .internalServerError, message: "Error running hook URI: \(hook.uri)")
             }
-            return try connection.withTransaction {
-                try hook.call($0, event: .object(event), timeoutMilliseconds: config.hooks.timeoutMilliseconds)
-            }
-        } catch let error as PostgresError {
-            logger.error("hook failed", metadata: ["hook": "\(hook.uri)", "sqlstate": "\(error.sqlState ?? "-")", "error": "\(error.message)"])
-            throw AuthError.hook(status: .internalServerError, message: "Error running hook URI: \(hook.uri)")
         }
     }
 
