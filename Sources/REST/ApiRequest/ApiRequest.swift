@@ -190,6 +190,9 @@ public struct ApiRequest: Sendable, Equatable {
         }
     }
 
+    /// No limit (`limit`, `Range` or `db-max-rows`) and no offset: the page is every row.
+    public var isWholeRange: Bool { limit == nil && offset == 0 }
+
     /// A GET/HEAD call: arguments from the query, run read-only.
     public var isReadOnlyCall: Bool {
         if case .call(readOnly: true, _) = action { return true }

@@ -113,7 +113,7 @@ struct Planner {
         if request.preferences.count == .planned {
             statement.plannedCount = Self.counted(read, select: .one)
         } else if request.preferences.wantsCount {
-            statement.answer.total = .rows(Self.counted(read, select: .count))
+            statement.answer.total = request.isWholeRange ? .page : .rows(Self.counted(read, select: .count))
         }
         return statement
     }
