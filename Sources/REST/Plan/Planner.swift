@@ -87,6 +87,7 @@ struct Planner {
     func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision, caller: Caller) throws(RESTError) -> ActionPlan {
         let request = try negotiated(request, table: table)
         let scope = Self.scope(request.conditions, ownership: ownership)
+        if request.action == .singleUpsert { try Self.checkPutFilters(table, request) }
         try Self.checkNames(request, table: table, conditions: scope.conditions)
         let mutation = !request.isRead
         var plan = ActionPlan(
