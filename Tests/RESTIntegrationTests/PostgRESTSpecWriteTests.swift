@@ -63,6 +63,7 @@ struct PostgRESTSpecWriteTests {
                 let response = try request("PATCH", path, body: body)
                 #expect(response.status == 204, "\(path) \(body): \(response.text)")
                 #expect(response.header("Content-Type") == nil && response.header("Content-Range") == "*/*", "\(path) \(body)")
+                #expect(response.header("Content-Length") == nil, "\(response.headers)")
             }
         }
         for path in ["/items", "/items?select=id"] {
