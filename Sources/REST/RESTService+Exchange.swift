@@ -27,7 +27,8 @@ extension RESTService {
             let statements = plan.rollback ? ["BEGIN"] + preamble + [explained, "ROLLBACK"] : preamble + [explained]
             return Exchange(statements: statements) { results in
                 let output = results[first]
-                let body = media.json ? output[0, 0] ?? "[]" : (0..<output.count).compactMap { output[$0, 0] }.joined(separator: "\n")
+                // Each row followed by a newline, as PostgREST's `unlines`.
+                let body = (0..<output.count).compactMap { output[$0, 0] }.map { $0 + "\n" }.joined()
                 return MainResult(total: nil, pageTotal: 1, body: body, inserted: nil)
             }
         }

@@ -77,6 +77,8 @@ enum ResponseRenderer {
         let (rangeStatus, contentRange) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
         response.status = rangeStatus
         response.headers.add("Content-Range", contentRange)
+        let query = request.canonicalQuery
+        response.headers.add("Content-Location", "/" + plan.resource + (query.isEmpty ? "" : "?" + query))
         response.headers.add("Content-Type", contentType(request.media))
         if !request.isHeadOnly { response.body = bodyBytes(result.body ?? "", request.media) }
         if case .custom = request.media {
@@ -279,8 +281,8 @@ enum ResponseRenderer {
         if isCall, let parameters = p.parameters { values.append("params=\(parameters.rawValue)") }
         if let count = p.count { values.append("count=\(count.rawValue)") }
         if let tx = p.transaction { values.append("tx=\(tx.rawValue)") }
-        if let timezone = p.timezone { values.append("timezone=\(timezone)") }
         if let handling = p.handling { values.append("handling=\(handling.rawValue)") }
+        if let timezone = p.timezone { values.append("timezone=\(timezone)") }
         if isUpdateOrDelete || isCall, p.handling == .strict, let max = p.maxAffected { values.append("max-affected=\(max)") }
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }

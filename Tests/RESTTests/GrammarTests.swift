@@ -268,7 +268,7 @@ import Testing
         ("POST", "", "Empty or invalid json"),
         ("POST", "[1,2]", "All object keys must match"),
         ("POST", #"[{"a":1},{"b":2}]"#, "All object keys must match"),
-        ("PATCH", "[]", "Empty or invalid json"),
+        ("PATCH", #"[{"a":1},{"b":2}]"#, "All object keys must match"),
         ("PATCH", "\"text\"", "Empty or invalid json"),
         ("POST", #"{"a":1}x"#, "Empty or invalid json"),
         ("POST", "{\"a\":\"\u{01}\"}", "Empty or invalid json")
@@ -279,6 +279,13 @@ import Testing
         #expect(throws: RESTError.invalidBody(message)) {
             try Fixture.request(method, "/rest/v1/children", body: body)
         }
+    }
+
+    /// A PATCH takes an array as PostgREST does: `[]` and `[{}]` set no column.
+    @Test(arguments: ["[]", "[{}]", "{}"])
+    func emptyPatchBodiesSetNothing(_ body: String) throws {
+        let request = try Fixture.request("PATCH", "/rest/v1/children", body: body)
+        #expect(request.payload?.keys == [])
     }
 
     @Test func jsonValueParsesAndSerializes() throws {

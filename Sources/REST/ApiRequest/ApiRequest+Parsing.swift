@@ -15,9 +15,31 @@ extension ApiRequest {
         var request = ApiRequest(target: target, action: action)
         try request.readHeaders(method: method, headers: headers, schemas: schemas)
         try request.readQuery(query)
+        request.canonicalQuery = canonical(query)
         try request.readRange(headers["range"])
         try request.readBody(body, contentType: headers["content-type"])
         return request
+    }
+
+    /// `name=value&…` sorted by name (pairs of one name in their order), each byte but letters,
+    /// digits and `-_.~` as `%XX`.
+    static func canonical(_ query: [(name: String, value: String)]) -> String {
+        func encoded(_ text: String) -> String {
+            var out = ""
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                    out.unicodeScalars.append(Unicode.Scalar(byte))
+                default:
+                    let hex = Array("0123456789ABCDEF".unicodeScalars)
+                    out.unicodeScalars.append(contentsOf: ["%", hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                }
+            }
+            return out
+        }
+        let sorted = query.enumerated().sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }
+        return sorted.map { encoded($0.element.name) + "=" + encoded($0.element.value) }.joined(separator: "&")
     }
 
     /// The table, function or root a resource path names.
@@ -178,7 +200,8 @@ extension ApiRequest {
             if contentMedia.isRaw || contentMedia.isOther {
                 throw .invalidBody("Content-Type not acceptable: " + contentMedia.mime)
             }
-            var payload = try Self.parsePayload(body, allowArray: action != .update, sameKeys: columns == nil)
+            // A PATCH takes an array too, as PostgREST does (`[]` and `[{}]` set nothing).
+            var payload = try Self.parsePayload(body, allowArray: true, sameKeys: columns == nil)
             // PUT takes an array too, as PostgREST does: one element is that row; any other count
             // writes no row but the URL's, which the plan refuses (PGRST115) once filters pass.
             if action == .singleUpsert, payload.isArray, payload.rows.count == 1 {

@@ -141,6 +141,9 @@ public struct ApiRequest: Sendable, Equatable {
     public var offset: Int = 0
     public var onConflict: [String]?
     public var columns: [String]?
+    /// The query string as `Content-Location` gives it: every pair sorted by name (stably), names
+    /// and values percent-encoded (PostgREST's `qsCanonical`).
+    public var canonicalQuery = ""
     public var preferences = Preferences()
     public var media: Media = .json
     /// `Accept`, as sent (the planner looks it up among the schema cache's media handlers).
@@ -175,7 +178,7 @@ public struct ApiRequest: Sendable, Equatable {
             && lhs.columns == rhs.columns && lhs.preferences == rhs.preferences && lhs.media == rhs.media
             && lhs.payload == rhs.payload && lhs.functionArguments == rhs.functionArguments && lhs.embedded == rhs.embedded
             && lhs.contentMedia == rhs.contentMedia && lhs.rawBody == rhs.rawBody && lhs.accept == rhs.accept
-            && lhs.acceptUnmatched == rhs.acceptUnmatched && lhs.explain == rhs.explain
+            && lhs.acceptUnmatched == rhs.acceptUnmatched && lhs.explain == rhs.explain && lhs.canonicalQuery == rhs.canonicalQuery
     }
 
     public var isRead: Bool {
@@ -189,6 +192,9 @@ public struct ApiRequest: Sendable, Equatable {
         case .insert, .update, .delete, .singleUpsert: return false
         }
     }
+
+    /// No limit (`limit`, `Range` or `db-max-rows`) and no offset: the page is every row.
+    public var isWholeRange: Bool { limit == nil && offset == 0 }
 
     /// A GET/HEAD call: arguments from the query, run read-only.
     public var isReadOnlyCall: Bool {

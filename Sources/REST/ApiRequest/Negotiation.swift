@@ -20,7 +20,7 @@ extension ApiRequest {
             switch pieces.first ?? "" {
             case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
                 return .singleObject(stripNulls: pieces.dropFirst().contains("nulls=stripped"))
-            case "application/vnd.pgrst.array+json":
+            case "application/vnd.pgrst.array+json", "application/vnd.pgrst.array":
                 return pieces.dropFirst().contains("nulls=stripped") ? .strippedArray : .json
             case "application/json", "*/*", "application/*":
                 return .json
@@ -67,31 +67,57 @@ public struct Explain: Sendable, Equatable {
 
     static let knownOptions = ["analyze", "verbose", "settings", "buffers", "wal"]
 
-    /// The first plan media type of `accept`, if any.
+    static let planTypes = ["application/vnd.pgrst.plan", "application/vnd.pgrst.plan+text", "application/vnd.pgrst.plan+json"]
+
+    /// The plan media type `accept` asks for, if the one PostgREST would pick (the first in
+    /// `acceptedTypes` order that this server produces) is a plan.
     init?(accept: String?) {
-        guard let accept, accept.contains("vnd.pgrst.plan") else { return nil }
-        for part in accept.split(separator: ",") {
+        guard let accept, accept.lowercased().contains("vnd.pgrst.plan") else { return nil }
+        for part in ApiRequest.acceptedTypes(accept) {
             let pieces = part.split(separator: ";").map { $0.trimmedOWS }
             let type = (pieces.first ?? "").lowercased()
-            guard ["application/vnd.pgrst.plan", "application/vnd.pgrst.plan+text", "application/vnd.pgrst.plan+json"].contains(type) else {
+            guard Self.planTypes.contains(type) else {
+                // A built-in media type before it wins; one nothing here produces is passed over.
+                if (try? ApiRequest.negotiate(accept: part, action: .read(headOnly: false))) != nil { return nil }
                 continue
             }
             json = type.hasSuffix("+json")
             target = "application/json"
-            var options: Set<String> = []
+            var options: [Substring] = []
+            // Parameter names are case-insensitive, values are not (MediaType.hs).
             for parameter in pieces.dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmedOWS }
                 guard pair.count == 2 else { continue }
                 switch pair[0].lowercased() {
-                case "for": target = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                case "options": options = Set(pair[1].lowercased().split(separator: "|").map(String.init))
+                case "for": target = Self.mime(pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+                case "options": options = pair[1].split(separator: "|")
                 default: continue
                 }
             }
-            self.options = Self.knownOptions.filter(options.contains)
+            self.options = Self.knownOptions.filter { options.contains(Substring($0)) }
             return
         }
         return nil
+    }
+
+    /// A media type as PostgREST names it after decoding it (MediaType.hs' `toMime`): the
+    /// vendored object and array types in their `+json` form (a plain array is JSON), the types
+    /// it knows in lower case, any other as sent.
+    static func mime(_ text: String) -> String {
+        let pieces = text.split(separator: ";").map { $0.trimmedOWS }
+        let type = (pieces.first ?? "").lowercased()
+        let stripped = pieces.dropFirst().contains { $0.lowercased().filter { $0 != " " } == "nulls=stripped" }
+        switch type {
+        case "application/vnd.pgrst.object", "application/vnd.pgrst.object+json":
+            return "application/vnd.pgrst.object+json" + (stripped ? ";nulls=stripped" : "")
+        case "application/vnd.pgrst.array", "application/vnd.pgrst.array+json":
+            return stripped ? "application/vnd.pgrst.array+json;nulls=stripped" : "application/json"
+        case "application/json", "application/geo+json", "text/csv", "text/plain", "text/xml", "application/openapi+json",
+            "application/x-www-form-urlencoded", "application/octet-stream", "*/*":
+            return type
+        default:
+            return text
+        }
     }
 
     /// `Content-Type` as PostgREST writes it.

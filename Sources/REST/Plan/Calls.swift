@@ -116,11 +116,13 @@ extension Planner {
             request: request, returnsVoid: function.returnsVoid, statement: nil, readOnly: readOnly,
             mustDecide: !readOnly && (request.singleObject || (request.preferences.maxAffected != nil && request.preferences.handling == .strict)),
             rollback: request.preferences.transaction.map { $0 == .rollback } ?? rollbackByDefault, resource: function.name)
-        let counted = request.preferences.wantsCount
+        // Counted over `pgrst_all` when a range narrows the page, else the page is the total.
+        let counted = request.preferences.wantsCount && !request.isWholeRange
+        let total: AnswerPlan.Total = counted ? .all : request.preferences.wantsCount ? .page : .none
         var call = CallPlan(
             invocation: CallPlan.Invocation(function: function.qualifiedName, arguments: arguments),
             result: .void, limit: request.limit, offset: request.offset, counted: counted,
-            answer: AnswerPlan(media: request.media, total: counted ? .all : .none, nullForEmptyObject: !function.returnsSet))
+            answer: AnswerPlan(media: request.media, total: total, nullForEmptyObject: !function.returnsSet))
         // An empty array's first object is none: PostgREST calls a function that has parameters
         // on no row at all (its json_to_recordset is empty), so nothing runs and no row returns.
         call.callsNothing = request.payload.map { $0.isArray && $0.rows.isEmpty } == true && !function.arguments.isEmpty && !resolved.positional

@@ -14,7 +14,8 @@ extension Planner {
             if request.acceptUnmatched { throw .notAcceptable(request.accept ?? "") }
             return request.media
         }
-        let accept = request.accept?.trimmedOWS ?? ""
+        // A plan (`Accept: application/vnd.pgrst.plan…`) is of what its `for` media type answers.
+        let accept = (request.explain?.target ?? request.accept)?.trimmedOWS ?? ""
         let parts = accept.isEmpty ? ["*/*"] : ApiRequest.acceptedTypes(accept)
         for part in parts {
             let pieces = part.split(separator: ";").map { $0.trimmedOWS.lowercased() }
@@ -22,7 +23,8 @@ extension Planner {
             switch type {
             case "application/vnd.pgrst.object+json", "application/vnd.pgrst.object":
                 return .singleObject(stripNulls: pieces.dropFirst().contains("nulls=stripped"))
-            case "application/vnd.pgrst.array+json" where pieces.dropFirst().contains("nulls=stripped"):
+            case "application/vnd.pgrst.array+json" where pieces.dropFirst().contains("nulls=stripped"),
+                "application/vnd.pgrst.array" where pieces.dropFirst().contains("nulls=stripped"):
                 return .strippedArray
             default:
                 break

@@ -69,6 +69,9 @@ struct AnswerPlan: Sendable {
         case rows(ReadPlan)
         /// `pgrst_all`'s rows: a function's whole result before its range.
         case all
+        /// The page's own count: without a limit or an offset the page is every row, so no
+        /// second count (PostgREST's countF).
+        case page
     }
     enum Rows: Sendable {
         /// `pgrst_source` as it is.

@@ -67,10 +67,13 @@ extension Planner {
         return keys
     }
 
-    /// PUT (PostgREST's PGRST105/PGRST115): filters are exactly `pk=eq.v`, and the body agrees.
-    private func checkPut(_ table: SchemaCache.Table, _ request: ApiRequest, payload: Payload) throws(RESTError) {
-        guard !table.primaryKey.isEmpty else { throw .invalidFilters }
+    /// PUT's URL (PostgREST's PGRST114, then PGRST105): no range, and filters that are exactly
+    /// `pk=eq.v` for every primary key column. Checked before any name of the request is looked
+    /// up, so a filter on a column the table lacks is PGRST105 too. The key values by column.
+    @discardableResult
+    static func checkPutFilters(_ table: SchemaCache.Table, _ request: ApiRequest) throws(RESTError) -> [String: String] {
         if request.limit != nil || request.offset != 0 { throw .putLimitNotAllowed }
+        guard !table.primaryKey.isEmpty else { throw .invalidFilters }
         var values: [String: String] = [:]
         for condition in request.conditions {
             guard case .filter(let filter) = condition, filter.op == .eq, filter.jsonPath.isEmpty, filter.quantifier == nil,
@@ -79,6 +82,12 @@ extension Planner {
             values[filter.column] = value
         }
         guard Set(values.keys) == Set(table.primaryKey) else { throw .invalidFilters }
+        return values
+    }
+
+    /// PUT's body (PostgREST's PGRST115): one row whose primary key values are the URL's.
+    private func checkPut(_ table: SchemaCache.Table, _ request: ApiRequest, payload: Payload) throws(RESTError) {
+        let values = try Self.checkPutFilters(table, request)
         // An array of other than one row (one was made the object by the parse) matches no URL.
         guard !payload.isArray else { throw .putMatchingPK }
         for (column, value) in values {

@@ -87,6 +87,7 @@ struct Planner {
     func planTable(_ table: SchemaCache.Table, _ request: ApiRequest, ownership: OwnershipDecision, caller: Caller) throws(RESTError) -> ActionPlan {
         let request = try negotiated(request, table: table)
         let scope = Self.scope(request.conditions, ownership: ownership)
+        if request.action == .singleUpsert { try Self.checkPutFilters(table, request) }
         try Self.checkNames(request, table: table, conditions: scope.conditions)
         let mutation = !request.isRead
         var plan = ActionPlan(
@@ -113,7 +114,7 @@ struct Planner {
         if request.preferences.count == .planned {
             statement.plannedCount = Self.counted(read, select: .one)
         } else if request.preferences.wantsCount {
-            statement.answer.total = .rows(Self.counted(read, select: .count))
+            statement.answer.total = request.isWholeRange ? .page : .rows(Self.counted(read, select: .count))
         }
         return statement
     }

@@ -21,7 +21,11 @@ extension QueryWriter {
                 sql.unsafeRaw(" AS pgrst_scalar" + never)
             }
             sql.unsafeRaw("SELECT ")
-            sql.unsafeRaw(plan.counted ? "(SELECT pg_catalog.count(*) FROM pgrst_all)" : "NULL::bigint")
+            switch plan.answer.total {
+            case .all: sql.unsafeRaw("(SELECT pg_catalog.count(*) FROM pgrst_all)")
+            case .page: sql.unsafeRaw("pg_catalog.count(*)")
+            case .none, .rows: sql.unsafeRaw("NULL::bigint")
+            }
             // `count(*)`: one whole-row reference only (see `StatementWriter`).
             sql.unsafeRaw(" AS total, pg_catalog.count(*) AS page_total, ")
             switch body {

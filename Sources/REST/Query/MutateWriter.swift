@@ -91,7 +91,8 @@ extension QueryWriter {
                 builder.writeBodyValue(key, into: &sql)
             }
         }
-        sql.unsafeRaw(" FROM json_to_record(")
+        // An array's rows as PostgREST's update reads them (each target row takes one of them).
+        sql.unsafeRaw(payload.isArray ? " FROM json_to_recordset(" : " FROM json_to_record(")
         sql.bind(payload.raw)
         sql.unsafeRaw("::json) AS pgrst_body(")
         builder.writeTypedColumns(keys, into: &sql)

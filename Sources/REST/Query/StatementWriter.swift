@@ -41,6 +41,7 @@ extension QueryWriter {
         case .none: sql.unsafeRaw("NULL::bigint")
         case .rows(let counted): writeSubquery(counted, into: &sql)
         case .all: sql.unsafeRaw("(SELECT pg_catalog.count(*) FROM pgrst_all)")
+        case .page: sql.unsafeRaw("pg_catalog.count(*)")
         }
         // `count(*)`, not `count(_postgrest_t)` (PostgREST's): the same number, as a row is never
         // a NULL datum, but a second whole-row reference would have PostgreSQL build each row
