@@ -148,7 +148,7 @@ public final class Application: Sendable {
         let metrics = Metrics(
             pool: pool, adminPool: adminPool, schema: schema, realtime: realtime, feed: changeFeed, bareTables: Set(config.ownership.ownedTables),
             mailer: mailer, pipeline: config.effectivePipelineConnections > 0 ? pipeline : nil, readPipeline: readPipeline,
-            readReplicas: readReplicas)
+            readReplicas: readReplicas, hookCalls: auth.hookCalls)
         // A REST answer ≥ 500 from the database: one log line and one count, never the bound values.
         restConfig.onServerError = { [logger] report in
             logger.error(

@@ -48,17 +48,18 @@ public final class Metrics: Sendable {
     /// lock was the hottest spot of a trivial request under load (Swift's Mutex is a PI futex).
     private final class Shard: Sendable { let state = Mutex(State()) }
     private let shards: [Shard] = (0..<16).map { _ in Shard() }
-    private let pool: Pool
+    let pool: Pool
     /// The database's own login, which reads the mail outbox (the request role may not).
-    private let adminPool: Pool
-    private let pipeline: PipelineClient?
-    private let readPipeline: PipelineClient?
+    let adminPool: Pool
+    let pipeline: PipelineClient?
+    let readPipeline: PipelineClient?
     private let schema: SchemaCacheStore
     private let started = Date()
-    private let realtime: RealtimeService?
-    private let feed: ChangeFeed?
-    private let mailer: Mailer?
+    let realtime: RealtimeService?
+    let feed: ChangeFeed?
+    let mailer: Mailer?
     private let readReplicas: ReadReplicas?
+    let hookCalls: AuthHookCalls?
     /// Tables also served at bare paths (`/children`).
     private let bareTables: Set<String>
     /// The requests per route at two moments (the newer at least `markSpacing` after the older),
@@ -68,8 +69,10 @@ public final class Metrics: Sendable {
 
     init(
         pool: Pool, adminPool: Pool? = nil, schema: SchemaCacheStore, realtime: RealtimeService? = nil, feed: ChangeFeed? = nil, bareTables: Set<String> = [],
-        mailer: Mailer? = nil, pipeline: PipelineClient? = nil, readPipeline: PipelineClient? = nil, readReplicas: ReadReplicas? = nil
+        mailer: Mailer? = nil, pipeline: PipelineClient? = nil, readPipeline: PipelineClient? = nil, readReplicas: ReadReplicas? = nil,
+        hookCalls: AuthHookCalls? = nil
     ) {
+        self.hookCalls = hookCalls
         self.readPipeline = readPipeline
         self.readReplicas = readReplicas
         self.pool = pool
@@ -250,7 +253,7 @@ public final class Metrics: Sendable {
         out += "# HELP onboard_process_start_time_seconds Start time of the process since the Unix epoch.\n"
         out += "# TYPE onboard_process_start_time_seconds gauge\n"
         out += "onboard_process_start_time_seconds \(Int(started.timeIntervalSince1970))\n"
-        return out + mailText() + realtimeText()
+        return out + mailText() + hooksText() + realtimeText()
     }
 
     /// Requests by route, method and status; latency by route; auth failures; database errors.
@@ -283,97 +286,6 @@ public final class Metrics: Sendable {
         out += "# TYPE onboard_rest_database_errors_total counter\n"
         for (state, count) in snapshot.databaseErrors.sorted(by: { $0.key < $1.key }) {
             out += "onboard_rest_database_errors_total{sqlstate=\(Self.label(state))} \(count)\n"
-        }
-        return out
-    }
-
-    /// The pool's connections, size and waiters.
-    private func poolText() -> String {
-        var out = ""
-        let poolStats = pool.stats
-        out += "# HELP onboard_db_pool_connections Database connections of the pool, by state.\n"
-        out += "# TYPE onboard_db_pool_connections gauge\n"
-        out += "onboard_db_pool_connections{state=\"in_use\"} \(poolStats.inUse)\n"
-        out += "onboard_db_pool_connections{state=\"idle\"} \(poolStats.open - poolStats.inUse)\n"
-        out += "# HELP onboard_db_pool_size Configured maximum of pool connections.\n"
-        out += "# TYPE onboard_db_pool_size gauge\n"
-        out += "onboard_db_pool_size \(pool.size)\n"
-        out += "# HELP onboard_db_pool_waiting Requests waiting for a pool connection.\n"
-        out += "# TYPE onboard_db_pool_waiting gauge\n"
-        out += "onboard_db_pool_waiting \(poolStats.waiting)\n"
-        return out
-    }
-
-    /// The pipelined connections (none without them).
-    private func pipelineText() -> String {
-        var out = ""
-        // The primary's general connections (writes; reads too when they have none of their own),
-        // then its connections for reads.
-        let general = readPipeline == nil ? "REST requests" : "REST requests other than reads"
-        for (client, kind, what) in [(pipeline, "", general), (readPipeline, "_read", "REST reads")] {
-            guard let stats = client?.stats else { continue }
-            out += "# HELP onboard_db_pipeline\(kind)_connections Pipelined connections open for \(what) (answered on the I/O thread).\n"
-            out += "# TYPE onboard_db_pipeline\(kind)_connections gauge\n"
-            out += "onboard_db_pipeline\(kind)_connections \(stats.open)\n"
-            out += "# HELP onboard_db_pipeline\(kind)_exchanges_total \(what) answered over these pipelined connections.\n"
-            out += "# TYPE onboard_db_pipeline\(kind)_exchanges_total counter\n"
-            out += "onboard_db_pipeline\(kind)_exchanges_total \(stats.exchanges)\n"
-            out += "# HELP onboard_db_pipeline\(kind)_declined_total \(what) left to a worker because none of these connections was free.\n"
-            out += "# TYPE onboard_db_pipeline\(kind)_declined_total counter\n"
-            out += "onboard_db_pipeline\(kind)_declined_total \(stats.declined)\n"
-        }
-        return out
-    }
-
-    /// The mail flows' deliveries and the shared outbox (none without a mailer).
-    private func mailText() -> String {
-        var out = ""
-        if let mailer {
-            let stats = mailer.stats
-            out +=
-                "# HELP onboard_mail_total Mails of the Auth flows this process delivered, by outcome: sent (accepted by the SMTP server), logged (no SMTP_HOST: written to the log), failed (given up after retries).\n"
-            out += "# TYPE onboard_mail_total counter\n"
-            for (result, count) in [("failed", stats.failed), ("logged", stats.logged), ("sent", stats.sent)] {
-                out += "onboard_mail_total{result=\"\(result)\"} \(count)\n"
-            }
-            out += "# HELP onboard_mail_retries_total Delivery attempts of this process that failed transiently and were scheduled again.\n"
-            out += "# TYPE onboard_mail_retries_total counter\n"
-            out += "onboard_mail_retries_total \(stats.retried)\n"
-            // The outbox is shared by every server: its depth is the database's.
-            if let depth = try? adminPool.withConnection({ try Mailer.depth($0) }) {
-                out += "# HELP onboard_mail_queue Mails of the outbox waiting for delivery (every server's), retries included.\n"
-                out += "# TYPE onboard_mail_queue gauge\n"
-                out += "onboard_mail_queue \(depth.pending)\n"
-                out += "# HELP onboard_mail_outbox Rows of the mail outbox by status (finished rows are kept for a while).\n"
-                out += "# TYPE onboard_mail_outbox gauge\n"
-                for (status, count) in [("failed", depth.failed), ("logged", depth.logged), ("pending", depth.pending), ("sent", depth.sent)] {
-                    out += "onboard_mail_outbox{status=\"\(status)\"} \(count)\n"
-                }
-            }
-        }
-        return out
-    }
-
-    /// Realtime's sockets, subscriptions and change feed (none without Realtime).
-    private func realtimeText() -> String {
-        var out = ""
-        if let realtime, let feed {
-            out += "# HELP onboard_realtime_sockets Open Realtime WebSockets.\n"
-            out += "# TYPE onboard_realtime_sockets gauge\n"
-            out += "onboard_realtime_sockets \(realtime.socketCount)\n"
-            out += "# HELP onboard_realtime_subscriptions postgres_changes bindings currently subscribed.\n"
-            out += "# TYPE onboard_realtime_subscriptions gauge\n"
-            out += "onboard_realtime_subscriptions \(realtime.subscriptionCount)\n"
-            out += "# HELP onboard_realtime_events_total postgres_changes events sent to channels.\n"
-            out += "# TYPE onboard_realtime_events_total counter\n"
-            out += "onboard_realtime_events_total \(feed.deliveredCount)\n"
-            out += "# HELP onboard_realtime_feed_listening 1 while the change feed's connection is up (the WAL stream, or the triggers' LISTEN).\n"
-            out += "# TYPE onboard_realtime_feed_listening gauge\n"
-            out += "onboard_realtime_feed_listening \(feed.isListening ? 1 : 0)\n"
-            out += "# HELP onboard_realtime_feed The change feed this process runs (1 for its kind).\n"
-            out += "# TYPE onboard_realtime_feed gauge\n"
-            out += "onboard_realtime_feed{kind=\"wal\"} \(feed.kind == .wal ? 1 : 0)\n"
-            out += "onboard_realtime_feed{kind=\"triggers\"} \(feed.kind == .triggers ? 1 : 0)\n"
         }
         return out
     }

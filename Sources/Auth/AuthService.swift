@@ -64,6 +64,8 @@ public final class AuthService: Sendable {
     let logger: Logger
     /// Delivers the flows' mails off the request path.
     public let mailer: Mailer
+    /// The hooks' calls, for `/metrics`.
+    public let hookCalls = AuthHookCalls()
 
     public init(pool: Pool, config: AuthConfig, logger: Logger = Logger(label: "onboard.auth"), mailer: Mailer? = nil) {
         self.pool = pool

@@ -61,6 +61,9 @@ struct AuthHookTests {
         let token = try #require(signIn.jsonObject?["access_token"] as? String)
         let read = try server.get("/rest/v1/user_profiles?select=*", token: token)
         #expect(read.status == 200, "\(read.text)")
+        // Four tokens, four calls, each counted.
+        let metrics = try server.client().request("GET", "/metrics").text
+        #expect(metrics.contains(#"onboard_auth_hook_calls_total{hook="customize-access-token",result="ok"} 4"#), "\(metrics)")
     }
 
     @Test(arguments: [

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Postgres
+import Synchronization
 
 /// Where GoTrue's hooks are called, and how their answers are read. Each hook runs in the
 /// transaction of what it decides (one of its own when there is none), so that a refusal leaves
@@ -14,6 +15,17 @@ extension AuthService {
             from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
         var event = fields
         event["metadata"] = .object(["uuid": .string(UUID().uuidString.lowercased()), "name": .string(name), "time": .string(time)])
+        do {
+            let output = try call(hook, connection, event)
+            hookCalls.record(name, ok: true)
+            return output
+        } catch {
+            hookCalls.record(name, ok: false)
+            throw error
+        }
+    }
+
+    private func call(_ hook: AuthHook, _ connection: Connection, _ event: [String: JSON]) throws -> JSON {
         switch hook.target {
         case .http(let url, let keys):
             let hooks = config.hooks
@@ -88,4 +100,21 @@ extension AuthService {
         }
         _ = try invoke(hook, name: "before-user-created", connection, ["user": user])
     }
+}
+
+/// How often each hook was called since the start, by result (`ok`: it answered, a rejection
+/// included; `error`: it refused with an error, failed or timed out), for `/metrics`.
+public final class AuthHookCalls: Sendable {
+    public struct Key: Hashable, Sendable {
+        public let hook: String
+        public let result: String
+    }
+
+    private let state = Mutex<[Key: UInt64]>([:])
+
+    func record(_ hook: String, ok: Bool) {
+        state.withLock { $0[Key(hook: hook, result: ok ? "ok" : "error"), default: 0] += 1 }
+    }
+
+    public var counts: [Key: UInt64] { state.withLock { $0 } }
 }
