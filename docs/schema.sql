@@ -772,6 +772,27 @@ $$;
 
 
 --
+-- Name: explain_onboarding_state(); Type: FUNCTION; Schema: private; Owner: -
+--
+
+CREATE FUNCTION private.explain_onboarding_state() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+BEGIN
+    IF NEW.onboarding_state IS NOT NULL AND analytics.step_no(NEW.onboarding_state) IS NULL THEN
+        RAISE EXCEPTION 'new row for relation "user_profiles" violates check constraint "valid_onboarding_state"'
+            USING ERRCODE = '23514', CONSTRAINT = 'valid_onboarding_state', TABLE = 'user_profiles', SCHEMA = 'public',
+                  COLUMN = 'onboarding_state',
+                  DETAIL = format('%s is not an onboarding state.', to_jsonb(NEW.onboarding_state)),
+                  HINT = 'onboarding_state is one of ' || array_to_string(analytics.onboarding_states(), ', ') || '.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+
+--
 -- Name: guard_onboarding_state(); Type: FUNCTION; Schema: private; Owner: -
 --
 
@@ -3310,6 +3331,13 @@ CREATE TRIGGER update_user_profiles_updated_at BEFORE UPDATE ON public.user_prof
 
 
 --
+-- Name: user_profiles user_profiles_explain_onboarding_state; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER user_profiles_explain_onboarding_state BEFORE INSERT OR UPDATE OF onboarding_state ON public.user_profiles FOR EACH ROW EXECUTE FUNCTION private.explain_onboarding_state();
+
+
+--
 -- Name: user_profiles user_profiles_guard_onboarding_state; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -3968,6 +3996,13 @@ REVOKE ALL ON FUNCTION private.check_onboarding_completable(p_user uuid) FROM PU
 GRANT ALL ON FUNCTION private.check_onboarding_completable(p_user uuid) TO anon;
 GRANT ALL ON FUNCTION private.check_onboarding_completable(p_user uuid) TO authenticated;
 GRANT ALL ON FUNCTION private.check_onboarding_completable(p_user uuid) TO service_role;
+
+
+--
+-- Name: FUNCTION explain_onboarding_state(); Type: ACL; Schema: private; Owner: -
+--
+
+REVOKE ALL ON FUNCTION private.explain_onboarding_state() FROM PUBLIC;
 
 
 --

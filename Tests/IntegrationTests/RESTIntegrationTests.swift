@@ -92,6 +92,14 @@ struct RESTIntegrationTests {
         #expect(check.status == 400)
         #expect(check.jsonObject?["code"] as? String == "23514")
         #expect((check.jsonObject?["message"] as? String)?.contains("valid_temperament_talkative") == true)
+        // An unknown onboarding state says which there are.
+        let state = try http.request(
+            "PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token), body: #"{"onboarding_state":"GOAL"}"#)
+        #expect(state.status == 400)
+        #expect(
+            state.text
+                == #"{"code":"23514","details":"\"GOAL\" is not an onboarding state.","hint":"onboarding_state is one of NOT_STARTED, USER_INFO, CHILD_INFO, GOALS, TOPICS, DISPOSITIONS, REVIEW, COMPLETE.","message":"new row for relation \"user_profiles\" violates check constraint \"valid_onboarding_state\""}"#
+        )
         let notNull = try http.request("POST", "/rest/v1/children", headers: server.headers(user.token), body: #"{"user_id":"\#(user.id)"}"#)
         #expect(notNull.status == 400 && notNull.jsonObject?["code"] as? String == "23502")
         let fk = try http.request(

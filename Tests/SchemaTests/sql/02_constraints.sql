@@ -81,6 +81,22 @@ EXCEPTION WHEN check_violation THEN
   ASSERT state = '23514' AND got = 'valid_onboarding_state', format('%s %s', state, got);
 END $$;
 
+-- test: an unknown onboarding state's error names the value and lists the states
+INSERT INTO auth.users (id, email) VALUES ('aaaaaaaa-0000-4000-8000-000000000001', 'a@example.com');
+SET LOCAL ROLE authenticated;
+SELECT set_config('request.jwt.claims', '{"sub":"aaaaaaaa-0000-4000-8000-000000000001","role":"authenticated"}', true);
+DO $$
+DECLARE message text; detail text; hint text;
+BEGIN
+  UPDATE public.user_profiles SET onboarding_state = 'GOAL';
+  RAISE EXCEPTION 'unknown state accepted';
+EXCEPTION WHEN check_violation THEN
+  GET STACKED DIAGNOSTICS message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+  ASSERT message = 'new row for relation "user_profiles" violates check constraint "valid_onboarding_state"', message;
+  ASSERT detail = '"GOAL" is not an onboarding state.', detail;
+  ASSERT hint = 'onboarding_state is one of NOT_STARTED, USER_INFO, CHILD_INFO, GOALS, TOPICS, DISPOSITIONS, REVIEW, COMPLETE.', hint;
+END $$;
+
 -- test: the state check is case-sensitive and NULL is refused (23502)
 INSERT INTO auth.users (id, email) VALUES ('aaaaaaaa-0000-4000-8000-000000000001', 'a@example.com');
 DO $$
