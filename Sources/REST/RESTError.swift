@@ -38,8 +38,8 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case parse(message: String, details: String?)
     /// PGRST101: a method RPC doesn't take.
     case invalidRPCMethod(String)
-    /// PGRST102: the body isn't valid JSON (or the wrong shape).
-    case invalidBody(String)
+    /// PGRST102: the body isn't valid JSON (or the wrong shape); `hint` says what to do.
+    case invalidBody(String, hint: String? = nil)
     /// PGRST103: a range that can't be satisfied.
     case invalidRange(RangeProblem)
     /// PGRST105: PUT filters must be exactly the primary key with `eq`.
@@ -133,7 +133,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
         switch self {
         case .parse(let message, let details): return ("PGRST100", message, details, nil)
         case .invalidRPCMethod(let method): return ("PGRST101", "Cannot use the \(method) method on RPC", nil, nil)
-        case .invalidBody(let message): return ("PGRST102", message, nil, nil)
+        case .invalidBody(let message, let hint): return ("PGRST102", message, nil, hint)
         case .invalidRange(let problem):
             switch problem {
             case .negativeLimit: return ("PGRST103", "Requested range not satisfiable", "Limit should be greater than or equal to zero.", nil)

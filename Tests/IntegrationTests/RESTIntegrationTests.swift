@@ -92,6 +92,20 @@ struct RESTIntegrationTests {
         #expect(check.status == 400)
         #expect(check.jsonObject?["code"] as? String == "23514")
         #expect((check.jsonObject?["message"] as? String)?.contains("valid_temperament_talkative") == true)
+        // JSON sent as a form (curl -d without a Content-Type) says which header is missing.
+        let form = try http.request(
+            "POST", "/rest/v1/children", headers: server.headers(user.token, replacing: [("Content-Type", "application/x-www-form-urlencoded")]),
+            body: #"{"user_id":"\#(user.id)","name":"x"}"#)
+        #expect(form.status == 400)
+        #expect(
+            form.text
+                == #"{"code":"PGRST102","details":null,"hint":"Send it with Content-Type: application/json (curl -d sends a form: add -H 'Content-Type: application/json').","message":"The body is JSON but its Content-Type is application/x-www-form-urlencoded"}"#
+        )
+        // A real form still writes.
+        let formRow = try http.request(
+            "POST", "/rest/v1/children", headers: server.headers(user.token, replacing: [("Content-Type", "application/x-www-form-urlencoded")]),
+            body: "user_id=\(user.id)&name=Formed")
+        #expect(formRow.status == 201, "\(formRow.text)")
         // An unknown onboarding state says which there are.
         let state = try http.request(
             "PATCH", "/rest/v1/user_profiles?id=eq.\(user.id)", headers: server.headers(user.token), body: #"{"onboarding_state":"GOAL"}"#)

@@ -188,6 +188,15 @@ extension ApiRequest {
         var body = body
         contentMedia = ContentMedia.of(contentType)
         if contentMedia == .form {
+            // JSON sent as a form (`curl -d` without a Content-Type) would read as one field named
+            // by the whole JSON text and fail later, naming neither; no form field starts so.
+            if let first = body.first(where: { ![0x20, 0x09, 0x0a, 0x0d].contains($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+                JSONValue.parse(body) != nil
+            {
+                throw .invalidBody(
+                    "The body is JSON but its Content-Type is application/x-www-form-urlencoded",
+                    hint: "Send it with Content-Type: application/json (curl -d sends a form: add -H 'Content-Type: application/json').")
+            }
             let fields = parseQuery(String(decoding: body, as: UTF8.self))
             if fields.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) { throw .database(.nulCharacter, authenticated: false) }
             body = Array(("{" + fields.map { jsonString($0.name) + ":" + jsonString($0.value) }.joined(separator: ",") + "}").utf8)
