@@ -48,14 +48,7 @@ struct PostgRESTSpecPlanTests {
             $0.postgrest.schemas = ["public", "spec"]
             $0.postgrest.planEnabled = true
         }
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(unsafeSQL: PostgRESTSpecTests.fixtures + Self.fixtures)
-        let http = server.client()
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", "/rest/v1/tiobe_pls", headers: server.headers(nil, [("Accept-Profile", "spec")])).status) == 200
-            })
+        try server.installSpecFixtures(PostgRESTSpecTests.fixtures + Self.fixtures, profile: "spec", probe: "/tiobe_pls")
     }
 
     /// `method path` in `spec` with `Accept: accept` (and `extra` headers).

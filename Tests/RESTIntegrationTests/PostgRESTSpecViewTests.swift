@@ -183,22 +183,12 @@ struct PostgRESTSpecViewTests {
 
     init() throws {
         server = try TestServer { $0.postgrest.schemas = ["public", "spec"] }
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(unsafeSQL: Self.fixtures)
-        let http = server.client()
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", "/rest/v1/books", headers: server.headers(nil, [("Accept-Profile", "spec")])).status) == 200
-            })
+        try server.installSpecFixtures(Self.fixtures, profile: "spec", probe: "/books")
     }
 
     /// The spec's request (a GET of `spec`) answers `status` and the spec's JSON.
     func check(_ path: String, _ expected: String, status: Int = 200, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let response = try server.client().request("GET", "/rest/v1" + path, headers: server.headers(nil, [("Accept-Profile", "spec")]))
-        let wanted = try JSONSerialization.jsonObject(with: Data(expected.utf8), options: [.fragmentsAllowed]) as? NSObject
-        #expect(response.status == status, "\(path): \(response.text)", sourceLocation: sourceLocation)
-        #expect((response.json as? NSObject) == wanted, "\(path): \(response.text)", sourceLocation: sourceLocation)
+        try server.expectSpec(path, expected, status: status, sourceLocation: sourceLocation)
     }
 
     /// The spec's `HEAD` with `Prefer: count=exact` answers this `Content-Range`.

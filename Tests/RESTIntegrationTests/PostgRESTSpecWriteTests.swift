@@ -35,14 +35,7 @@ struct PostgRESTSpecWriteTests {
 
     init() throws {
         server = try TestServer { $0.postgrest.schemas = ["public", "spec_w"] }
-        let admin = try Connection(conninfo: server.databaseURL)
-        try admin.execute(unsafeSQL: Self.fixtures)
-        let http = server.client()
-        #expect(
-            eventually {
-                try? admin.execute("NOTIFY pgrst, 'reload schema'")
-                return (try? http.request("GET", "/rest/v1/items", headers: server.headers(nil, [("Accept-Profile", "spec_w")])).status) == 200
-            })
+        try server.installSpecFixtures(Self.fixtures, profile: "spec_w", probe: "/items")
     }
 
     func request(_ method: String, _ path: String, body: String? = nil, _ extra: [(String, String)] = []) throws -> TestResponse {
