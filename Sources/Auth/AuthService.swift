@@ -39,7 +39,7 @@ public struct AuthConfig: Sendable {
     public var mail = MailConfig()
     /// Multi-factor authentication (TOTP).
     public var mfa = MFAConfig()
-    /// GoTrue's hooks (PostgreSQL functions), each off by default.
+    /// GoTrue's hooks (PostgreSQL functions or HTTPS endpoints), each off by default.
     public var hooks = AuthHooks()
 
     public init(keys: KeyConfig) {
