@@ -42,4 +42,9 @@ extension AuthService {
     static func newRefreshToken() -> String { Base64URL.encode(Crypto.randomBytes(16)) }
 
     static func digest(_ token: String) -> String { Crypto.hex(Crypto.sha256(Array(token.utf8))) }
+
+    /// The time now as GoTrue writes it in JSON: RFC 3339 in UTC with fractional seconds.
+    static func timestamp() -> String {
+        ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+    }
 }

@@ -76,8 +76,7 @@ extension AuthService {
     /// GoTrue's answer to a sign-up for an address that is already confirmed (autoconfirm off):
     /// a user that does not exist, shaped like a new one.
     static func obfuscatedUserJSON(email: String, metadataJSON: String) -> String {
-        let now = ISO8601DateFormatter.string(
-            from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        let now = timestamp()
         return
             #"{"id":"\#(UUID().uuidString.lowercased())","aud":"authenticated","role":"","email":\#(jsonString(email)),"phone":"","confirmation_sent_at":"\#(now)","app_metadata":{"provider":"email","providers":["email"]},"user_metadata":\#(metadataJSON),"identities":[],"created_at":"\#(now)","updated_at":"\#(now)","is_anonymous":false}"#
     }

@@ -11,10 +11,8 @@ extension AuthService {
     /// name). A function that fails or runs past the timeout is GoTrue's 500 naming the URI (the
     /// cause goes to the log); an HTTP hook's failures are `HTTPHookClient`'s.
     func invoke(_ hook: AuthHook, name: String, _ connection: Connection, _ fields: [String: JSON]) throws -> JSON {
-        let time = ISO8601DateFormatter.string(
-            from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
         var event = fields
-        event["metadata"] = .object(["uuid": .string(UUID().uuidString.lowercased()), "name": .string(name), "time": .string(time)])
+        event["metadata"] = .object(["uuid": .string(UUID().uuidString.lowercased()), "name": .string(name), "time": .string(Self.timestamp())])
         do {
             let output = try call(hook, connection, event)
             hookCalls.record(name, ok: true)
