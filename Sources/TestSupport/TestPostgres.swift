@@ -99,6 +99,21 @@ private func stopAtExit(_ cluster: EmbeddedPostgres) {
     atexit {
         guard let cluster = clusterToStop else { return }
         try? cluster.stop()
-        try? FileManager.default.removeItem(at: cluster.dataDirectory)
+        removeInBackground(cluster.dataDirectory)
     }
+}
+
+/// A whole run's cluster holds over 100,000 files (a database per test); FileManager takes
+/// minutes to remove them on a busy disk, which the test process would spend after its verdict.
+/// `rm -rf` outlives the process instead, with no standard stream shared with it, so whoever
+/// reads the test's output sees it end. Should it not finish, the next run removes the folder
+/// as an abandoned cluster's.
+private func removeInBackground(_ folder: URL) {
+    let remover = Process()
+    remover.executableURL = URL(fileURLWithPath: "/bin/rm")
+    remover.arguments = ["-rf", "--", folder.path]
+    remover.standardInput = FileHandle.nullDevice
+    remover.standardOutput = FileHandle.nullDevice
+    remover.standardError = FileHandle.nullDevice
+    if (try? remover.run()) == nil { try? FileManager.default.removeItem(at: folder) }
 }
