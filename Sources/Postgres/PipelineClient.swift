@@ -35,13 +35,12 @@ public final class PipelineClient: @unchecked Sendable {
     /// its blocking path).
     public let maxWaiting: Int
     let loop: EventLoop
-    private var machine: PipelineClientStateMachine<ObjectIdentifier>
+    /// An exchange that waits for a connection with room.
+    typealias Waiting = (statements: [SQL], completion: Completion)
+    /// Decides, and keeps the waiting exchanges.
+    private var machine: PipelineClientStateMachine<ObjectIdentifier, Waiting>
     /// The connections open, by identity (the state machine's names for them).
     private var live: [ObjectIdentifier: PipelinedConnection] = [:]
-    /// Exchanges submitted while every connection was `depth` deep, oldest first (as many as
-    /// the state machine counts waiting).
-    private var waiting: [(statements: [SQL], completion: Completion)] = []
-    private var waitingHead = 0
     /// Set by `close`; read by the connecting threads too.
     private let closed = Atomic<Bool>(false)
     private let counters = Counters()
@@ -96,7 +95,7 @@ public final class PipelineClient: @unchecked Sendable {
             return true
         }
         while true {
-            switch machine.submit() {
+            switch machine.submit((statements, completion)) {
             case .send(let id, let checkAlive):
                 let connection = live[id]!
                 // Killed while idle (restart, pg_terminate_backend): drop it, try another.
@@ -107,7 +106,6 @@ public final class PipelineClient: @unchecked Sendable {
                 send(statements, on: connection, completion: completion)
                 return true
             case .wait:
-                waiting.append((statements, completion))
                 return true
             case .decline:
                 counters.declined.add(1, ordering: .relaxed)
@@ -133,26 +131,12 @@ public final class PipelineClient: @unchecked Sendable {
     func takeWaiting(_ connection: PipelinedConnection) {
         while true {
             switch machine.room(on: ObjectIdentifier(connection)) {
-            case .sendOldestWaiting:
-                let next = waiting[waitingHead]
-                waitingHead += 1
-                if waitingHead == waiting.count {
-                    waiting.removeAll(keepingCapacity: true)
-                    waitingHead = 0
-                }
+            case .send(let next):
                 send(next.statements, on: connection, completion: next.completion)
             case .done:
                 return
             }
         }
-    }
-
-    /// Fails every waiting exchange (no connection is left to take them).
-    private func failWaiting(_ error: PostgresError) {
-        let failed = waiting[waitingHead...]
-        waiting.removeAll()
-        waitingHead = 0
-        for item in failed { item.completion(.failure(error)) }
     }
 
     /// Closes every connection; exchanges still in flight fail. Call after the loop has stopped
@@ -161,11 +145,11 @@ public final class PipelineClient: @unchecked Sendable {
         closed.store(true, ordering: .releasing)
         let error = PostgresError(kind: .client, message: "the database client is closed")
         switch machine.close() {
-        case .close(let ids, let failsWaiting):
+        case .close(let ids, let failing):
             let connections = ids.compactMap { live.removeValue(forKey: $0) }
             counters.open.store(0, ordering: .relaxed)
             for connection in connections { connection.close(error) }
-            if failsWaiting { failWaiting(error) }
+            for waiting in failing { waiting.completion(.failure(error)) }
         }
     }
 
@@ -186,11 +170,11 @@ public final class PipelineClient: @unchecked Sendable {
 
     func lost(_ connection: PipelinedConnection, _ error: PostgresError) {
         switch machine.lost(ObjectIdentifier(connection)) {
-        case .close(let failsWaiting, let reconnect):
+        case .close(let failing, let reconnect):
             live[ObjectIdentifier(connection)] = nil
             counters.open.store(machine.open, ordering: .relaxed)
             connection.close(error)
-            if failsWaiting { failWaiting(error) }
+            for waiting in failing { waiting.completion(.failure(error)) }
             if reconnect { connectInBackground(after: 0.2) }
         }
     }

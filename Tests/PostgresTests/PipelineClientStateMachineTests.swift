@@ -6,11 +6,12 @@ import Testing
 /// answering and being lost, and checked by the actions it asks for.
 @Suite("Pipeline client state machine")
 struct PipelineClientStateMachineTests {
-    typealias Machine = PipelineClientStateMachine<String>
+    /// Connections are named by letters, exchanges by numbers.
+    typealias Machine = PipelineClientStateMachine<String, Int>
 
     @Test func withNoConnectionASubmissionIsDeclined() {
         var machine = Machine(depth: 2, maxWaiting: 4)
-        #expect(machine.submit() == .decline)
+        #expect(machine.submit(1) == .decline)
         #expect(machine.waiting == 0)
     }
 
@@ -21,13 +22,13 @@ struct PipelineClientStateMachineTests {
         #expect(machine.joined("a") == .register)
         #expect(machine.joined("b") == .register)
         #expect(machine.open == 2)
-        #expect(machine.submit() == .send("a", checkAlive: true))
-        #expect(machine.submit() == .send("b", checkAlive: true))
-        #expect(machine.submit() == .send("a", checkAlive: false))
+        #expect(machine.submit(1) == .send("a", checkAlive: true))
+        #expect(machine.submit(2) == .send("b", checkAlive: true))
+        #expect(machine.submit(3) == .send("a", checkAlive: false))
         #expect(machine.inFlight(on: "a") == 2 && machine.inFlight(on: "b") == 1)
         machine.answered(on: "a")
         machine.answered(on: "a")
-        #expect(machine.submit() == .send("a", checkAlive: true))
+        #expect(machine.submit(4) == .send("a", checkAlive: true))
     }
 
     /// Once every connection is `depth` deep, exchanges wait, up to `maxWaiting`; an answer makes
@@ -35,28 +36,30 @@ struct PipelineClientStateMachineTests {
     @Test func fullConnectionsMakeExchangesWaitThenDecline() {
         var machine = Machine(depth: 1, maxWaiting: 2)
         #expect(machine.joined("a") == .register)
-        #expect(machine.submit() == .send("a", checkAlive: true))
-        #expect(machine.submit() == .wait)
-        #expect(machine.submit() == .wait)
-        #expect(machine.submit() == .decline)
+        #expect(machine.submit(1) == .send("a", checkAlive: true))
+        #expect(machine.submit(2) == .wait)
+        #expect(machine.submit(3) == .wait)
+        #expect(machine.submit(4) == .decline)
         #expect(machine.waiting == 2)
         #expect(machine.room(on: "a") == .done)
         machine.answered(on: "a")
-        #expect(machine.room(on: "a") == .sendOldestWaiting)
+        #expect(machine.room(on: "a") == .send(2))
         #expect(machine.room(on: "a") == .done)
         #expect(machine.waiting == 1 && machine.inFlight(on: "a") == 1)
+        machine.answered(on: "a")
+        #expect(machine.room(on: "a") == .send(3))
     }
 
     /// A connection that joins takes the waiting exchanges it has room for.
     @Test func aJoiningConnectionTakesWhatWaits() {
         var machine = Machine(depth: 2, maxWaiting: 8)
         #expect(machine.joined("a") == .register)
-        #expect(machine.submit() == .send("a", checkAlive: true))
-        #expect(machine.submit() == .send("a", checkAlive: false))
-        for _ in 0..<3 { #expect(machine.submit() == .wait) }
+        #expect(machine.submit(1) == .send("a", checkAlive: true))
+        #expect(machine.submit(2) == .send("a", checkAlive: false))
+        for work in 3...5 { #expect(machine.submit(work) == .wait) }
         #expect(machine.joined("b") == .register)
-        #expect(machine.room(on: "b") == .sendOldestWaiting)
-        #expect(machine.room(on: "b") == .sendOldestWaiting)
+        #expect(machine.room(on: "b") == .send(3))
+        #expect(machine.room(on: "b") == .send(4))
         #expect(machine.room(on: "b") == .done)
         #expect(machine.waiting == 1)
     }
@@ -66,15 +69,16 @@ struct PipelineClientStateMachineTests {
         var machine = Machine(depth: 1, maxWaiting: 4)
         #expect(machine.joined("a") == .register)
         #expect(machine.joined("b") == .register)
-        #expect(machine.submit() == .send("a", checkAlive: true))
-        #expect(machine.submit() == .send("b", checkAlive: true))
-        #expect(machine.submit() == .wait)
-        #expect(machine.lost("a") == .close(failWaiting: false, reconnect: true))
-        #expect(machine.waiting == 1 && machine.open == 1)
+        #expect(machine.submit(1) == .send("a", checkAlive: true))
+        #expect(machine.submit(2) == .send("b", checkAlive: true))
+        #expect(machine.submit(3) == .wait)
+        #expect(machine.submit(4) == .wait)
+        #expect(machine.lost("a") == .close(failing: [], reconnect: true))
+        #expect(machine.waiting == 2 && machine.open == 1)
         #expect(machine.room(on: "a") == .done)
-        #expect(machine.lost("b") == .close(failWaiting: true, reconnect: true))
+        #expect(machine.lost("b") == .close(failing: [3, 4], reconnect: true))
         #expect(machine.waiting == 0 && machine.open == 0)
-        #expect(machine.submit() == .decline)
+        #expect(machine.submit(5) == .decline)
     }
 
     /// An idle connection found dead is reported lost, and the submission goes to the next one.
@@ -82,9 +86,9 @@ struct PipelineClientStateMachineTests {
         var machine = Machine(depth: 4, maxWaiting: 4)
         #expect(machine.joined("a") == .register)
         #expect(machine.joined("b") == .register)
-        #expect(machine.submit() == .send("a", checkAlive: true))
-        #expect(machine.lost("a") == .close(failWaiting: false, reconnect: true))
-        #expect(machine.submit() == .send("b", checkAlive: true))
+        #expect(machine.submit(1) == .send("a", checkAlive: true))
+        #expect(machine.lost("a") == .close(failing: [], reconnect: true))
+        #expect(machine.submit(2) == .send("b", checkAlive: true))
         #expect(machine.inFlight(on: "a") == 0 && machine.inFlight(on: "b") == 1)
     }
 
@@ -94,14 +98,14 @@ struct PipelineClientStateMachineTests {
         var machine = Machine(depth: 1, maxWaiting: 4)
         #expect(machine.joined("a") == .register)
         #expect(machine.joined("b") == .register)
-        #expect(machine.submit() == .send("a", checkAlive: true))
-        #expect(machine.submit() == .send("b", checkAlive: true))
-        #expect(machine.submit() == .wait)
-        #expect(machine.close() == .close(["a", "b"], failWaiting: true))
+        #expect(machine.submit(1) == .send("a", checkAlive: true))
+        #expect(machine.submit(2) == .send("b", checkAlive: true))
+        #expect(machine.submit(3) == .wait)
+        #expect(machine.close() == .close(["a", "b"], failing: [3]))
         #expect(machine.open == 0 && machine.waiting == 0)
         #expect(machine.joined("c") == .close)
-        #expect(machine.lost("a") == .close(failWaiting: false, reconnect: false))
-        #expect(machine.submit() == .decline)
-        #expect(machine.close() == .close([], failWaiting: false))
+        #expect(machine.lost("a") == .close(failing: [], reconnect: false))
+        #expect(machine.submit(4) == .decline)
+        #expect(machine.close() == .close([], failing: []))
     }
 }
