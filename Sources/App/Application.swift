@@ -33,15 +33,16 @@ public final class Application: Sendable {
     public let rest: RESTService
     public let realtime: RealtimeService
     public let changeFeed: ChangeFeed
-    /// Broadcast and presence of every server (the LISTEN on `realtime_messages`).
+    /// Broadcast and presence of every server (the notifications on `realtime_messages`).
     public let messageFeed: MessageFeed
+    /// The process's one LISTEN connection: Broadcast's and the trigger feed's notifications,
+    /// and PostgREST's `pgrst` channel.
+    public let listener: NotificationListener
     public let mailer: Mailer
     /// The hot standbys REST reads go to (nil without `DATABASE_READ_URLS`).
     public let readReplicas: ReadReplicas?
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
-    /// Signalled when the schema-reload listener has closed its connection.
-    private let schemaListenerEnded = DispatchSemaphore(value: 0)
 
     /// Prepares the database (embedded or URL), applies pending migrations, loads the schema
     /// cache and starts listening.
@@ -67,15 +68,14 @@ public final class Application: Sendable {
             application.rest.settings.replace(settings)
             // The feed first: no socket can subscribe before changes can reach it.
             try application.changeFeed.start()
-            application.messageFeed.start()
+            application.listener.start()
             do {
                 try application.server.start()
             } catch {
                 application.changeFeed.stop()
-                application.messageFeed.stop()
+                application.listener.stop()
                 throw error
             }
-            application.listenForSchemaReloads()
             if config.auth.mail.smtp == nil {
                 logger.warning(
                     "no mail server (SMTP_HOST unset): confirmation, recovery, magic-link, invitation and e-mail-change mails are written to this log, not sent"
@@ -121,10 +121,17 @@ public final class Application: Sendable {
         realtimeConfig.maxPayloadBytes = config.realtimeMaxPayloadBytes
         realtimeConfig.privateOnly = config.realtimePrivateOnly
         let realtime = RealtimeService(config: realtimeConfig, pool: adminPool, schema: schema, logger: logger)
-        let changeFeed = ChangeFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url, choice: config.realtimeFeed)
+        let direct = config.listenDatabaseURL ?? database.url
+        let listener = NotificationListener(conninfo: direct) { [logger] error, wasConnected in
+            logger.error(
+                wasConnected ? "the LISTEN connection was lost; connecting again" : "the LISTEN connection cannot reach the database; trying again",
+                metadata: ["error": "\(logText(error))"])
+        }
+        self.listener = listener
+        let changeFeed = ChangeFeed(service: realtime, conninfo: direct, listener: listener, choice: config.realtimeFeed)
         self.realtime = realtime
         self.changeFeed = changeFeed
-        messageFeed = MessageFeed(service: realtime, conninfo: config.listenDatabaseURL ?? database.url)
+        messageFeed = MessageFeed(service: realtime, listener: listener)
         let loop = EventLoop()
         let pipeline = PipelineClient(
             conninfo: login.url, size: config.effectivePipelineConnections,
@@ -171,6 +178,7 @@ public final class Application: Sendable {
             host: config.host, port: config.port, limits: config.limits, cors: config.cors, errorStyle: Gateway.errorStyle, logger: logger,
             loop: loop, middleware: Routes.stages(config: config, metrics: metrics, readReplicas: readReplicas), inline: inline,
             responder: { request in router.respond(to: request) })
+        subscribeToSchemaReloads()
     }
 
     public var port: Int { server.port }
@@ -184,7 +192,7 @@ public final class Application: Sendable {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         changeFeed.stop()
         server.shutdown()
-        messageFeed.stop()
+        listener.stop()
         realtime.releasePresences()
         pipeline.close()
         readPipeline?.close()
@@ -197,7 +205,6 @@ public final class Application: Sendable {
         }
         pool.close()
         adminPool.close()
-        _ = schemaListenerEnded.wait(timeout: .now() + 5)
         logger.info("database connections closed")
         do {
             if database.cluster != nil { logger.info("stopping the embedded PostgreSQL") }
@@ -207,44 +214,35 @@ public final class Application: Sendable {
         }
     }
 
-    /// PostgREST's `NOTIFY pgrst, 'reload schema'` (or an empty payload) and `'reload config'`: a
-    /// dedicated connection (never one of the pool's) listens and swaps the schema cache, or
-    /// reads the in-database settings again (a value it cannot use is logged, and the settings in
-    /// force stay).
-    private func listenForSchemaReloads() {
-        let url = config.listenDatabaseURL ?? database.url
-        startThread(name: "schema-listener") { [self] in
-            defer { schemaListenerEnded.signal() }
-            var connection: Connection?
-            while !stopping.load(ordering: .acquiring) {
-                do {
-                    if connection == nil {
-                        connection = try Connection(conninfo: url)
-                        try connection!.listen("pgrst")
-                    }
-                    for notification in try connection!.waitForNotifications(timeout: 0.5) {
-                        switch notification.payload {
-                        case "", "reload schema":
-                            try schema.reload(using: connection!, schemas: rest.settings.settings.schemas)
-                            logger.info("schema cache reloaded")
-                        case "reload config":
-                            do {
-                                let settings = try config.postgrest.overlaid(from: connection!, role: requestLogin.role)
-                                // The exposed schemas may have changed: their caches with them.
-                                try schema.reload(using: connection!, schemas: settings.schemas)
-                                rest.settings.replace(settings)
-                                logger.info("configuration reloaded")
-                            } catch let error as SettingError {
-                                logger.error("configuration not reloaded", metadata: ["error": "\(logText(error))"])
-                            }
-                        default:
-                            continue
+    /// PostgREST's `NOTIFY pgrst, 'reload schema'` (or an empty payload) and `'reload config'`,
+    /// heard through the LISTEN connection: the schema cache is swapped, or the in-database
+    /// settings are read again (a value the server cannot use is logged, and the settings in
+    /// force stay). After a lost connection the cache is reloaded, as notifications may have
+    /// been missed meanwhile.
+    private func subscribeToSchemaReloads() {
+        listener.subscribe("pgrst", name: "schema-listener") { [self] event in
+            do {
+                switch event {
+                case .notified(payload: "reload config"):
+                    try adminPool.withConnection { connection in
+                        do {
+                            let settings = try config.postgrest.overlaid(from: connection, role: requestLogin.role)
+                            // The exposed schemas may have changed: their caches with them.
+                            try schema.reload(using: connection, schemas: settings.schemas)
+                            rest.settings.replace(settings)
+                            logger.info("configuration reloaded")
+                        } catch let error as SettingError {
+                            logger.error("configuration not reloaded", metadata: ["error": "\(logText(error))"])
                         }
                     }
-                } catch {
-                    connection = nil
-                    if !stopping.load(ordering: .acquiring) { Thread.sleep(forTimeInterval: 1) }
+                case .notified(payload: ""), .notified(payload: "reload schema"), .connected(again: true):
+                    try adminPool.withConnection { try schema.reload(using: $0, schemas: rest.settings.settings.schemas) }
+                    logger.info("schema cache reloaded")
+                case .notified, .connected(again: false), .lost, .idle:
+                    break
                 }
+            } catch {
+                logger.error("schema cache not reloaded", metadata: ["error": "\(logText(error))"])
             }
         }
     }

@@ -26,21 +26,24 @@ public enum RealtimeFeedKind: String, Sendable {
     case triggers
 }
 
-/// The change feed: one dedicated connection (never the pool's) brings every committed change
-/// of the enabled tables; each is checked once per distinct subscriber (role + claims) on a pool
+/// The change feed: a direct connection (never the pool's) brings every committed change of the
+/// enabled tables; each is checked once per distinct subscriber (role + claims) on a pool
 /// connection, under that subscriber's role and claims with the ownership rule added, so RLS and
 /// the middleware both decide who hears of it. If the feed's connection drops, every Realtime
 /// socket is closed with 1001 (clients reconnect, rejoin and re-read what they missed).
 ///
 /// The WAL feed (`WALStream`) streams the publication through a temporary logical replication
-/// slot; the trigger feed LISTENs to the triggers' notifications and takes leases so that only
-/// watched writes notify. `start` picks one for the process's lifetime.
+/// slot; the trigger feed hears the triggers' notifications through the process's LISTEN
+/// connection (`NotificationListener`) and takes leases so that only watched writes notify. `start` picks one for the process's lifetime.
 public final class ChangeFeed: Sendable {
     static let channel = "realtime_changes"
     static let filtersPerStatement = 1000
 
     let service: RealtimeService
+    /// The WAL stream's database (a direct connection, as `listener`'s).
     let conninfo: String
+    /// The trigger feed's notifications come through it.
+    let listener: NotificationListener
     let choice: RealtimeFeedChoice
     let running = Atomic<Bool>(false)
     /// Signalled when the feed's thread has closed its connection and ended.
@@ -52,9 +55,10 @@ public final class ChangeFeed: Sendable {
     /// WAL: streams opened so far (each gets its own slot name).
     let streams = Atomic<Int>(0)
 
-    public init(service: RealtimeService, conninfo: String, choice: RealtimeFeedChoice = .auto) {
+    public init(service: RealtimeService, conninfo: String, listener: NotificationListener, choice: RealtimeFeedChoice = .auto) {
         self.service = service
         self.conninfo = conninfo
+        self.listener = listener
         self.choice = choice
     }
 
@@ -95,6 +99,8 @@ public final class ChangeFeed: Sendable {
     public func stop() {
         running.store(false, ordering: .releasing)
         if started.exchange(false, ordering: .acquiringAndReleasing) { _ = ended.wait(timeout: .now() + 5) }
+        // The trigger feed's subscription ignores what comes after this.
+        if service.feedKind == .triggers { service.setFeed(.triggers, listening: false) }
     }
 
     private enum Chosen: Sendable {
@@ -138,13 +144,12 @@ public final class ChangeFeed: Sendable {
 
     private func run(_ first: Chosen?) {
         var chosen = first
-        var backoff = 0.1
+        var backoff = Backoff()
         while chosen == nil && running.load(ordering: .acquiring) {
             do {
                 chosen = try chooseFeed()
             } catch {
-                Thread.sleep(forTimeInterval: backoff)
-                backoff = min(backoff * 2, 5)
+                backoff.wait()
             }
         }
         switch chosen {

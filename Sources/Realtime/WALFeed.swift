@@ -14,13 +14,13 @@ extension ChangeFeed {
 
     func runWAL(first: WALStream) {
         var stream: WALStream? = first
-        var backoff = 0.1
+        var backoff = Backoff()
         while running.load(ordering: .acquiring) {
             do {
                 if stream == nil {
                     stream = try openStream()
                     service.setFeed(.wal, listening: true)
-                    backoff = 0.1
+                    backoff.reset()
                     service.logger.info("realtime change feed streaming the WAL again", metadata: ["slot": "\(stream!.slot)"])
                 }
                 try stream!.pump(seconds: 0.25)
@@ -29,8 +29,7 @@ extension ChangeFeed {
                 // until a new one exists is not streamed. Clients reconnect and re-read.
                 stream = nil
                 lost(error)
-                Thread.sleep(forTimeInterval: backoff)
-                backoff = min(backoff * 2, 5)
+                backoff.wait()
             }
         }
         stream = nil  // closes the connection: PostgreSQL drops the temporary slot

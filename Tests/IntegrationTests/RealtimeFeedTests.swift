@@ -114,7 +114,8 @@ struct RealtimeFeedTests {
             #expect(ended.count == 1)
         } else {
             _ = try admin.query(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"realtime_changes\"' AND datname = current_database()")
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = \(NotificationListener.applicationName) AND datname = current_database()"
+            )
         }
         var code: UInt16?
         while let frame = try client.socket.readFrame(timeout: 30) {

@@ -95,7 +95,7 @@ struct RealtimeReplayTests {
         #expect(
             try eventually {
                 try admin.query(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN \"realtime_messages\"'"
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND application_name = \(NotificationListener.applicationName)"
                 ).scalar != "0"
             })
         var code: UInt16?
