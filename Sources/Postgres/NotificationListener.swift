@@ -51,15 +51,19 @@ public final class NotificationListener: Sendable {
     }
 
     /// Starts the listener's thread and returns once its first attempt to connect has ended,
-    /// whatever its outcome (at most `timeout` seconds): a subscriber's first `connected`, when
-    /// the database answers, is then on its way.
+    /// whatever its outcome, and when it connected, once every subscriber has handled its first
+    /// `connected` (at most `timeout` seconds in all): what subscribers do on connecting (a
+    /// server's presence row, a feed marked listening) is done before the server serves.
     public func start(timeout: Double = 10) {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for subscriber in subscribers.withLock({ $0 }) { subscriber.start() }
         let tried = DispatchSemaphore(value: 0)
-        let started = startThread(name: "listener") { [self] in run(tried) }
+        let handled = DispatchGroup()
+        let started = startThread(name: "listener") { [self] in run(tried, handled) }
         thread.withLock { $0 = started }
-        _ = tried.wait(timeout: .now() + timeout)
+        let deadline = DispatchTime.now() + timeout
+        _ = tried.wait(timeout: deadline)
+        _ = handled.wait(timeout: deadline)
     }
 
     /// Stops listening, closes the connection, and waits until every subscriber has handled
@@ -70,7 +74,9 @@ public final class NotificationListener: Sendable {
         for subscriber in subscribers.withLock({ $0 }) { subscriber.stop() }
     }
 
-    private func run(_ tried: DispatchSemaphore) {
+    /// `tried` is signalled after the first attempt; the first attempt's `connected` events
+    /// are in `handled` until handled.
+    private func run(_ tried: DispatchSemaphore, _ handled: DispatchGroup) {
         var connection: Connection?
         var listened: [Subscriber] = []
         var backoff = Backoff()
@@ -88,7 +94,12 @@ public final class NotificationListener: Sendable {
                 for subscriber in subscribers.withLock({ $0 }).dropFirst(listened.count) {
                     try connection!.listen(subscriber.channel)
                     listened.append(subscriber)
-                    subscriber.post(.connected(again: everConnected))
+                    if firstAttempt == nil {
+                        subscriber.post(.connected(again: everConnected))
+                    } else {
+                        handled.enter()
+                        subscriber.post(.connected(again: everConnected)) { handled.leave() }
+                    }
                 }
                 firstAttempt?.signal()
                 firstAttempt = nil
@@ -123,7 +134,9 @@ private final class Subscriber: Sendable {
     let channel: String
     let name: String
     let handle: @Sendable (NotificationListener.Event) -> Void
-    private let queue = Mutex<(events: [NotificationListener.Event], idlePending: Bool, open: Bool)>(([], false, true))
+    /// An event, and what to do once it is handled.
+    typealias Posted = (event: NotificationListener.Event, then: (@Sendable () -> Void)?)
+    private let queue = Mutex<(events: [Posted], idlePending: Bool, open: Bool)>(([], false, true))
     private let ready = DispatchSemaphore(value: 0)
     private let thread = Mutex<OSThread?>(nil)
 
@@ -140,8 +153,8 @@ private final class Subscriber: Sendable {
         }
     }
 
-    func post(_ event: NotificationListener.Event) {
-        queue.withLock { $0.events.append(event) }
+    func post(_ event: NotificationListener.Event, then: (@Sendable () -> Void)? = nil) {
+        queue.withLock { $0.events.append((event, then)) }
         ready.signal()
     }
 
@@ -150,7 +163,7 @@ private final class Subscriber: Sendable {
         let posted = queue.withLock { state -> Bool in
             guard !state.idlePending else { return false }
             state.idlePending = true
-            state.events.append(.idle)
+            state.events.append((.idle, nil))
             return true
         }
         if posted { ready.signal() }
@@ -166,13 +179,14 @@ private final class Subscriber: Sendable {
     private func run() {
         while true {
             ready.wait()
-            let (events, open) = queue.withLock { state -> ([NotificationListener.Event], Bool) in
+            let (events, open) = queue.withLock { state -> ([Posted], Bool) in
                 defer { state.events = [] }
                 return (state.events, state.open)
             }
-            for event in events {
+            for (event, then) in events {
                 if case .idle = event { queue.withLock { $0.idlePending = false } }
                 handle(event)
+                then?()
             }
             if !open { return }
         }

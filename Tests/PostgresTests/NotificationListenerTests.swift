@@ -58,6 +58,22 @@ struct NotificationListenerTests {
         #expect(both.all == second.all)
     }
 
+    /// `start` returns once every subscriber has handled its first `connected`: what they do
+    /// on connecting is done before the server serves.
+    @Test func startWaitsForWhatSubscribersDoOnConnecting() throws {
+        let listener = NotificationListener(conninfo: url) { _, _ in }
+        let prepared = Atomic<Bool>(false)
+        listener.subscribe("ready", name: "test-ready") { event in
+            guard case .connected = event else { return }
+            Thread.sleep(forTimeInterval: 0.3)
+            prepared.store(true, ordering: .releasing)
+        }
+        listener.start()
+        let done = prepared.load(ordering: .acquiring)
+        #expect(done)
+        listener.stop()
+    }
+
     /// A subscriber busy with one notification holds up no other subscriber.
     @Test func aSlowSubscriberDelaysNoOther() throws {
         let listener = NotificationListener(conninfo: url) { _, _ in }
