@@ -570,6 +570,59 @@ $$;
 
 
 --
+-- Name: oauth_clients; Type: TABLE; Schema: auth; Owner: -
+--
+
+CREATE TABLE auth.oauth_clients (
+    id uuid NOT NULL,
+    client_secret_hash text,
+    registration_type text NOT NULL,
+    client_type text NOT NULL,
+    token_endpoint_auth_method text NOT NULL,
+    redirect_uris text[] NOT NULL,
+    grant_types text[] NOT NULL,
+    client_name text,
+    client_uri text,
+    logo_uri text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    deleted_at timestamp with time zone,
+    CONSTRAINT oauth_clients_check CHECK (((client_type = 'public'::text) = (client_secret_hash IS NULL))),
+    CONSTRAINT oauth_clients_client_name_check CHECK ((char_length(client_name) <= 1024)),
+    CONSTRAINT oauth_clients_client_type_check CHECK ((client_type = ANY (ARRAY['public'::text, 'confidential'::text]))),
+    CONSTRAINT oauth_clients_client_uri_check CHECK ((char_length(client_uri) <= 2048)),
+    CONSTRAINT oauth_clients_logo_uri_check CHECK ((char_length(logo_uri) <= 2048)),
+    CONSTRAINT oauth_clients_registration_type_check CHECK ((registration_type = ANY (ARRAY['dynamic'::text, 'manual'::text]))),
+    CONSTRAINT oauth_clients_token_endpoint_auth_method_check CHECK ((token_endpoint_auth_method = ANY (ARRAY['none'::text, 'client_secret_basic'::text, 'client_secret_post'::text])))
+);
+
+
+--
+-- Name: oauth_client_json(auth.oauth_clients); Type: FUNCTION; Schema: auth; Owner: -
+--
+
+CREATE FUNCTION auth.oauth_client_json(c auth.oauth_clients) RETURNS json
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  SELECT json_strip_nulls(json_build_object(
+    'client_id', c.id,
+    'client_type', c.client_type,
+    'redirect_uris', nullif(c.redirect_uris, '{}'),
+    'token_endpoint_auth_method', c.token_endpoint_auth_method,
+    'grant_types', nullif(c.grant_types, '{}'),
+    'response_types', json_build_array('code'),
+    'client_name', nullif(c.client_name, ''),
+    'client_uri', nullif(c.client_uri, ''),
+    'logo_uri', nullif(c.logo_uri, ''),
+    'registration_type', c.registration_type,
+    'created_at', auth.gotrue_time(c.created_at),
+    'updated_at', auth.gotrue_time(c.updated_at)
+  ))
+$$;
+
+
+--
 -- Name: rate_limit_hit(text[], integer, double precision); Type: FUNCTION; Schema: auth; Owner: -
 --
 
@@ -2270,6 +2323,55 @@ CREATE TABLE auth.mfa_challenges (
 
 
 --
+-- Name: oauth_authorizations; Type: TABLE; Schema: auth; Owner: -
+--
+
+CREATE TABLE auth.oauth_authorizations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    authorization_id text NOT NULL,
+    client_id uuid NOT NULL,
+    user_id uuid,
+    redirect_uri text NOT NULL,
+    scope text NOT NULL,
+    state text,
+    resource text,
+    nonce text,
+    code_challenge text NOT NULL,
+    code_challenge_method text NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    authorization_code text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    approved_at timestamp with time zone,
+    CONSTRAINT oauth_authorizations_check CHECK ((expires_at > created_at)),
+    CONSTRAINT oauth_authorizations_code_challenge_check CHECK (((char_length(code_challenge) >= 43) AND (char_length(code_challenge) <= 128))),
+    CONSTRAINT oauth_authorizations_code_challenge_method_check CHECK ((code_challenge_method = ANY (ARRAY['s256'::text, 'plain'::text]))),
+    CONSTRAINT oauth_authorizations_nonce_check CHECK ((char_length(nonce) <= 255)),
+    CONSTRAINT oauth_authorizations_redirect_uri_check CHECK ((char_length(redirect_uri) <= 2048)),
+    CONSTRAINT oauth_authorizations_resource_check CHECK ((char_length(resource) <= 2048)),
+    CONSTRAINT oauth_authorizations_scope_check CHECK ((char_length(scope) <= 4096)),
+    CONSTRAINT oauth_authorizations_state_check CHECK ((char_length(state) <= 4096)),
+    CONSTRAINT oauth_authorizations_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'approved'::text, 'denied'::text, 'expired'::text])))
+);
+
+
+--
+-- Name: oauth_consents; Type: TABLE; Schema: auth; Owner: -
+--
+
+CREATE TABLE auth.oauth_consents (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    client_id uuid NOT NULL,
+    scopes text NOT NULL,
+    granted_at timestamp with time zone DEFAULT now() NOT NULL,
+    revoked_at timestamp with time zone,
+    CONSTRAINT oauth_consents_check CHECK (((revoked_at IS NULL) OR (revoked_at >= granted_at))),
+    CONSTRAINT oauth_consents_scopes_check CHECK (((char_length(scopes) <= 2048) AND (char_length(TRIM(BOTH FROM scopes)) > 0)))
+);
+
+
+--
 -- Name: one_time_tokens; Type: TABLE; Schema: auth; Owner: -
 --
 
@@ -2347,7 +2449,10 @@ CREATE TABLE auth.sessions (
     ip inet,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    factor_id uuid
+    factor_id uuid,
+    oauth_client_id uuid,
+    scopes text,
+    CONSTRAINT sessions_scopes_check CHECK ((char_length(scopes) <= 4096))
 );
 
 
@@ -2757,6 +2862,54 @@ ALTER TABLE ONLY auth.mfa_factors
 
 
 --
+-- Name: oauth_authorizations oauth_authorizations_authorization_code_key; Type: CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.oauth_authorizations
+    ADD CONSTRAINT oauth_authorizations_authorization_code_key UNIQUE (authorization_code);
+
+
+--
+-- Name: oauth_authorizations oauth_authorizations_authorization_id_key; Type: CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.oauth_authorizations
+    ADD CONSTRAINT oauth_authorizations_authorization_id_key UNIQUE (authorization_id);
+
+
+--
+-- Name: oauth_authorizations oauth_authorizations_pkey; Type: CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.oauth_authorizations
+    ADD CONSTRAINT oauth_authorizations_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: oauth_clients oauth_clients_pkey; Type: CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.oauth_clients
+    ADD CONSTRAINT oauth_clients_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: oauth_consents oauth_consents_pkey; Type: CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.oauth_consents
+    ADD CONSTRAINT oauth_consents_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: oauth_consents oauth_consents_user_id_client_id_key; Type: CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.oauth_consents
+    ADD CONSTRAINT oauth_consents_user_id_client_id_key UNIQUE (user_id, client_id);
+
+
+--
 -- Name: one_time_tokens one_time_tokens_pkey; Type: CONSTRAINT; Schema: auth; Owner: -
 --
 
@@ -3072,6 +3225,27 @@ CREATE INDEX mfa_factors_user_id_idx ON auth.mfa_factors USING btree (user_id);
 
 
 --
+-- Name: oauth_authorizations_expires_at_idx; Type: INDEX; Schema: auth; Owner: -
+--
+
+CREATE INDEX oauth_authorizations_expires_at_idx ON auth.oauth_authorizations USING btree (expires_at);
+
+
+--
+-- Name: oauth_clients_created_at_idx; Type: INDEX; Schema: auth; Owner: -
+--
+
+CREATE INDEX oauth_clients_created_at_idx ON auth.oauth_clients USING btree (created_at DESC) WHERE (deleted_at IS NULL);
+
+
+--
+-- Name: oauth_consents_client_id_idx; Type: INDEX; Schema: auth; Owner: -
+--
+
+CREATE INDEX oauth_consents_client_id_idx ON auth.oauth_consents USING btree (client_id);
+
+
+--
 -- Name: one_time_tokens_relates_to_idx; Type: INDEX; Schema: auth; Owner: -
 --
 
@@ -3104,6 +3278,13 @@ CREATE INDEX refresh_tokens_session_id_idx ON auth.refresh_tokens USING btree (s
 --
 
 CREATE INDEX sessions_factor_id_idx ON auth.sessions USING btree (factor_id);
+
+
+--
+-- Name: sessions_oauth_client_id_idx; Type: INDEX; Schema: auth; Owner: -
+--
+
+CREATE INDEX sessions_oauth_client_id_idx ON auth.sessions USING btree (oauth_client_id) WHERE (oauth_client_id IS NOT NULL);
 
 
 --
@@ -3427,6 +3608,38 @@ ALTER TABLE ONLY auth.mfa_factors
 
 
 --
+-- Name: oauth_authorizations oauth_authorizations_client_id_fkey; Type: FK CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.oauth_authorizations
+    ADD CONSTRAINT oauth_authorizations_client_id_fkey FOREIGN KEY (client_id) REFERENCES auth.oauth_clients(id) ON DELETE CASCADE;
+
+
+--
+-- Name: oauth_authorizations oauth_authorizations_user_id_fkey; Type: FK CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.oauth_authorizations
+    ADD CONSTRAINT oauth_authorizations_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+
+--
+-- Name: oauth_consents oauth_consents_client_id_fkey; Type: FK CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.oauth_consents
+    ADD CONSTRAINT oauth_consents_client_id_fkey FOREIGN KEY (client_id) REFERENCES auth.oauth_clients(id) ON DELETE CASCADE;
+
+
+--
+-- Name: oauth_consents oauth_consents_user_id_fkey; Type: FK CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.oauth_consents
+    ADD CONSTRAINT oauth_consents_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+
+--
 -- Name: one_time_tokens one_time_tokens_flow_state_id_fkey; Type: FK CONSTRAINT; Schema: auth; Owner: -
 --
 
@@ -3456,6 +3669,14 @@ ALTER TABLE ONLY auth.refresh_tokens
 
 ALTER TABLE ONLY auth.refresh_tokens
     ADD CONSTRAINT refresh_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+
+--
+-- Name: sessions sessions_oauth_client_id_fkey; Type: FK CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.sessions
+    ADD CONSTRAINT sessions_oauth_client_id_fkey FOREIGN KEY (oauth_client_id) REFERENCES auth.oauth_clients(id) ON DELETE CASCADE;
 
 
 --
@@ -3940,6 +4161,13 @@ REVOKE ALL ON FUNCTION auth.gotrue_time(t timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.jwt() TO anon;
 GRANT ALL ON FUNCTION auth.jwt() TO authenticated;
 GRANT ALL ON FUNCTION auth.jwt() TO service_role;
+
+
+--
+-- Name: FUNCTION oauth_client_json(c auth.oauth_clients); Type: ACL; Schema: auth; Owner: -
+--
+
+REVOKE ALL ON FUNCTION auth.oauth_client_json(c auth.oauth_clients) FROM PUBLIC;
 
 
 --

@@ -59,8 +59,24 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case anonymousProviderDisabled
     /// `/sso…`: SAML is not offered (404).
     case samlProviderDisabled
-    /// The OAuth 2.1 server's endpoints: not offered (404).
+    /// The OAuth 2.1 server's endpoints with `OAUTH_SERVER_ENABLED` off (404).
     case oauthServerDisabled
+    /// A body that is not the JSON GoTrue decodes (400), in the words of the endpoint.
+    case badJSON(String)
+    /// An OAuth client id nobody registered, or one deleted (404).
+    case oauthClientNotFound
+    /// `/oauth/authorize` naming no registered client (400, code `oauth_client_not_found`).
+    case oauthClientRefused(String)
+    /// `POST /oauth/clients/register` with `OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION` off (403).
+    case oauthDynamicRegistrationDisabled
+    /// An authorization request that does not exist, has expired, or is another user's (404).
+    case oauthAuthorizationNotFound
+    /// Revoking a grant the user has not given (404).
+    case oauthConsentNotFound
+    /// The token endpoint's client authentication failed (400 `invalid_credentials`).
+    case invalidClientCredentials(String)
+    /// The token endpoint's RFC 6749 §5.2 errors: `{"error","error_description"}`, 400.
+    case oauth(String, description: String)
     /// Linking an identity that is linked already (422): to this user or to another.
     case identityAlreadyExists(String)
     /// Unlinking the last identity (422).
@@ -119,6 +135,9 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .linkedEmailNotConfirmed, .emailConflictIdentityNotDeletable:
             return .unprocessableContent
         case .samlProviderDisabled, .oauthServerDisabled, .identityIDNotUUID, .userWithEmailNotFound: return .notFound
+        case .oauthClientNotFound, .oauthAuthorizationNotFound, .oauthConsentNotFound: return .notFound
+        case .badJSON, .invalidClientCredentials, .oauth, .oauthClientRefused: return .badRequest
+        case .oauthDynamicRegistrationDisabled: return .forbidden
         case .linkedEmailExists: return .badRequest
         case .otpExpired: return .forbidden
         case .overEmailSendRateLimit: return .tooManyRequests
@@ -173,6 +192,13 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .anonymousProviderDisabled: return "anonymous_provider_disabled"
         case .samlProviderDisabled: return "saml_provider_disabled"
         case .oauthServerDisabled: return "feature_disabled"
+        case .badJSON: return "bad_json"
+        case .oauthClientNotFound, .oauthClientRefused: return "oauth_client_not_found"
+        case .oauthDynamicRegistrationDisabled: return "oauth_dynamic_client_registration_disabled"
+        case .oauthAuthorizationNotFound: return "oauth_authorization_not_found"
+        case .oauthConsentNotFound: return "oauth_consent_not_found"
+        case .invalidClientCredentials: return "invalid_credentials"
+        case .oauth(let error, _): return error
         case .identityAlreadyExists: return "identity_already_exists"
         case .singleIdentityNotDeletable: return "single_identity_not_deletable"
         case .identityNotFound: return "identity_not_found"
@@ -237,6 +263,12 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .anonymousProviderDisabled: return "Anonymous sign-ins are disabled"
         case .samlProviderDisabled: return "SAML 2.0 is disabled"
         case .oauthServerDisabled: return "OAuth server is disabled"
+        case .badJSON(let message), .invalidClientCredentials(let message), .oauthClientRefused(let message): return message
+        case .oauthClientNotFound: return "OAuth client not found"
+        case .oauthDynamicRegistrationDisabled: return "Dynamic client registration is not enabled"
+        case .oauthAuthorizationNotFound: return "authorization not found"
+        case .oauthConsentNotFound: return "No active grant found for this client"
+        case .oauth(_, let description): return description
         case .identityAlreadyExists(let message): return message
         case .singleIdentityNotDeletable: return "User must have at least 1 identity after unlinking"
         case .identityNotFound: return "Identity doesn't exist"
@@ -268,11 +300,14 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         switch self {
         case .badIDToken, .idToken: return "invalid request"
         case .idTokenNonce: return "invalid nonce"
+        case .oauth(let error, _): return error
         case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
             .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .rateLimited, .providerDisabled, .notFound,
             .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .overEmailSendRateLimit, .flowStateNotFound, .flowStateExpired,
             .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
-            .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .identityAlreadyExists, .singleIdentityNotDeletable,
+            .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .badJSON, .oauthClientNotFound, .oauthClientRefused,
+            .oauthDynamicRegistrationDisabled, .oauthAuthorizationNotFound, .oauthConsentNotFound, .invalidClientCredentials,
+            .identityAlreadyExists, .singleIdentityNotDeletable,
             .identityNotFound, .emailConflictIdentityNotDeletable, .identityIDNotUUID, .linkedEmailExists, .linkedEmailNotConfirmed, .userBanned,
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
             .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
@@ -290,7 +325,9 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .providerDisabled, .badIDToken, .idToken,
             .idTokenNonce, .notFound, .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .flowStateNotFound, .flowStateExpired,
             .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
-            .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .identityAlreadyExists, .singleIdentityNotDeletable,
+            .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .badJSON, .oauthClientNotFound, .oauthClientRefused,
+            .oauthDynamicRegistrationDisabled, .oauthAuthorizationNotFound, .oauthConsentNotFound, .invalidClientCredentials, .oauth,
+            .identityAlreadyExists, .singleIdentityNotDeletable,
             .identityNotFound, .emailConflictIdentityNotDeletable, .identityIDNotUUID, .linkedEmailExists, .linkedEmailNotConfirmed, .userBanned,
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
             .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,

@@ -31,6 +31,8 @@ public enum AuthRequest: Sendable, Equatable {
     case mfa(MFA)
     /// `DELETE /user/identities/{identity_id}`: nil when the id is not a UUID.
     case deleteIdentity(String?)
+    /// GoTrue's OAuth 2.1 server.
+    case oauthServer(OAuthServerRequest)
 
     public struct SignUp: Sendable, Equatable {
         /// Trimmed and lower-cased; nil when absent or empty (then it is an anonymous sign-up).

@@ -41,6 +41,8 @@ public struct AuthConfig: Sendable {
     public var mfa = MFAConfig()
     /// GoTrue's hooks (PostgreSQL functions or HTTPS endpoints), each off by default.
     public var hooks = AuthHooks()
+    /// GoTrue's OAuth 2.1 server (off by default).
+    public var oauthServer = OAuthServerConfig()
 
     public init(keys: KeyConfig) {
         self.keys = keys
@@ -97,8 +99,10 @@ public final class AuthService: Sendable {
     func dispatch(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
         guard let (line, parameters) = AuthRoute.find(method: request.method, route: route, query: request.query) else { throw AuthError.notFound }
         let caller = try admit(line.caller, request)
-        let parsed = try line.read(AuthRoute.Input(method: request.method, parameters: parameters, query: request.query, body: request.body))
-        if let needs = line.needs { try check(needs, parsed) }
+        if line.needs == .oauthServer { try check(.oauthServer, nil) }
+        let parsed = try line.read(
+            AuthRoute.Input(method: request.method, parameters: parameters, query: request.query, body: request.body, headers: request.headers))
+        if let needs = line.needs, needs != .oauthServer { try check(needs, parsed) }
         for budget in config.budgets(line.budgets, for: parsed, client: clientAddress(request)) { try spend(budget) }
         return try handle(parsed, request, caller: caller)
     }
@@ -119,7 +123,8 @@ public final class AuthService: Sendable {
             response.headers.replace("Cache-Control", "public, max-age=600")
             return response
         case .openIDConfiguration:
-            return .json(.ok, openIDConfigurationJSON())
+            // GoTrue serves one document for both discoveries once the OAuth server is on.
+            return .json(.ok, config.oauthServer.enabled ? authorizationServerMetadataJSON() : openIDConfigurationJSON())
         case .signUp(let signUp):
             if let email = signUp.email, !config.mail.autoconfirm {
                 return try signUpAwaitingConfirmation(signUp, email: email, request: request)
@@ -151,6 +156,8 @@ public final class AuthService: Sendable {
             return try mfa(request, try signedIn(), operation)
         case .deleteIdentity(let identityID):
             return try unlinkIdentity(try signedIn(), identityID: identityID)
+        case .oauthServer(let operation):
+            return try oauthServer(request, operation, caller: caller)
         }
     }
 

@@ -10,9 +10,11 @@ extension AuthService {
     /// and `amr` are the session's (`Assurance`), and whose claims pass the custom access token
     /// hook when it is on. `connection` is in the transaction that made or refreshed the
     /// session, so that a refused token leaves no session behind; `method` is GoTrue's
-    /// authentication method (`password`, `token_refresh`, `totp`, …).
+    /// authentication method (`password`, `token_refresh`, `totp`, …); `oauth` the OAuth
+    /// client the session is for.
     func sessionJSON(
-        _ connection: Connection, userJSON: String, sessionID: String, refreshToken: String, assurance: (aal: String, amrJSON: String), method: String
+        _ connection: Connection, userJSON: String, sessionID: String, refreshToken: String, assurance: (aal: String, amrJSON: String), method: String,
+        oauth: OAuthSessionGrant? = nil
     ) throws -> String {
         guard let user = (try? JSONSerialization.jsonObject(with: Data(userJSON.utf8))) as? [String: Any] else {
             throw AuthError.unexpected("user JSON")
@@ -20,13 +22,18 @@ extension AuthService {
         guard let amr = try? JSONSerialization.jsonObject(with: Data(assurance.amrJSON.utf8)) else { throw AuthError.unexpected("amr JSON") }
         let now = Int(Date().timeIntervalSince1970)
         let expiresAt = now + config.jwtExpiry
-        let built: [String: Any] = [
+        var built: [String: Any] = [
             "aud": "authenticated", "exp": expiresAt, "iat": now, "iss": config.issuer,
             "sub": user["id"] ?? "", "email": user["email"] ?? "", "phone": user["phone"] ?? "",
             "app_metadata": user["app_metadata"] ?? [:], "user_metadata": user["user_metadata"] ?? [:],
             "role": "authenticated", "aal": assurance.aal, "amr": amr,
             "session_id": sessionID, "is_anonymous": user["is_anonymous"] ?? false
         ]
+        // GoTrue's `client_id` and `scope` claims of an OAuth client's session.
+        if let oauth {
+            built["client_id"] = oauth.clientID
+            if !oauth.scope.isEmpty { built["scope"] = oauth.scope }
+        }
         let claims = try accessTokenClaims(connection, built, userID: user["id"] as? String ?? "", method: method)
         let accessToken = JWT.sign(claims: claims, keys: config.keys)
         return

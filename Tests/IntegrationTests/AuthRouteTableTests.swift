@@ -69,7 +69,9 @@ struct AuthRouteTableTests {
             (.post, "/invite", nil, .admin, nil, []),
             (.get, "/admin/users", nil, .admin, nil, []),
             (.delete, "/admin/users/\(Self.user)/factors/\(Self.factor)", nil, .admin, nil, []),
-            (.post, "/admin/oauth/clients", nil, .admin, nil, []),
+            (.post, "/admin/oauth/clients", nil, .admin, .oauthServer, []),
+            (.post, "/oauth/token", nil, .open, .oauthServer, []),
+            (.get, "/oauth/authorizations/abc", nil, .session, .oauthServer, []),
             (.get, "/authorize", nil, .open, nil, [])
         ]
         for (method, route, grantType, caller, needs, budgets) in cases {
@@ -122,7 +124,8 @@ struct AuthRouteTableTests {
 
     @Test func readersRefuseInGoTruesWords() {
         #expect(throws: AuthError.validationFailed("Unsupported logout scope \"everywhere\"")) { try parse(.post, "/logout", query: [("scope", "everywhere")]) }
-        #expect(throws: AuthError.oauthServerDisabled) { try parse(.get, "/user/oauth/grants") }
+        #expect(throws: AuthError.validationFailed("client_id query parameter is required")) { try parse(.delete, "/user/oauth/grants") }
+        #expect(throws: AuthError.validationFailed("invalid client_id format")) { try parse(.get, "/admin/oauth/clients/nope") }
         #expect(throws: AuthError.samlProviderDisabled) { try parse(.post, "/sso") }
         #expect(throws: AuthError.samlProviderDisabled) { try parse(.get, "/admin/sso/providers") }
         #expect(throws: AuthError.validationFailed("Unsupported provider: provider is not enabled")) {

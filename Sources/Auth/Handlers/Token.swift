@@ -50,17 +50,20 @@ extension AuthService {
     /// A new session with its first refresh token and its `method` claim; updates
     /// last_sign_in_at; returns session JSON. The session and its access token are one
     /// transaction (the caller's, or one of its own): a refused token leaves no session.
-    func startSession(_ connection: Connection, userID: String, method: String) throws -> String {
-        guard connection.isIdle else { return try startSessionInTransaction(connection, userID: userID, method: method) }
-        return try connection.withTransaction { try startSessionInTransaction($0, userID: userID, method: method) }
+    /// `oauth`: the session is an OAuth client's (its tokens carry `client_id` and `scope`).
+    func startSession(_ connection: Connection, userID: String, method: String, oauth: OAuthSessionGrant? = nil) throws -> String {
+        guard connection.isIdle else { return try startSessionInTransaction(connection, userID: userID, method: method, oauth: oauth) }
+        return try connection.withTransaction { try startSessionInTransaction($0, userID: userID, method: method, oauth: oauth) }
     }
 
-    private func startSessionInTransaction(_ connection: Connection, userID: String, method: String) throws -> String {
+    private func startSessionInTransaction(_ connection: Connection, userID: String, method: String, oauth: OAuthSessionGrant?) throws -> String {
         let sessionID = UUID().uuidString.lowercased()
         let refreshToken = Self.newRefreshToken()
-        let user = try Sessions.start(connection, id: sessionID, userID: userID, refreshTokenDigest: Self.digest(refreshToken), method: method)
+        let user = try Sessions.start(
+            connection, id: sessionID, userID: userID, refreshTokenDigest: Self.digest(refreshToken), method: method, oauth: oauth)
         return try sessionJSON(
-            connection, userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor(method), method: method)
+            connection, userJSON: user ?? "{}", sessionID: sessionID, refreshToken: refreshToken, assurance: Self.firstFactor(method), method: method,
+            oauth: oauth)
     }
 
     /// Rotation with GoTrue's reuse detection: the presented token is revoked and a child issued
@@ -68,11 +71,25 @@ extension AuthService {
     /// fresh child (concurrent refreshes from one client); later, it is treated as stolen and the
     /// whole session is revoked.
     func refresh(_ token: String) throws -> HTTPResponse {
+        .json(.ok, try refreshedSession(token, oauthClientID: nil))
+    }
+
+    /// The refresh of `refresh(_:)`; `oauthClientID` is the client that authenticated at
+    /// `/oauth/token` (nil at `/token`): an OAuth session is refreshed by its client only, and
+    /// a first-party session by no client (GoTrue's `invalid_client`).
+    func refreshedSession(_ token: String, oauthClientID: String?) throws -> String {
         // A reused token revokes its session; that must commit, so it is returned, then thrown.
         enum Outcome { case session(String), reused }
         let outcome = try pool.withTransaction { connection -> Outcome in
             guard let found = try RefreshTokens.lock(connection, digest: Self.digest(token)) else { throw AuthError.refreshTokenNotFound }
             guard !found.userBanned else { throw AuthError.userBanned("Invalid Refresh Token: User Banned", status: .badRequest) }
+            switch (found.oauth?.clientID, oauthClientID) {
+            case (nil, nil): break
+            case (.some, nil): throw AuthError.oauth("invalid_client", description: "Client authentication required for OAuth session")
+            case (nil, .some): throw AuthError.oauth("invalid_client", description: "Client authentication not allowed for non-OAuth session")
+            case (.some(let held), .some(let given)):
+                guard held == given else { throw AuthError.oauth("invalid_client", description: "Client does not match the session's OAuth client") }
+            }
             if found.revoked {
                 guard found.revokedFor ?? .infinity <= config.refreshReuseInterval else {
                     try Sessions.delete(connection, id: found.sessionID)
@@ -84,10 +101,12 @@ extension AuthService {
             let user = try Users.json(connection, id: found.userID) ?? "{}"
             let assurance = try Assurance.of(connection, sessionID: found.sessionID)
             return .session(
-                try sessionJSON(connection, userJSON: user, sessionID: found.sessionID, refreshToken: newToken, assurance: assurance, method: "token_refresh"))
+                try sessionJSON(
+                    connection, userJSON: user, sessionID: found.sessionID, refreshToken: newToken, assurance: assurance, method: "token_refresh",
+                    oauth: found.oauth))
         }
         switch outcome {
-        case .session(let json): return .json(.ok, json)
+        case .session(let json): return json
         case .reused: throw AuthError.refreshTokenAlreadyUsed
         }
     }

@@ -40,14 +40,17 @@ extension AuthService {
         guard isAdmin else { throw AuthError.notAdmin }
     }
 
-    /// A provider switch, before any budget is spent.
-    func check(_ needs: AuthRoute.Switch, _ parsed: AuthRequest) throws {
+    /// A provider switch, before any budget is spent; `parsed` is nil before the reader runs
+    /// (only `.oauthServer` is checked then).
+    func check(_ needs: AuthRoute.Switch, _ parsed: AuthRequest?) throws {
         switch needs {
         case .signUp:
             guard case .signUp(let signUp) = parsed else { return }
             try checkSignUpAllowed(signUp)
         case .emailLogins(let status):
             try checkEmailProvider(status: status)
+        case .oauthServer:
+            guard config.oauthServer.enabled else { throw AuthError.oauthServerDisabled }
         }
     }
 }
@@ -87,7 +90,7 @@ extension AuthRequest {
         case .signUp(let signUp): return signUp.email
         case .token(.password(let email, _, _)): return email.isEmpty ? nil : email
         case .health, .jwks, .openIDConfiguration, .settings, .token, .getUser, .updateUser, .logout, .admin, .recover, .otp, .resend, .verify,
-            .verifyLink, .reauthenticate, .mfa, .deleteIdentity:
+            .verifyLink, .reauthenticate, .mfa, .deleteIdentity, .oauthServer:
             return nil
         }
     }

@@ -27,6 +27,9 @@ struct AuthRoute: Sendable {
         case signUp
         /// `EXTERNAL_EMAIL_ENABLED`, refused with this status.
         case emailLogins(HTTPStatus)
+        /// `OAUTH_SERVER_ENABLED` (GoTrue's `requireOAuthServerEnabled`), checked before the
+        /// reader, as GoTrue's middleware runs before any body is decoded.
+        case oauthServer
     }
 
     /// A budget one request spends before its handler runs; 429 once over.
@@ -70,6 +73,8 @@ struct AuthRoute: Sendable {
         var parameters: [String: String]
         var query: [(name: String, value: String)]
         var body: [UInt8]
+        /// The request's headers (the token endpoint's `Authorization: Basic` and `Content-Type`).
+        var headers = HTTPHeaders()
 
         func parameter(_ name: String) -> String { parameters[name] ?? "" }
         func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }

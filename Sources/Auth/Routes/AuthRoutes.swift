@@ -10,7 +10,7 @@ extension AuthRoute {
         AuthRoute([.get], "settings", .key) { _ in .settings },
         AuthRoute([.get], ".well-known/jwks.json", .open) { _ in .jwks },
         AuthRoute([.get], ".well-known/openid-configuration", .open) { _ in .openIDConfiguration },
-        AuthRoute([.get], ".well-known/oauth-authorization-server", .open) { _ in throw AuthError.oauthServerDisabled },
+        AuthRoute([.get], ".well-known/oauth-authorization-server", .open, needs: .oauthServer) { _ in .oauthServer(.metadata) },
 
         // Sign-up and sign-in.
         AuthRoute([.post], "signup", .key, needs: .signUp, budgets: [.signInsPerAddress, .signInsPerEmail]) { try $0.signUp() },
@@ -35,7 +35,9 @@ extension AuthRoute {
         AuthRoute([.put], "user", .session) { try $0.updateUser() },
         AuthRoute([.delete], "user/identities/{identity_id}", .session) { .deleteIdentity($0.uuid("identity_id")) },
         AuthRoute([.get], "user/identities/authorize", .session) { input in throw input.unsupportedProvider() },
-        AuthRoute([], "user/oauth/*", .session) { _ in throw AuthError.oauthServerDisabled },
+        AuthRoute([.get], "user/oauth/grants", .session, needs: .oauthServer) { _ in .oauthServer(.listGrants) },
+        AuthRoute([.delete], "user/oauth/grants", .session, needs: .oauthServer) { try $0.revokeOAuthGrant() },
+        AuthRoute([], "user/oauth/*", .session, needs: .oauthServer) { _ in throw AuthError.notFound },
         AuthRoute([.post], "factors", .session) { .mfa(try $0.enrollFactor()) },
         AuthRoute([.post], "factors/{factor_id}/challenge", .session) { .mfa(try $0.challengeFactor()) },
         AuthRoute([.post], "factors/{factor_id}/verify", .session) { .mfa(try $0.verifyFactor()) },
@@ -45,7 +47,16 @@ extension AuthRoute {
         AuthRoute([.get], "authorize", .open) { input in throw input.unsupportedProvider() },
         AuthRoute([.get, .post], "callback", .open) { _ in throw AuthError.notFound },
         AuthRoute([], "sso/*", .key) { _ in throw AuthError.samlProviderDisabled },
-        AuthRoute([], "oauth/*", .key) { _ in throw AuthError.oauthServerDisabled },
+
+        // The OAuth 2.1 server: third-party clients and browsers call it without the `apikey`.
+        AuthRoute([.post], "oauth/clients/register", .open, needs: .oauthServer) { try $0.registerOAuthClient(dynamic: true) },
+        AuthRoute([.get], "oauth/authorize", .open, needs: .oauthServer) { try $0.oauthAuthorize() },
+        AuthRoute([.get], "oauth/authorizations/{authorization_id}", .session, needs: .oauthServer) {
+            .oauthServer(.authorization($0.parameter("authorization_id")))
+        },
+        AuthRoute([.post], "oauth/authorizations/{authorization_id}/consent", .session, needs: .oauthServer) { try $0.oauthConsent() },
+        AuthRoute([.post], "oauth/token", .open, needs: .oauthServer) { try $0.oauthToken() },
+        AuthRoute([], "oauth/*", .open, needs: .oauthServer) { _ in throw AuthError.notFound },
 
         // The admin API.
         AuthRoute([.post], "invite", .admin) { .admin(try $0.invite()) },
@@ -61,6 +72,14 @@ extension AuthRoute {
         },
         AuthRoute([.post], "admin/generate_link", .admin) { .admin(try $0.generateLink()) },
         AuthRoute([], "admin/sso/*", .admin) { _ in throw AuthError.samlProviderDisabled },
-        AuthRoute([], "admin/oauth/*", .admin) { _ in throw AuthError.oauthServerDisabled }
+        AuthRoute([.post], "admin/oauth/clients", .admin, needs: .oauthServer) { try $0.registerOAuthClient(dynamic: false) },
+        AuthRoute([.get], "admin/oauth/clients", .admin, needs: .oauthServer) { _ in .oauthServer(.listClients) },
+        AuthRoute([.get], "admin/oauth/clients/{client_id}", .admin, needs: .oauthServer) { .oauthServer(.getClient(try $0.oauthClientID())) },
+        AuthRoute([.put], "admin/oauth/clients/{client_id}", .admin, needs: .oauthServer) { try $0.updateOAuthClient() },
+        AuthRoute([.delete], "admin/oauth/clients/{client_id}", .admin, needs: .oauthServer) { .oauthServer(.deleteClient(try $0.oauthClientID())) },
+        AuthRoute([.post], "admin/oauth/clients/{client_id}/regenerate_secret", .admin, needs: .oauthServer) {
+            .oauthServer(.regenerateSecret(try $0.oauthClientID()))
+        },
+        AuthRoute([], "admin/oauth/*", .admin, needs: .oauthServer) { _ in throw AuthError.notFound }
     ]
 }

@@ -3,11 +3,14 @@ import Postgres
 /// `auth.sessions`.
 enum Sessions {
     /// A new session with its first refresh token and its authentication method (its `amr`),
-    /// the user's `last_sign_in_at` stamped; the user's JSON (one pipeline).
-    static func start(_ connection: Connection, id: String, userID: String, refreshTokenDigest: String, method: String) throws -> String? {
+    /// the user's `last_sign_in_at` stamped; the user's JSON (one pipeline). `oauth`: the OAuth
+    /// client the session is for, and the scopes granted to it.
+    static func start(
+        _ connection: Connection, id: String, userID: String, refreshTokenDigest: String, method: String, oauth: OAuthSessionGrant? = nil
+    ) throws -> String? {
         let results = try connection.pipeline([
             "UPDATE auth.users SET last_sign_in_at = now() WHERE id = \(userID)::uuid",
-            "INSERT INTO auth.sessions (id, user_id) VALUES (\(id)::uuid, \(userID)::uuid)",
+            "INSERT INTO auth.sessions (id, user_id, oauth_client_id, scopes) VALUES (\(id)::uuid, \(userID)::uuid, \(oauth?.clientID)::uuid, \(oauth?.scope))",
             "INSERT INTO auth.refresh_tokens (token, user_id, session_id) VALUES (\(refreshTokenDigest), \(userID)::uuid, \(id)::uuid)",
             "INSERT INTO auth.mfa_amr_claims (session_id, authentication_method) VALUES (\(id)::uuid, \(method))",
             Users.jsonStatement(id: userID)
@@ -58,6 +61,8 @@ enum RefreshTokens {
         var revokedFor: Double?
         /// The token's user is banned.
         var userBanned = false
+        /// The OAuth client and scopes of the token's session; nil for a first-party session.
+        var oauth: OAuthSessionGrant? = nil
     }
 
     /// The token with this digest in a live session, locked for the transaction.
@@ -65,7 +70,8 @@ enum RefreshTokens {
         let found = try connection.query(
             """
             SELECT r.id, r.user_id::text, r.session_id::text, r.revoked,
-                   extract(epoch FROM now() - r.updated_at) AS revoked_for, coalesce(u.banned_until > now(), false)
+                   extract(epoch FROM now() - r.updated_at) AS revoked_for, coalesce(u.banned_until > now(), false),
+                   s.oauth_client_id::text, coalesce(s.scopes, '')
             FROM auth.refresh_tokens r JOIN auth.sessions s ON s.id = r.session_id JOIN auth.users u ON u.id = r.user_id
             WHERE r.token = \(digest)
             FOR UPDATE OF r
@@ -73,7 +79,7 @@ enum RefreshTokens {
         guard found.count == 1, let id = found[0, 0], let userID = found[0, 1], let sessionID = found[0, 2] else { return nil }
         return Row(
             id: id, userID: userID, sessionID: sessionID, revoked: found[0].bool(3) == true, revokedFor: found[0].double(4),
-            userBanned: found[0].bool(5) == true)
+            userBanned: found[0].bool(5) == true, oauth: found[0, 6].map { OAuthSessionGrant(clientID: $0, scope: found[0, 7] ?? "") })
     }
 
     /// `row` revoked (its first revocation time kept), its child issued in the same session, the
