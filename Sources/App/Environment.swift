@@ -40,7 +40,7 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
 public typealias DevelopmentKeys = (_ folder: URL) throws -> (secret: String, anonKey: String, serviceRoleKey: String)
 
 extension ServerConfig {
-    /// Flags over environment over defaults (the README's configuration table, in one place).
+    /// Flags over environment over defaults (docs/configuration.md's table, in one place).
     /// An unset or empty variable takes its default; a value that cannot be used is an error,
     /// never silently the default.
     public init(environment: [String: String], flags: ServeFlags, developmentKeys: DevelopmentKeys) throws {

@@ -2,7 +2,7 @@ import Auth
 import Foundation
 
 /// Auth's hooks from the environment, with GoTrue's names (without its `GOTRUE_` prefix); the
-/// README's configuration table lists them.
+/// configuration table of docs/configuration.md lists them.
 extension AuthHooks {
     mutating func apply(environment: [String: String]) throws {
         let env = EnvironmentReader(environment)

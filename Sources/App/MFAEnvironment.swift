@@ -3,7 +3,7 @@ import Foundation
 import Identity
 
 /// The MFA settings from the environment, with GoTrue's names (without its `GOTRUE_` prefix);
-/// the README's configuration table lists them.
+/// the configuration table of docs/configuration.md lists them.
 extension MFAConfig {
     mutating func apply(environment: [String: String]) throws {
         let env = EnvironmentReader(environment)

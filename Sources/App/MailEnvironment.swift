@@ -2,7 +2,7 @@ import Auth
 import Foundation
 
 /// The e-mail flows' settings from the environment, with GoTrue's names (without its `GOTRUE_`
-/// prefix); the README's configuration table lists them.
+/// prefix); the configuration table of docs/configuration.md lists them.
 extension MailConfig {
     mutating func apply(environment: [String: String]) throws {
         let env = EnvironmentReader(environment)

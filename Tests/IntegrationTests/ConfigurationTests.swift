@@ -4,7 +4,7 @@ import Foundation
 import Realtime
 import Testing
 
-/// The README's configuration table against `ServerConfig(environment:flags:developmentKeys:)`:
+/// The configuration table of docs/configuration.md against `ServerConfig(environment:flags:developmentKeys:)`:
 /// every variable has its documented default and its effect, and a value that cannot be used is
 /// an error rather than silently the default.
 @Suite("Configuration from the environment")
@@ -22,12 +22,15 @@ struct ConfigurationTests {
         }
     }
 
-    /// The variables the README's configuration table lists.
+    /// The variables the configuration table lists (docs/configuration.md: the table under
+    /// "Settings", up to "Keys").
     static let documented: Set<String> = {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
-        let text = (try? String(contentsOf: readme, encoding: .utf8)) ?? ""
-        guard let start = text.range(of: "## Configuration"), let end = text.range(of: "### Keys", range: start.upperBound..<text.endIndex) else { return [] }
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/configuration.md")
+        let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        guard let start = text.range(of: "\n## Settings\n"), let end = text.range(of: "\n## Keys\n", range: start.upperBound..<text.endIndex) else {
+            return []
+        }
         return Set(
             text[start.upperBound..<end.lowerBound].split(separator: "\n").compactMap { line -> String? in
                 guard line.hasPrefix("| `") else { return nil }
@@ -198,8 +201,8 @@ struct ConfigurationTests {
     }
 
     @Test func everyDocumentedVariableIsHandledAndNoOther() {
-        #expect(Self.documented.count >= 30, "the README's table was not found")
-        #expect(Self.documented == Set(Self.effects.keys), "README and tests differ: \(Self.documented.symmetricDifference(Self.effects.keys))")
+        #expect(Self.documented.count >= 30, "the table of docs/configuration.md was not found")
+        #expect(Self.documented == Set(Self.effects.keys), "docs/configuration.md and tests differ: \(Self.documented.symmetricDifference(Self.effects.keys))")
     }
 
     @Test func defaultsAreTheDocumentedOnes() throws {

@@ -15,7 +15,7 @@ public enum MFAFactorType: String, Sendable, Equatable {
     }
 }
 
-/// Multi-factor authentication settings (GoTrue's `MFA_*` names in the README).
+/// Multi-factor authentication settings (GoTrue's `MFA_*` names in docs/configuration.md).
 public struct MFAConfig: Sendable {
     /// `MFA_TOTP_ENROLL_ENABLED`: new TOTP factors may be enrolled.
     public var totpEnrollEnabled = true

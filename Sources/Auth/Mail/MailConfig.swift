@@ -1,6 +1,6 @@
 import Foundation
 
-/// The e-mail flows' settings (GoTrue's names in the README).
+/// The e-mail flows' settings (GoTrue's names in docs/configuration.md).
 public struct MailConfig: Sendable {
     /// `MAILER_AUTOCONFIRM`: sign-ups are confirmed at once and answered with a session. Off: they
     /// get a confirmation mail, and password sign-in waits for the confirmation.
