@@ -224,7 +224,7 @@ public final class Application: Sendable {
             do {
                 switch event {
                 case .notified(payload: "reload config"):
-                    try adminPool.withConnection { connection in
+                    try reloading { connection in
                         do {
                             let settings = try config.postgrest.overlaid(from: connection, role: requestLogin.role)
                             // The exposed schemas may have changed: their caches with them.
@@ -236,7 +236,7 @@ public final class Application: Sendable {
                         }
                     }
                 case .notified(payload: ""), .notified(payload: "reload schema"), .connected(again: true):
-                    try adminPool.withConnection { try schema.reload(using: $0, schemas: rest.settings.settings.schemas) }
+                    try reloading { try schema.reload(using: $0, schemas: rest.settings.settings.schemas) }
                     logger.info("schema cache reloaded")
                 case .notified, .connected(again: false), .lost, .idle:
                     break
@@ -245,5 +245,12 @@ public final class Application: Sendable {
                 logger.error("schema cache not reloaded", metadata: ["error": "\(logText(error))"])
             }
         }
+    }
+
+    /// A reload's reads, on a new connection to the LISTEN connection's database (a connection
+    /// of the admin pool, reused from an earlier reload, was seen to read a schema created since
+    /// without its tables; a new one reads the catalog as it is).
+    private func reloading(_ body: (Connection) throws -> Void) throws {
+        try body(try Connection(conninfo: config.listenDatabaseURL ?? database.url))
     }
 }

@@ -8,6 +8,16 @@ import Logging
 /// database, for integration tests.
 public final class TestServer: Sendable {
     public static let secret = "integration-test-secret-of-at-least-32-chars"
+    /// The anon and service_role keys, signed once per test process: every test server has the
+    /// same ones, so a test's servers accept each other's keys (an API key is compared whole,
+    /// so keys signed a second apart would differ in `iat` and be refused).
+    static let keys: (anon: String, service: String) = {
+        let now = Int(Date().timeIntervalSince1970)
+        func key(_ role: String) -> String {
+            JWT.signHS256(claims: ["role": role, "iss": "supabase", "iat": now, "exp": now + 24 * 3600], secret: Array(secret.utf8))
+        }
+        return (key("anon"), key("service_role"))
+    }()
     public let application: Application
     public let databaseURL: String
     public let anonKey: String
@@ -17,9 +27,7 @@ public final class TestServer: Sendable {
     /// migrated database made elsewhere (a new one of the test cluster by default).
     public init(databaseURL: String? = nil, log: CapturedLog? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
         self.databaseURL = try databaseURL ?? TestPostgres.makeDatabase()
-        let now = Int(Date().timeIntervalSince1970)
-        anonKey = JWT.signHS256(claims: ["role": "anon", "iss": "supabase", "iat": now, "exp": now + 3600], secret: Array(Self.secret.utf8))
-        serviceKey = JWT.signHS256(claims: ["role": "service_role", "iss": "supabase", "iat": now, "exp": now + 3600], secret: Array(Self.secret.utf8))
+        (anonKey, serviceKey) = Self.keys
         var config = ServerConfig(keys: KeyConfig(jwtSecret: Self.secret, anonKey: anonKey, serviceRoleKey: serviceKey))
         config.port = 0
         config.database = .url(self.databaseURL)
@@ -40,7 +48,8 @@ public final class TestServer: Sendable {
         config.limits.bodyLimits = [BodyLimit(pathPrefix: "/storage/v1/", maxBytes: config.storage.maxRequestBytes)]
         configure(&config)
         var logger = Logger(label: "onboard.test")
-        logger.logLevel = .warning
+        // TEST_LOG_INFO=1: the servers' info lines too (a reload, a feed connecting), for a failure's story.
+        logger.logLevel = ProcessInfo.processInfo.environment["TEST_LOG_INFO"] == nil ? .warning : .info
         if let log { logger = log.logger(label: "onboard.test") }
         application = try Application.start(config, logger: logger)
     }
