@@ -3,13 +3,14 @@ import HTTP
 import Identity
 import Postgres
 
-/// The kinds of mailed token, one outstanding per user and kind (`auth.one_time_tokens`).
+/// The kinds of mailed or texted token, one outstanding per user and kind (`auth.one_time_tokens`).
 enum TokenType: String, Sendable {
     case confirmation = "confirmation_token"
     case recovery = "recovery_token"
     case emailChangeNew = "email_change_token_new"
     case emailChangeCurrent = "email_change_token_current"
     case reauthentication = "reauthentication_token"
+    case phoneChange = "phone_change_token"
 
     /// The tokens a verification `type` may consume.
     static func consumable(by type: AuthRequest.VerifyType) -> [TokenType] {
@@ -18,6 +19,8 @@ enum TokenType: String, Sendable {
         case .recovery, .magiclink: return [.recovery]
         case .emailChange: return [.emailChangeNew, .emailChangeCurrent]
         case .email: return [.confirmation, .recovery]
+        case .sms: return [.confirmation]
+        case .phoneChange: return [.phoneChange]
         }
     }
 }
