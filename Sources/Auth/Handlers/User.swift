@@ -42,7 +42,7 @@ extension AuthService {
         do {
             return try pool.withTransaction { connection in
                 guard let current = try Users.lockForUpdate(connection, id: userID) else { throw missing }
-                if current.isAnonymous && hash != nil && email == nil && current.email == nil {
+                if current.isAnonymous && hash != nil && email == nil && changes.phone == nil && current.email == nil {
                     throw AuthError.validationFailed("Updating password of an anonymous user without an email or phone is not allowed")
                 }
                 if let metadata = changes.metadataJSON {

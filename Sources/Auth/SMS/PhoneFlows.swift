@@ -34,6 +34,7 @@ extension AuthService {
     /// and stores its keyed hash; returns the provider's message id. A test number
     /// (`SMS_TEST_OTP`) gets its fixed code, no message and no budget spent.
     func issuePhoneCode(_ connection: Connection, _ row: PhoneUserRow, to phone: String, kind: PhoneTokenKind, channel: String) throws -> String {
+        try PhoneNumber.checkChannel(channel, twilio: config.sms.twilio != nil)
         try checkSMSFrequency(secondsAgo: kind == .confirmation ? row.confirmationAgo : row.phoneChangeAgo)
         let code: String
         let messageID: String

@@ -64,6 +64,14 @@ public struct TwilioConfig: Sendable, Equatable {
 
 /// GoTrue's phone numbers: `+` and spaces removed, then E.164 digits (`^[1-9][0-9]{1,14}$`).
 enum PhoneNumber {
+    /// The channel a code is sent by: `sms`, or `whatsapp` through Twilio only.
+    static func checkChannel(_ channel: String, twilio: Bool) throws(AuthError) {
+        guard channel == "sms" || (channel == "whatsapp" && twilio) else {
+            throw .validationFailed(
+                "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported for Twilio and Twilio Verify providers.")
+        }
+    }
+
     static func normalize(_ text: String) throws(AuthError) -> String {
         let digits = (text.hasPrefix("+") ? String(text.dropFirst()) : text).replacingOccurrences(of: " ", with: "")
         let bytes = Array(digits.utf8)

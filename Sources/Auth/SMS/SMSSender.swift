@@ -29,7 +29,12 @@ struct TwilioClient {
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         let credentials = Data("\(config.accountSID):\(config.authToken)".utf8).base64EncodedString()
         request.setValue("Basic \(credentials)", forHTTPHeaderField: "Authorization")
-        let fields = [("To", "+" + phone), ("Channel", channel), ("From", config.messageServiceSID), ("Body", message)]
+        // WhatsApp messages name both ends `whatsapp:+…` (the sender only when it is a number).
+        let whatsApp = channel == "whatsapp"
+        let senderIsNumber = (try? PhoneNumber.normalize(config.messageServiceSID)) != nil
+        let to = (whatsApp ? "whatsapp:" : "") + "+" + phone
+        let from = (whatsApp && senderIsNumber ? "whatsapp:" : "") + config.messageServiceSID
+        let fields = [("To", to), ("Channel", channel), ("From", from), ("Body", message)]
         request.httpBody = Data(AuthService.formEncode(fields).utf8)
         switch BlockingFetch.exchange(request) {
         case .failure(let error):
