@@ -15,7 +15,7 @@ extension SMSConfig {
         if let text = env.value("SMS_TEMPLATE") { template = text }
         for pair in env.list("SMS_TEST_OTP") {
             let parts = pair.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, !parts[1].isEmpty, let phone = try? Self.testNumber(parts[0]) else {
+            guard parts.count == 2, !parts[1].isEmpty, let phone = try? PhoneNumber.normalize(parts[0]) else {
                 throw ConfigurationError("SMS_TEST_OTP must be number:code pairs separated by commas, not \"\(pair)\"")
             }
             testOTPs[phone] = parts[1]
@@ -46,13 +46,6 @@ extension SMSConfig {
             twilio.apiURL = url
         }
         self.twilio = twilio
-    }
-
-    /// A test number as GoTrue normalizes numbers (`+` and spaces removed).
-    static func testNumber(_ text: String) throws -> String {
-        let digits = (text.hasPrefix("+") ? String(text.dropFirst()) : text).replacingOccurrences(of: " ", with: "")
-        guard !digits.isEmpty, digits.allSatisfy(\.isNumber) else { throw ConfigurationError("not a number") }
-        return digits
     }
 
     /// The `--print-config` rows (the auth token masked).

@@ -58,18 +58,14 @@ extension AuthService {
     /// 429 `over_sms_send_rate_limit` while the last code of this kind is younger than
     /// `SMS_MAX_FREQUENCY` (`secondsAgo` nil: none was sent).
     func checkSMSFrequency(secondsAgo: Double?) throws {
-        guard let secondsAgo, config.sms.maxFrequency > 0, secondsAgo < config.sms.maxFrequency else { return }
-        let left = max(1, Int(config.sms.maxFrequency - secondsAgo))
+        guard let left = Self.secondsToWait(secondsAgo: secondsAgo, interval: config.sms.maxFrequency) else { return }
         throw AuthError.overSMSSendRateLimit("For security purposes, you can only request this after \(left) seconds.", retryAfter: left)
     }
 
     /// One hit on the SMS budget (`RATE_LIMIT_SMS_SENT`), inside the caller's transaction.
     func countSMSBudget(_ connection: Connection) throws {
-        let limit = config.sms.sentLimit
-        guard try RateLimitCounters.hit(connection, keys: ["sms_sent:all"], limit: limit) else {
-            let left = try RateLimitCounters.secondsLeft(connection, keys: ["sms_sent:all"], limit: limit)
-            throw AuthError.overSMSSendRateLimit("SMS rate limit exceeded", retryAfter: left)
-        }
+        guard let left = try Self.spendSendingBudget(connection, key: "sms_sent:all", limit: config.sms.sentLimit) else { return }
+        throw AuthError.overSMSSendRateLimit("SMS rate limit exceeded", retryAfter: left)
     }
 
     /// `POST /signup` with a number: a phone user with a session (`SMS_AUTOCONFIRM`), or the

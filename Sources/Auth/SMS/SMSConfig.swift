@@ -63,7 +63,7 @@ public struct TwilioConfig: Sendable, Equatable {
 }
 
 /// GoTrue's phone numbers: `+` and spaces removed, then E.164 digits (`^[1-9][0-9]{1,14}$`).
-enum PhoneNumber {
+public enum PhoneNumber {
     /// The channel a code is sent by: `sms`, or `whatsapp` through Twilio only.
     static func checkChannel(_ channel: String, twilio: Bool) throws(AuthError) {
         guard channel == "sms" || (channel == "whatsapp" && twilio) else {
@@ -72,7 +72,7 @@ enum PhoneNumber {
         }
     }
 
-    static func normalize(_ text: String) throws(AuthError) -> String {
+    public static func normalize(_ text: String) throws(AuthError) -> String {
         let digits = (text.hasPrefix("+") ? String(text.dropFirst()) : text).replacingOccurrences(of: " ", with: "")
         let bytes = Array(digits.utf8)
         guard (2...15).contains(bytes.count), let first = bytes.first, (0x31...0x39).contains(first), bytes.allSatisfy({ (0x30...0x39).contains($0) })
