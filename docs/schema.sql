@@ -723,6 +723,8 @@ CREATE TABLE auth.users (
     email_change_sent_at timestamp with time zone,
     email_change_confirm_status smallint DEFAULT 0 NOT NULL,
     reauthentication_sent_at timestamp with time zone,
+    phone_change text DEFAULT ''::text NOT NULL,
+    phone_change_sent_at timestamp with time zone,
     CONSTRAINT users_email_change_confirm_status_check CHECK (((email_change_confirm_status >= 0) AND (email_change_confirm_status <= 2)))
 );
 
@@ -762,10 +764,13 @@ CREATE FUNCTION auth.user_json(u auth.users) RETURNS jsonb
     'updated_at', auth.gotrue_time(u.updated_at),
     'is_anonymous', u.is_anonymous
   ) || jsonb_strip_nulls(jsonb_build_object(
+    'phone_confirmed_at', auth.gotrue_time(u.phone_confirmed_at),
     'confirmation_sent_at', auth.gotrue_time(u.confirmation_sent_at),
     'recovery_sent_at', auth.gotrue_time(u.recovery_sent_at),
     'email_change_sent_at', auth.gotrue_time(u.email_change_sent_at),
     'new_email', nullif(u.email_change, ''),
+    'new_phone', nullif(u.phone_change, ''),
+    'phone_change_sent_at', auth.gotrue_time(u.phone_change_sent_at),
     'reauthentication_sent_at', auth.gotrue_time(u.reauthentication_sent_at),
     'invited_at', auth.gotrue_time(u.invited_at),
     'banned_until', auth.gotrue_time(u.banned_until),
@@ -2385,7 +2390,7 @@ CREATE TABLE auth.one_time_tokens (
     flow_state_id uuid,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     passwordless boolean DEFAULT false NOT NULL,
-    CONSTRAINT one_time_tokens_token_type_check CHECK ((token_type = ANY (ARRAY['confirmation_token'::text, 'recovery_token'::text, 'email_change_token_new'::text, 'email_change_token_current'::text, 'reauthentication_token'::text])))
+    CONSTRAINT one_time_tokens_token_type_check CHECK ((token_type = ANY (ARRAY['confirmation_token'::text, 'recovery_token'::text, 'email_change_token_new'::text, 'email_change_token_current'::text, 'reauthentication_token'::text, 'phone_change_token'::text])))
 );
 
 

@@ -253,6 +253,7 @@ extension ServerConfig {
         if let enabled = try env.boolean("EXTERNAL_ANONYMOUS_USERS_ENABLED") { auth.anonymousUsersEnabled = enabled }
         if let enabled = try env.boolean("EXTERNAL_EMAIL_ENABLED") { auth.emailEnabled = enabled }
         try auth.mail.apply(environment: environment)
+        try auth.sms.apply(environment: environment)
         try auth.mfa.apply(environment: environment)
         try auth.hooks.apply(environment: environment)
         try auth.oauthServer.apply(environment: environment)
@@ -324,7 +325,7 @@ extension ServerConfig {
                 ("GOOGLE_CLIENT_IDS", google.ids), ("GOOGLE_JWKS", google.jwks), ("APPLE_CLIENT_IDS", apple.ids), ("APPLE_JWKS", apple.jwks),
                 ("DISABLE_SIGNUP", "\(auth.disableSignup)"), ("EXTERNAL_ANONYMOUS_USERS_ENABLED", "\(auth.anonymousUsersEnabled)"),
                 ("EXTERNAL_EMAIL_ENABLED", "\(auth.emailEnabled)")
-            ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)") + auth.mfa.summaryRows()
+            ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)") + auth.sms.summaryRows() + auth.mfa.summaryRows()
             + auth.hooks.summaryRows() + auth.oauthServer.summaryRows()
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")

@@ -11,6 +11,7 @@ extension AuthHooks {
         passwordVerificationAttempt = try Self.hook("PASSWORD_VERIFICATION_ATTEMPT", env)
         mfaVerificationAttempt = try Self.hook("MFA_VERIFICATION_ATTEMPT", env)
         beforeUserCreated = try Self.hook("BEFORE_USER_CREATED", env)
+        sendSMS = try Self.hook("SEND_SMS", env)
     }
 
     /// `HOOK_<name>_ENABLED`, `HOOK_<name>_URI` and `HOOK_<name>_SECRETS` (an HTTP hook's): nil
@@ -33,7 +34,8 @@ extension AuthHooks {
             ("HOOK_CUSTOM_ACCESS_TOKEN_URI", customAccessToken?.uri ?? "(off)"),
             ("HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI", passwordVerificationAttempt?.uri ?? "(off)"),
             ("HOOK_MFA_VERIFICATION_ATTEMPT_URI", mfaVerificationAttempt?.uri ?? "(off)"),
-            ("HOOK_BEFORE_USER_CREATED_URI", beforeUserCreated?.uri ?? "(off)"), ("HOOK_TIMEOUT_MS", "\(timeoutMilliseconds)")
+            ("HOOK_BEFORE_USER_CREATED_URI", beforeUserCreated?.uri ?? "(off)"), ("HOOK_SEND_SMS_URI", sendSMS?.uri ?? "(off)"),
+            ("HOOK_TIMEOUT_MS", "\(timeoutMilliseconds)")
         ]
     }
 }

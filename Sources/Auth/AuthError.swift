@@ -47,6 +47,14 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case reauthenticationNeeded
     case reauthenticationNotValid
     case phoneProviderDisabled
+    /// A number another user has (422).
+    case phoneExists
+    /// Password sign-in by number before the number is confirmed (400).
+    case phoneNotConfirmed
+    /// The SMS provider refused or could not be reached (422), with GoTrue's words.
+    case smsSendFailed(String)
+    /// The per-number resend interval or the SMS budget (429).
+    case overSMSSendRateLimit(String, retryAfter: Int)
     /// A phone sign-up or sign-in: `Phone signups are disabled` (400), `Phone logins are
     /// disabled` (422).
     case phoneDisabled(String, status: HTTPStatus)
@@ -129,7 +137,9 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .weakPassword, .userAlreadyExists, .emailExists, .otpDisabled, .reauthenticationEmailNotConfirmed, .flowStateExpired,
             .reauthenticationNotValid:
             return .unprocessableContent
-        case .emailNotConfirmed, .badCodeVerifier, .reauthenticationNeeded, .phoneProviderDisabled: return .badRequest
+        case .emailNotConfirmed, .badCodeVerifier, .reauthenticationNeeded, .phoneProviderDisabled, .phoneNotConfirmed: return .badRequest
+        case .phoneExists, .smsSendFailed: return .unprocessableContent
+        case .overSMSSendRateLimit: return .tooManyRequests
         case .phoneDisabled(_, let status), .emailProviderDisabled(_, let status), .userBanned(_, let status): return status
         case .signupDisabled, .anonymousProviderDisabled, .identityAlreadyExists, .singleIdentityNotDeletable, .identityNotFound,
             .linkedEmailNotConfirmed, .emailConflictIdentityNotDeletable:
@@ -187,6 +197,10 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .reauthenticationNeeded: return "reauthentication_needed"
         case .reauthenticationNotValid: return "reauthentication_not_valid"
         case .phoneProviderDisabled, .phoneDisabled: return "phone_provider_disabled"
+        case .phoneExists: return "phone_exists"
+        case .phoneNotConfirmed: return "phone_not_confirmed"
+        case .smsSendFailed: return "sms_send_failed"
+        case .overSMSSendRateLimit: return "over_sms_send_rate_limit"
         case .emailProviderDisabled: return "email_provider_disabled"
         case .signupDisabled: return "signup_disabled"
         case .anonymousProviderDisabled: return "anonymous_provider_disabled"
@@ -258,6 +272,9 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .reauthenticationNeeded: return "Password update requires reauthentication"
         case .reauthenticationNotValid: return "Nonce has expired or is invalid"
         case .phoneProviderDisabled: return "Unsupported phone provider"
+        case .phoneExists: return "A user with this phone number has already been registered"
+        case .phoneNotConfirmed: return "Phone not confirmed"
+        case .smsSendFailed(let message), .overSMSSendRateLimit(let message, _): return message
         case .phoneDisabled(let message, _), .emailProviderDisabled(let message, _), .userBanned(let message, _): return message
         case .signupDisabled: return "Signups not allowed for this instance"
         case .anonymousProviderDisabled: return "Anonymous sign-ins are disabled"
@@ -303,8 +320,10 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .oauth(let error, _): return error
         case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
             .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .rateLimited, .providerDisabled, .notFound,
-            .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .overEmailSendRateLimit, .flowStateNotFound, .flowStateExpired,
+            .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .overEmailSendRateLimit, .overSMSSendRateLimit,
+            .flowStateNotFound, .flowStateExpired,
             .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
+            .phoneExists, .phoneNotConfirmed, .smsSendFailed,
             .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .badJSON, .oauthClientNotFound, .oauthClientRefused,
             .oauthDynamicRegistrationDisabled, .oauthAuthorizationNotFound, .oauthConsentNotFound, .invalidClientCredentials,
             .identityAlreadyExists, .singleIdentityNotDeletable,
@@ -320,11 +339,12 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     /// Seconds before the client may try again (`Retry-After`): the rate limits only.
     var retryAfter: Int? {
         switch self {
-        case .rateLimited(let seconds), .overEmailSendRateLimit(_, let seconds): return seconds
+        case .rateLimited(let seconds), .overEmailSendRateLimit(_, let seconds), .overSMSSendRateLimit(_, let seconds): return seconds
         case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
             .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .providerDisabled, .badIDToken, .idToken,
             .idTokenNonce, .notFound, .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .flowStateNotFound, .flowStateExpired,
             .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
+            .phoneExists, .phoneNotConfirmed, .smsSendFailed,
             .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .badJSON, .oauthClientNotFound, .oauthClientRefused,
             .oauthDynamicRegistrationDisabled, .oauthAuthorizationNotFound, .oauthConsentNotFound, .invalidClientCredentials, .oauth,
             .identityAlreadyExists, .singleIdentityNotDeletable,

@@ -3,7 +3,7 @@ import HTTP
 import Identity
 
 /// The admin API's readers, the values GoTrue reads the Go way (`ban_duration`), and the phone
-/// verifications this server answers as GoTrue does without phones.
+/// verifications' checks.
 extension AuthRoute.Input {
     /// `GET /admin/users?page=…&per_page=…`.
     func listUsers() throws(AuthError) -> AuthRequest.Admin {
@@ -72,24 +72,19 @@ extension AuthRoute.Input {
 }
 
 extension AuthRequest {
-    /// `POST /verify` with `type` `sms` or `phone_change`, answered as GoTrue answers it where
-    /// no user has a phone: its checks of the body, then the code is wrong.
-    static func refusePhoneVerification(token: String, tokenHash: String, email: String?, phone: String?, redirectTo: String?) throws(AuthError) {
+    /// `POST /verify` with `type` `sms` or `phone_change`, checked in GoTrue's order: one of a
+    /// code or a token hash (a token hash is not a phone verification), then the number alone.
+    static func phoneVerification(
+        type: VerifyType, token: String, tokenHash: String, email: String?, phone: String?, redirectTo: String?
+    ) throws(AuthError) -> Verify {
         guard token.isEmpty != tokenHash.isEmpty else { throw .validationFailed("Verify requires either a token or a token hash") }
         guard !token.isEmpty else {
             guard email == nil, phone == nil, (redirectTo ?? "").isEmpty else { throw .validationFailed("Only the token_hash and type should be provided") }
             throw .validationFailed("Invalid email verification type")
         }
-        if let phone, email == nil {
-            let digits = phone.hasPrefix("+") ? phone.dropFirst().replacingOccurrences(of: " ", with: "") : phone.replacingOccurrences(of: " ", with: "")
-            let bytes = Array(digits.utf8)
-            guard (2...15).contains(bytes.count), bytes[0] >= 0x31, bytes[0] <= 0x39, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-                throw .validationFailed("Invalid phone number format (E.164 required)")
-            }
-        } else if email == nil || phone != nil {
-            throw .validationFailed("Only an email address or phone number should be provided on verify")
-        }
-        throw .otpExpired(link: false)
+        guard let phone, email == nil else { throw .validationFailed("Only an email address or phone number should be provided on verify") }
+        return Verify(
+            type: type, credential: .sms(phone: try PhoneNumber.normalize(phone), token: token.trimmingCharacters(in: .whitespaces)), redirectTo: nil)
     }
 
     /// `ban_duration` as Go's `time.ParseDuration` reads it (`none`: lift the ban); empty or

@@ -33,7 +33,8 @@ extension AuthRoute.Input {
         return .signUp(
             AuthRequest.SignUp(
                 email: try body.email.email(), phone: try body.phone.nonEmpty(), password: try body.password.read(),
-                metadataJSON: try body.data.read()?.text ?? "{}", pkce: try body.pkce(), redirectTo: redirectTo))
+                metadataJSON: try body.data.read()?.text ?? "{}", pkce: try body.pkce(), redirectTo: redirectTo,
+                channel: try body.channel.nonEmpty() ?? "sms"))
     }
 
     /// `POST /recover`.
@@ -47,11 +48,17 @@ extension AuthRoute.Input {
     func resend() throws(AuthError) -> AuthRequest {
         let body = try RequestBody.decode(RequestBody.Resend.self, body)
         let type = try body.type.read() ?? ""
-        if type == "sms" || type == "phone_change" { throw .phoneProviderDisabled }
+        let email = try body.email.email()
+        let phone = try body.phone.nonEmpty()
+        if let kind = AuthRequest.PhoneResend.Kind(rawValue: type) {
+            guard let phone else { throw .validationFailed(kind == .sms ? "Type provided requires a phone number" : "Missing email address or phone number") }
+            guard email == nil else { throw .validationFailed("Only an email address or phone number should be provided.") }
+            return .phoneResend(AuthRequest.PhoneResend(kind: kind, phone: try PhoneNumber.normalize(phone)))
+        }
         guard let kind = AuthRequest.Resend.Kind(rawValue: type) else {
             throw .validationFailed("Missing one of these types: signup, email_change, sms, phone_change")
         }
-        guard let email = try body.email.email() else { throw .validationFailed("Missing email address") }
+        guard let email else { throw .validationFailed("Missing email address") }
         return .resend(AuthRequest.Resend(kind: kind, email: email, pkce: try body.pkce(), redirectTo: redirectTo))
     }
 
@@ -61,7 +68,12 @@ extension AuthRoute.Input {
         let email = try body.email.email()
         let phone = try body.phone.nonEmpty()
         if email != nil && phone != nil { throw .validationFailed("Only an email address or phone number should be provided") }
-        if phone != nil { throw .phoneProviderDisabled }
+        if let phone {
+            return .phoneOTP(
+                AuthRequest.PhoneOTP(
+                    phone: phone, createUser: try body.createUser.read() ?? true, metadataJSON: try body.data.read()?.text ?? "{}",
+                    channel: try body.channel.nonEmpty() ?? "sms"))
+        }
         guard let email else { throw .validationFailed("An email address or phone number is required") }
         if try body.channel.read().map({ !$0.isEmpty }) ?? false {
             throw .validationFailed("Channel should only be specified with Phone OTP")
@@ -81,11 +93,12 @@ extension AuthRoute.Input {
         let email = try body.email.email()
         let phone = try body.phone.nonEmpty()
         let redirectTo = try body.redirectTo.nonEmpty() ?? self.redirectTo
-        if typeText == "sms" || typeText == "phone_change" {
-            try AuthRequest.refusePhoneVerification(
-                token: token, tokenHash: tokenHash, email: email, phone: phone, redirectTo: try body.redirectTo.read())
-        }
         let type = try AuthRequest.verifyType(typeText)
+        if type == .sms || type == .phoneChange {
+            return .verify(
+                try AuthRequest.phoneVerification(
+                    type: type, token: token, tokenHash: tokenHash, email: email, phone: phone, redirectTo: try body.redirectTo.read()))
+        }
         guard token.isEmpty != tokenHash.isEmpty else { throw .validationFailed("Verify requires either a token or a token hash") }
         if !tokenHash.isEmpty {
             guard email == nil, phone == nil, (try body.redirectTo.read() ?? "").isEmpty else {
@@ -162,6 +175,8 @@ extension AuthRoute.Input {
         let metadata = try body.data.read()?.text
         var changes = AuthRequest.UserChanges(email: try body.email.email(), password: try body.password.read(), metadataJSON: metadata)
         changes.nonce = try body.nonce.nonEmpty()
+        changes.phone = try body.phone.nonEmpty()
+        changes.channel = try body.channel.nonEmpty() ?? "sms"
         changes.pkce = try body.pkce()
         changes.redirectTo = redirectTo
         return .updateUser(changes)
@@ -207,7 +222,7 @@ extension AuthRoute.Input {
 }
 
 extension AuthRequest {
-    /// The verification `type`: e-mail types only (this server sends no SMS and no invites).
+    /// The verification `type`: the e-mail tokens' and the SMS codes'.
     static func verifyType(_ text: String?) throws(AuthError) -> VerifyType {
         guard let text, !text.isEmpty else { throw .validationFailed("Verify requires a verification type") }
         guard let type = VerifyType(rawValue: text) else { throw .validationFailed("Unsupported verification type") }

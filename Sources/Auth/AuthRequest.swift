@@ -21,7 +21,11 @@ public enum AuthRequest: Sendable, Equatable {
     case admin(Admin)
     case recover(Recover)
     case otp(OTP)
+    /// `POST /otp` with a number.
+    case phoneOTP(PhoneOTP)
     case resend(Resend)
+    /// `POST /resend` with type `sms` or `phone_change`.
+    case phoneResend(PhoneResend)
     /// `POST /verify`.
     case verify(Verify)
     /// `GET /verify`: the link in a mail.
@@ -44,6 +48,8 @@ public enum AuthRequest: Sendable, Equatable {
         public var pkce: PKCEChallenge? = nil
         /// The `redirect_to` query parameter (validated against SITE_URL later).
         public var redirectTo: String? = nil
+        /// How a phone sign-up's code is sent (`sms` or `whatsapp`).
+        public var channel = "sms"
     }
 
     /// `code_challenge` and `code_challenge_method`, both given and well-formed.
@@ -69,6 +75,21 @@ public enum AuthRequest: Sendable, Equatable {
         public var redirectTo: String?
     }
 
+    /// `POST /otp` with a number (as given; normalized by the handler, after the provider switch).
+    public struct PhoneOTP: Sendable, Equatable {
+        public var phone: String
+        public var createUser: Bool
+        public var metadataJSON: String
+        public var channel: String
+    }
+
+    /// `POST /resend` with a number (normalized).
+    public struct PhoneResend: Sendable, Equatable {
+        public enum Kind: String, Sendable, Equatable { case sms, phoneChange = "phone_change" }
+        public var kind: Kind
+        public var phone: String
+    }
+
     /// `POST /resend`.
     public struct Resend: Sendable, Equatable {
         public enum Kind: String, Sendable, Equatable { case signup, emailChange = "email_change" }
@@ -78,15 +99,18 @@ public enum AuthRequest: Sendable, Equatable {
         public var redirectTo: String?
     }
 
-    /// The verification types of e-mail tokens.
+    /// The verification types: e-mail tokens, then the codes sent by SMS.
     public enum VerifyType: String, Sendable, Equatable {
         case signup, invite, recovery, magiclink, emailChange = "email_change", email
+        case sms, phoneChange = "phone_change"
     }
 
     /// `POST /verify`: a code with the address it was mailed to, or a link's token (`token_hash`).
     public struct Verify: Sendable, Equatable {
         public enum Credential: Sendable, Equatable {
             case otp(email: String, token: String)
+            /// A code sent by SMS, with its number (normalized).
+            case sms(phone: String, token: String)
             case tokenHash(String)
         }
         public var type: VerifyType
@@ -121,6 +145,10 @@ public enum AuthRequest: Sendable, Equatable {
     public struct UserChanges: Sendable, Equatable {
         public var email: String?
         public var password: String?
+        /// A new number (`PUT /user` only; as given, normalized by the handler).
+        public var phone: String? = nil
+        /// How the new number's code is sent.
+        public var channel = "sms"
         /// Metadata to merge (a null value deletes a key), as JSON object text.
         public var metadataJSON: String?
         /// The reauthentication code (`PUT /user` only).

@@ -37,6 +37,8 @@ public struct AuthConfig: Sendable {
     public var emailEnabled = true
     /// The e-mail flows (confirmation, recovery, magic link, e-mail change, PKCE).
     public var mail = MailConfig()
+    /// The phone provider and its codes sent by SMS.
+    public var sms = SMSConfig()
     /// Multi-factor authentication (TOTP).
     public var mfa = MFAConfig()
     /// GoTrue's hooks (PostgreSQL functions or HTTPS endpoints), each off by default.
@@ -126,6 +128,7 @@ public final class AuthService: Sendable {
             // GoTrue serves one document for both discoveries once the OAuth server is on.
             return .json(.ok, config.oauthServer.enabled ? authorizationServerMetadataJSON() : openIDConfigurationJSON())
         case .signUp(let signUp):
+            if let phone = signUp.phone, signUp.email == nil { return try signUpWithPhone(signUp, phone: phone) }
             if let email = signUp.email, !config.mail.autoconfirm {
                 return try signUpAwaitingConfirmation(signUp, email: email, request: request)
             }
@@ -144,8 +147,12 @@ public final class AuthService: Sendable {
             return try recover(body, request: request)
         case .otp(let body):
             return try sendOTP(body, request: request)
+        case .phoneOTP(let body):
+            return try sendPhoneOTP(body)
         case .resend(let body):
             return try resend(body, request: request)
+        case .phoneResend(let body):
+            return try resendPhone(body)
         case .verify(let body):
             return try verify(body, request: request)
         case .verifyLink(let link):
@@ -173,7 +180,10 @@ public final class AuthService: Sendable {
         guard signUp.email == nil || signUp.phone == nil else {
             throw AuthError.validationFailed("Only an email address or phone number should be provided on signup.")
         }
-        guard signUp.email != nil else { throw AuthError.phoneDisabled("Phone signups are disabled", status: .badRequest) }
+        guard signUp.email != nil else {
+            guard config.sms.enabled else { throw AuthError.phoneDisabled("Phone signups are disabled", status: .badRequest) }
+            return
+        }
         guard config.emailEnabled else { throw AuthError.emailProviderDisabled("Email signups are disabled", status: .badRequest) }
     }
 
@@ -183,12 +193,17 @@ public final class AuthService: Sendable {
         guard config.emailEnabled else { throw AuthError.emailProviderDisabled("Email logins are disabled", status: status) }
     }
 
+    /// `EXTERNAL_PHONE_ENABLED=false`, with the error each endpoint answers it with.
+    func checkPhoneProvider(_ refusal: AuthError) throws {
+        guard config.sms.enabled else { throw refusal }
+    }
+
     /// GoTrue's `/settings`: every id_token provider this server knows, enabled when configured.
     func settingsJSON() -> String {
-        var external = ["anonymous_users": config.anonymousUsersEnabled, "email": config.emailEnabled, "phone": false]
+        var external = ["anonymous_users": config.anonymousUsersEnabled, "email": config.emailEnabled, "phone": config.sms.enabled]
         for name in IDTokenProvider.builtIn { external[name] = config.providers[name] != nil }
         let providers = external.keys.sorted().map { "\(jsonString($0)):\(external[$0]!)" }.joined(separator: ",")
         return
-            #"{"external":{\#(providers)},"disable_signup":\#(config.disableSignup),"mailer_autoconfirm":\#(config.mail.autoconfirm),"phone_autoconfirm":false,"sms_provider":"","saml_enabled":false}"#
+            #"{"external":{\#(providers)},"disable_signup":\#(config.disableSignup),"mailer_autoconfirm":\#(config.mail.autoconfirm),"phone_autoconfirm":\#(config.sms.autoconfirm),"sms_provider":\#(jsonString(config.sms.providerName)),"saml_enabled":false}"#
     }
 }

@@ -25,7 +25,8 @@ struct Budget: Sendable, Equatable {
 }
 
 extension AuthService {
-    /// `PUT /user` with a new e-mail: spent once the change is valid, before its mails.
+    /// `PUT /user` with a new e-mail or number: spent once the change is valid, before its mails
+    /// or its SMS.
     func emailChangeBudget(_ request: HTTPRequest) -> Budget {
         Budget(limit: config.mail.otpRequestLimit, bucket: "otp", keys: ["ip:\(clientAddress(request))"])
     }

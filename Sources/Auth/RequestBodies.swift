@@ -43,12 +43,12 @@ enum RequestBody {
 
     /// `POST /signup`.
     struct SignUp: Decodable, PKCEFields {
-        var email, phone, password: BodyField<String>?
+        var email, phone, password, channel: BodyField<String>?
         var data: BodyField<JSONObjectText>?
         var codeChallenge, codeChallengeMethod: BodyField<String>?
 
         enum CodingKeys: String, CodingKey {
-            case email, phone, password, data, codeChallenge = "code_challenge", codeChallengeMethod = "code_challenge_method"
+            case email, phone, password, channel, data, codeChallenge = "code_challenge", codeChallengeMethod = "code_challenge_method"
         }
     }
 
@@ -77,11 +77,11 @@ enum RequestBody {
 
     /// `POST /resend`.
     struct Resend: Decodable, PKCEFields {
-        var type, email: BodyField<String>?
+        var type, email, phone: BodyField<String>?
         var codeChallenge, codeChallengeMethod: BodyField<String>?
 
         enum CodingKeys: String, CodingKey {
-            case type, email, codeChallenge = "code_challenge", codeChallengeMethod = "code_challenge_method"
+            case type, email, phone, codeChallenge = "code_challenge", codeChallengeMethod = "code_challenge_method"
         }
     }
 
@@ -123,13 +123,13 @@ enum RequestBody {
 
     /// `PUT /user`.
     struct UserUpdate: Decodable, PKCEFields {
-        var email, password: BodyField<String>?
+        var email, password, phone, channel: BodyField<String>?
         var data: BodyField<JSONObjectText>?
         var nonce: BodyField<String>?
         var codeChallenge, codeChallengeMethod: BodyField<String>?
 
         enum CodingKeys: String, CodingKey {
-            case email, password, data, nonce, codeChallenge = "code_challenge", codeChallengeMethod = "code_challenge_method"
+            case email, password, phone, channel, data, nonce, codeChallenge = "code_challenge", codeChallengeMethod = "code_challenge_method"
         }
     }
 

@@ -18,16 +18,22 @@ extension AuthService {
 
     func verify(_ body: AuthRequest.Verify, request: HTTPRequest) throws -> HTTPResponse {
         var failureKey: String?
-        if case .otp(let email, _) = body.credential {
+        // Codes are six digits: each check of a code for an address or number takes one of its
+        // `MAILER_OTP_MAX_FAILURES` attempts first, in one atomic statement, so concurrent
+        // guesses never get more checks than the limit; past it, code entry for the address
+        // waits for the window to end (links keep working). A check that was not a wrong code
+        // gives its attempt back.
+        switch body.credential {
+        case .otp(let email, _):
             guard Self.isValidEmail(email) else { throw AuthError.validationFailed("Invalid email format") }
-            // Codes are six digits: each check of a code for an address takes one of its
-            // `MAILER_OTP_MAX_FAILURES` attempts first, in one atomic statement, so concurrent
-            // guesses never get more checks than the limit; past it, code entry for the address
-            // waits for the window to end (links keep working). A check that was not a wrong
-            // code gives its attempt back.
-            let key = "otp_failures:\(email)"
-            try pool.withConnection { try RateLimitCounters.check($0, keys: [key], limit: otpFailureLimit) }
-            failureKey = key
+            failureKey = "otp_failures:\(email)"
+        case .sms(let phone, _):
+            failureKey = "otp_failures:\(phone)"
+        case .tokenHash:
+            failureKey = nil
+        }
+        if let failureKey {
+            try pool.withConnection { try RateLimitCounters.check($0, keys: [failureKey], limit: otpFailureLimit) }
         }
         var wrongCode = false
         defer {
@@ -106,24 +112,34 @@ extension AuthService {
         case .tokenHash(let token):
             isLink = true
             rows = try OneTimeTokens.lock(connection, linkDigest: Self.digest(token), types: types)
-        case .otp(let email, _):
-            rows = try OneTimeTokens.lock(connection, address: email, types: types)
+        case .otp(let address, _), .sms(let address, _):
+            rows = try OneTimeTokens.lock(connection, address: address, types: types)
         }
         var match: OneTimeTokens.Row?
         for row in rows {
-            guard case .otp(let email, let code) = credential else {
+            let address: String
+            let code: String
+            switch credential {
+            case .tokenHash:
                 match = match ?? row
                 continue
+            case .otp(let email, let token): (address, code) = (email, token)
+            case .sms(let phone, let token): (address, code) = (phone, token)
             }
             guard let userID = row.userID, let tokenType = row.tokenType.flatMap(TokenType.init(rawValue:)) else { continue }
             // Every candidate is compared, in constant time each.
-            let expected = otpHash(code, type: tokenType, userID: userID, address: email)
+            let expected = otpHash(code, type: tokenType, userID: userID, address: address)
             if Crypto.constantTimeEquals(Array(expected.utf8), Array((row.otpHash ?? "").utf8)) && match == nil { match = row }
         }
         guard let token = match, let userID = token.userID, let tokenType = token.tokenType.flatMap(TokenType.init(rawValue:)) else {
             throw AuthError.otpExpired(link: isLink)
         }
         if try Users.isBanned(connection, id: userID) { throw AuthError.userBanned("User is banned", status: .forbidden) }
+        if case .sms(let phone, _) = credential {
+            guard let age = token.age, age <= config.sms.otpExpiry else { throw AuthError.otpExpired(link: false) }
+            try applyPhoneToken(connection, userID: userID, type: tokenType, phone: phone)
+            return .done(userID: userID, flowStateID: nil)
+        }
         guard let age = token.age, age <= config.mail.otpExpiry else { throw AuthError.otpExpired(link: isLink) }
         switch tokenType {
         case .confirmation, .recovery, .reauthentication:
@@ -144,6 +160,8 @@ extension AuthService {
             }
             guard try !Users.emailTaken(connection, email: newEmail, byOtherThan: userID) else { throw AuthError.emailExists }
             try Users.completeEmailChange(connection, id: userID, newEmail: newEmail)
+        case .phoneChange:
+            throw AuthError.otpExpired(link: isLink)
         }
         return .done(userID: userID, flowStateID: token.flowStateID)
     }

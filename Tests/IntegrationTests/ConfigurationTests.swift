@@ -147,6 +147,21 @@ struct ConfigurationTests {
         "URI_ALLOW_LIST": ("myapp://**, https://*.example.com/**", { $0.auth.mail.allowList == ["myapp://**", "https://*.example.com/**"] }),
         "EXTERNAL_FLOW_STATE_EXPIRY_DURATION": ("10m", { $0.auth.mail.flowStateExpiry == 600 }),
         "SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": ("true", { $0.auth.mail.requireReauthentication }),
+        "EXTERNAL_PHONE_ENABLED": ("true", { $0.auth.sms.enabled }),
+        "SMS_AUTOCONFIRM": ("true", { $0.auth.sms.autoconfirm }),
+        "SMS_OTP_EXP": ("5m", { $0.auth.sms.otpExpiry == 300 }),
+        "SMS_OTP_LENGTH": ("8", { $0.auth.sms.otpLength == 8 }),
+        "SMS_MAX_FREQUENCY": ("30s", { $0.auth.sms.maxFrequency == 30 }),
+        "RATE_LIMIT_SMS_SENT": ("4", { $0.auth.sms.sentLimit == .init(hits: 4, window: 3600) }),
+        "SMS_TEMPLATE": ("Code: {{ .Code }}", { $0.auth.sms.template == "Code: {{ .Code }}" }),
+        "SMS_TEST_OTP": ("+1 555 000 0000:123456, 4915100000000:654321", { $0.auth.sms.testOTPs == ["15550000000": "123456", "4915100000000": "654321"] }),
+        "SMS_TEST_OTP_VALID_UNTIL": ("2030-01-01T00:00:00Z", { $0.auth.sms.testOTPValidUntil?.timeIntervalSince1970 == 1_893_456_000 }),
+        // Twilio's settings are read together; see twilioNeedsItsCredentials.
+        "SMS_PROVIDER": ("", { $0.auth.sms.twilio == nil }),
+        "SMS_TWILIO_ACCOUNT_SID": ("AC1", { _ in true }),
+        "SMS_TWILIO_AUTH_TOKEN": ("secret", { _ in true }),
+        "SMS_TWILIO_MESSAGE_SERVICE_SID": ("MG1", { _ in true }),
+        "SMS_TWILIO_API_URL": ("http://127.0.0.1:9", { _ in true }),
         "DASHBOARD_PASSWORD": ("correct-horse-battery", { $0.dashboard.password == "correct-horse-battery" && $0.dashboard.isEnabled }),
         "DASHBOARD_SERVICE_KEY_SIGN_IN": ("true", { $0.dashboard.serviceKeySignIn && $0.dashboard.isEnabled }),
         "DASHBOARD_SESSION_HOURS": ("2", { $0.dashboard.sessionSeconds == 7200 }),
@@ -173,11 +188,14 @@ struct ConfigurationTests {
         "HOOK_MFA_VERIFICATION_ATTEMPT_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.mfaVerificationAttempt == nil }),
         "HOOK_BEFORE_USER_CREATED_ENABLED": ("false", { _ in true }),
         "HOOK_BEFORE_USER_CREATED_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.beforeUserCreated == nil }),
+        "HOOK_SEND_SMS_ENABLED": ("false", { _ in true }),
+        "HOOK_SEND_SMS_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.sendSMS == nil }),
         // An HTTP hook's, read with its URI; see hooksNeedAURIGoTrueAccepts.
         "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS": ("v1,whsec_x", { _ in true }),
         "HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS": ("v1,whsec_x", { _ in true }),
         "HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS": ("v1,whsec_x", { _ in true }),
         "HOOK_BEFORE_USER_CREATED_SECRETS": ("v1,whsec_x", { _ in true }),
+        "HOOK_SEND_SMS_SECRETS": ("v1,whsec_x", { _ in true }),
         "HOOK_TIMEOUT_MS": ("500", { $0.auth.hooks.timeoutMilliseconds == 500 })
     ]
 
@@ -190,6 +208,21 @@ struct ConfigurationTests {
             try Self.config(["SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY": key, "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID": "jwt"])
         }
         #expect(throws: ConfigurationError.self) { try Self.config(["MFA_MAX_ENROLLED_FACTORS": "0"]) }
+    }
+
+    @Test func twilioNeedsItsCredentials() throws {
+        let twilio = [
+            "SMS_PROVIDER": "twilio", "SMS_TWILIO_ACCOUNT_SID": "AC1", "SMS_TWILIO_AUTH_TOKEN": "secret", "SMS_TWILIO_MESSAGE_SERVICE_SID": "MG1"
+        ]
+        let provider = try #require(try Self.config(twilio).auth.sms.twilio)
+        #expect(provider.accountSID == "AC1" && provider.authToken == "secret" && provider.messageServiceSID == "MG1")
+        #expect(provider.apiURL == "https://api.twilio.com")
+        let local = try Self.config(twilio.merging(["SMS_TWILIO_API_URL": "http://127.0.0.1:9"]) { $1 }).auth.sms.twilio
+        #expect(local?.apiURL == "http://127.0.0.1:9")
+        #expect(throws: ConfigurationError.self) { try Self.config(twilio.merging(["SMS_TWILIO_AUTH_TOKEN": ""]) { $1 }) }
+        #expect(throws: ConfigurationError.self) { try Self.config(["SMS_PROVIDER": "vonage"]) }
+        #expect(throws: ConfigurationError.self) { try Self.config(twilio.merging(["SMS_TWILIO_API_URL": "ftp://x"]) { $1 }) }
+        #expect(throws: ConfigurationError.self) { try Self.config(["SMS_TEST_OTP": "not-a-number:1"]) }
     }
 
     @Test func readReplicaLagIsADurationOrASizeOfWAL() throws {

@@ -11,7 +11,9 @@ extension AuthService {
             if !email.isEmpty {
                 try checkEmailProvider(status: .unprocessableContent)
             } else if let phone, !phone.isEmpty {
-                throw AuthError.phoneDisabled("Phone logins are disabled", status: .unprocessableContent)
+                try checkPhoneProvider(.phoneDisabled("Phone logins are disabled", status: .unprocessableContent))
+                guard let password else { throw AuthError.validationFailed("missing email or phone") }
+                return try signInWithPassword(phone: try PhoneNumber.normalize(phone), password: password)
             }
             guard let password, !email.isEmpty else {
                 throw AuthError.validationFailed("missing email or phone")
@@ -29,9 +31,10 @@ extension AuthService {
         }
     }
 
-    func signInWithPassword(email: String, password: String) throws -> HTTPResponse {
+    /// A password sign-in by e-mail, or by number (`phone`, normalized; then `email` is empty).
+    func signInWithPassword(email: String = "", phone: String? = nil, password: String) throws -> HTTPResponse {
         try pool.withConnection { connection in
-            let found = try Users.passwordSignIn(connection, email: email)
+            let found = try phone.map { try Users.passwordSignIn(connection, phone: $0) } ?? Users.passwordSignIn(connection, email: email)
             // Unknown e-mail and wrong password answer alike, in about the same time.
             let hash = found?.passwordHash ?? Password.dummyHash
             let valid = Password.verify(password, hash: hash) && password.utf8.count <= Password.maxBytes
@@ -42,7 +45,7 @@ extension AuthService {
             // password's holder learns it.
             guard !found.banned else { throw AuthError.userBanned("User is banned", status: .badRequest) }
             // As GoTrue: only once the password is right, so the answer tells nothing to others.
-            guard found.confirmed else { throw AuthError.emailNotConfirmed }
+            guard found.confirmed else { throw phone == nil ? AuthError.emailNotConfirmed : AuthError.phoneNotConfirmed }
             return .json(.ok, try startSession(connection, userID: found.id, method: "password"))
         }
     }

@@ -42,7 +42,7 @@ extension AuthService {
         do {
             return try pool.withTransaction { connection in
                 guard let current = try Users.lockForUpdate(connection, id: userID) else { throw missing }
-                if current.isAnonymous && hash != nil && email == nil && current.email == nil {
+                if current.isAnonymous && hash != nil && email == nil && changes.phone == nil && current.email == nil {
                     throw AuthError.validationFailed("Updating password of an anonymous user without an email or phone is not allowed")
                 }
                 if let metadata = changes.metadataJSON {
@@ -76,9 +76,9 @@ extension AuthService {
         var changes = changes
         // A credential (the password, the address) changes only at the level the user enrolled
         // for: a phished password alone must not lock the owner out. Metadata stays open at aal1.
-        if changes.password != nil || changes.email != nil {
+        if changes.password != nil || changes.email != nil || changes.phone != nil {
             let current = try pool.withConnection { try Assurance.credentialGuard($0, userID: userID, sessionID: sessionID) }
-            if current.belowLevel && (changes.password != nil || changes.email.map { $0.lowercased() } != current.email) {
+            if current.belowLevel && (changes.password != nil || changes.phone != nil || changes.email.map { $0.lowercased() } != current.email) {
                 throw AuthError.insufficientAAL("AAL2 session is required to update email or password when MFA is enabled.", status: .unauthorized)
             }
         }
@@ -101,6 +101,10 @@ extension AuthService {
                 send(mails)
                 changes.email = nil
             }
+        }
+        if let phone = changes.phone {
+            try spend(emailChangeBudget(request))
+            try changePhone(userID: userID, newPhone: phone, channel: changes.channel)
         }
         return .json(.ok, try applyUserChanges(userID: userID, changes, missing: .userFromTokenNotFound))
     }

@@ -115,6 +115,9 @@ public struct AuthHooks: Sendable, Equatable {
     /// `HOOK_BEFORE_USER_CREATED_*`: shown each user a sign-up, a first sign-in with a provider,
     /// an invitation or a generated link creates, in its transaction; may refuse it.
     public var beforeUserCreated: AuthHook?
+    /// `HOOK_SEND_SMS_*`: sends each SMS code instead of the SMS provider (the user and
+    /// `sms: {otp, phone, sms_type}`); its error refuses the request.
+    public var sendSMS: AuthHook?
     /// How long a hook function may run before it is cancelled (GoTrue's 2 s).
     public var timeoutMilliseconds = 2000
     /// An HTTP hook's time for all its attempts, and its attempts (GoTrue's 5 s and 3; 2 s apart

@@ -3,13 +3,14 @@ import HTTP
 import Identity
 import Postgres
 
-/// The kinds of mailed token, one outstanding per user and kind (`auth.one_time_tokens`).
+/// The kinds of mailed or texted token, one outstanding per user and kind (`auth.one_time_tokens`).
 enum TokenType: String, Sendable {
     case confirmation = "confirmation_token"
     case recovery = "recovery_token"
     case emailChangeNew = "email_change_token_new"
     case emailChangeCurrent = "email_change_token_current"
     case reauthentication = "reauthentication_token"
+    case phoneChange = "phone_change_token"
 
     /// The tokens a verification `type` may consume.
     static func consumable(by type: AuthRequest.VerifyType) -> [TokenType] {
@@ -18,6 +19,8 @@ enum TokenType: String, Sendable {
         case .recovery, .magiclink: return [.recovery]
         case .emailChange: return [.emailChangeNew, .emailChangeCurrent]
         case .email: return [.confirmation, .recovery]
+        case .sms: return [.confirmation]
+        case .phoneChange: return [.phoneChange]
         }
     }
 }
@@ -89,19 +92,28 @@ extension AuthService {
     /// 429 `over_email_send_rate_limit` while the last mail of this kind is younger than
     /// `SMTP_MAX_FREQUENCY` (`secondsAgo` nil: none was sent).
     func checkFrequency(secondsAgo: Double?) throws {
-        guard let secondsAgo, config.mail.maxFrequency > 0, secondsAgo < config.mail.maxFrequency else { return }
-        let left = max(1, Int(config.mail.maxFrequency - secondsAgo))
+        guard let left = Self.secondsToWait(secondsAgo: secondsAgo, interval: config.mail.maxFrequency) else { return }
         throw AuthError.overEmailSendRateLimit("For security purposes, you can only request this after \(left) seconds.", retryAfter: left)
     }
 
     /// One hit on the mail budget (`RATE_LIMIT_EMAIL_SENT`), inside the caller's transaction.
     func countMailBudget(_ connection: Connection) throws {
-        let limit = config.mail.emailSentLimit
-        let within = try RateLimitCounters.hit(connection, keys: ["email_sent:all"], limit: limit)
-        if !within {
-            let left = try RateLimitCounters.secondsLeft(connection, keys: ["email_sent:all"], limit: limit)
-            throw AuthError.overEmailSendRateLimit("Email rate limit exceeded", retryAfter: left)
-        }
+        guard let left = try Self.spendSendingBudget(connection, key: "email_sent:all", limit: config.mail.emailSentLimit) else { return }
+        throw AuthError.overEmailSendRateLimit("Email rate limit exceeded", retryAfter: left)
+    }
+
+    /// The seconds (at least 1) until `interval` has passed since the last message of a kind
+    /// (`secondsAgo`; nil: none was sent); nil when it has.
+    static func secondsToWait(secondsAgo: Double?, interval: Double) -> Int? {
+        guard let secondsAgo, interval > 0, secondsAgo < interval else { return nil }
+        return max(1, Int(interval - secondsAgo))
+    }
+
+    /// One hit on a budget of messages sent (`key` against `limit`) inside the caller's
+    /// transaction; nil while within it, else the seconds until its window ends.
+    static func spendSendingBudget(_ connection: Connection, key: String, limit: RateLimit) throws -> Int? {
+        guard try !RateLimitCounters.hit(connection, keys: [key], limit: limit) else { return nil }
+        return try RateLimitCounters.secondsLeft(connection, keys: [key], limit: limit)
     }
 
     /// A new PKCE flow for `userID`; returns its id.

@@ -48,7 +48,11 @@ extension AuthService {
             guard case .signUp(let signUp) = parsed else { return }
             try checkSignUpAllowed(signUp)
         case .emailLogins(let status):
-            try checkEmailProvider(status: status)
+            switch parsed {
+            case .phoneOTP: try checkPhoneProvider(.phoneProviderDisabled)
+            case .phoneResend: try checkPhoneProvider(.phoneDisabled("Phone logins are disabled", status: .badRequest))
+            default: try checkEmailProvider(status: status)
+            }
         case .oauthServer:
             guard config.oauthServer.enabled else { throw AuthError.oauthServerDisabled }
         }
@@ -89,8 +93,8 @@ extension AuthRequest {
         switch self {
         case .signUp(let signUp): return signUp.email
         case .token(.password(let email, _, _)): return email.isEmpty ? nil : email
-        case .health, .jwks, .openIDConfiguration, .settings, .token, .getUser, .updateUser, .logout, .admin, .recover, .otp, .resend, .verify,
-            .verifyLink, .reauthenticate, .mfa, .deleteIdentity, .oauthServer:
+        case .health, .jwks, .openIDConfiguration, .settings, .token, .getUser, .updateUser, .logout, .admin, .recover, .otp, .phoneOTP, .resend,
+            .phoneResend, .verify, .verifyLink, .reauthenticate, .mfa, .deleteIdentity, .oauthServer:
             return nil
         }
     }

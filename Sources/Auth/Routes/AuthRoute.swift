@@ -25,7 +25,8 @@ struct AuthRoute: Sendable {
         /// Sign-ups, then the provider of what signs up (anonymous, e-mail, phone), in GoTrue's
         /// order (`AuthService.checkSignUpAllowed`).
         case signUp
-        /// `EXTERNAL_EMAIL_ENABLED`, refused with this status.
+        /// `EXTERNAL_EMAIL_ENABLED`, refused with this status; for a request naming a number,
+        /// `EXTERNAL_PHONE_ENABLED` (refused as GoTrue refuses each endpoint).
         case emailLogins(HTTPStatus)
         /// `OAUTH_SERVER_ENABLED` (GoTrue's `requireOAuthServerEnabled`), checked before the
         /// reader, as GoTrue's middleware runs before any body is decoded.
@@ -42,7 +43,7 @@ struct AuthRoute: Sendable {
         case refreshesPerAddress
         /// Verifications per client address (`RATE_LIMIT_VERIFY`).
         case verificationsPerAddress
-        /// Requests that send a mail, per client address (`RATE_LIMIT_OTP`).
+        /// Requests that send a mail or an SMS, per client address (`RATE_LIMIT_OTP`).
         case mailRequestsPerAddress
     }
 
