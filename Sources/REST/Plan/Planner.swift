@@ -207,7 +207,9 @@ struct Planner {
         var read = ReadPlan(
             table: table, from: .table(table.qualifiedName), select: .fields(select.fields),
             conditions: scope.conditions.map { .condition($0) } + select.inner, denyAll: scope.denyAll, grouping: select.grouping)
-        read.order = try relatedOrders(request.order, items: request.select, table: table, realName: table.name, origin: table.name, path: "", state: &state)
+        read.order = try relatedOrders(
+            request.order, items: request.select, table: table, realName: table.name, origin: table.name, path: "",
+            spreadPositions: select.spreadPositions, state: &state)
         read.limit = request.limit
         read.offset = request.offset
         return read
@@ -229,7 +231,7 @@ struct Planner {
         // PostgREST names a write's own rows `pgrst_source` in PGRST118.
         let order = try relatedOrders(
             request.order, items: request.select, table: table, realName: table.name, origin: "pgrst_source", path: "",
-            parentQualifier: "pgrst_source", state: &state)
+            parentQualifier: "pgrst_source", spreadPositions: select.spreadPositions, state: &state)
         return ReadPlan(
             table: table, from: .source, qualifier: "pgrst_source", select: .fields(select.fields), conditions: select.inner,
             grouping: select.grouping, order: order)
