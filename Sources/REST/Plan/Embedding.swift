@@ -211,10 +211,7 @@ extension Planner {
         rows.order = try relatedOrders(
             related.query.order, items: related.select, table: aliased, realName: target.name, origin: target.name, path: path,
             spreadPositions: select.spreadPositions, state: &state)
-        if toMany && !state.isWrite {
-            rows.limit = related.query.limit
-            rows.offset = related.query.offset
-        }
+        applyRange(related.query, to: &rows, state: state)
         let value = EmbedPlan(alias: alias, toMany: toMany, rows: rows)
         guard embed.inner || embed.anti else { return (value, nil) }
         var exists = try self.rows(related, alias: state.alias(), parent: parent, caller: state.caller)
@@ -281,12 +278,8 @@ extension Planner {
         if toMany {
             rows.order = try relatedOrders(
                 related.query.order, items: related.select, table: aliased, realName: target.name, origin: target.name, path: path, state: &state)
-            // A write's answer takes no range, as for a to-many embed.
-            if !state.isWrite {
-                rows.limit = related.query.limit
-                rows.offset = related.query.offset
-            }
         }
+        applyRange(related.query, to: &rows, state: state)
         let columns = values.map { column -> SpreadColumn in
             var wrapped = column
             wrapped.value = .spread(rows, column.value, toMany: toMany)
@@ -299,6 +292,16 @@ extension Planner {
         exists.limit = nil
         exists.offset = 0
         return (columns, exists)
+    }
+
+    /// An embedded level's range, as PostgREST ranges every level of a read: the embed's `limit`
+    /// (within `db-max-rows`) and `offset`, on to-one embeds too (an offset past the one row
+    /// answers `null`). A write's answer takes none, as PostgREST applies no range to a
+    /// mutation's read plan.
+    private func applyRange(_ query: ApiRequest.EmbeddedQuery, to rows: inout ReadPlan, state: EmbedState) {
+        guard !state.isWrite else { return }
+        rows.limit = maxRows.map { min(query.limit ?? $0, $0) } ?? query.limit
+        rows.offset = query.offset
     }
 
     /// 42703 for a selected column the embedded table lacks.

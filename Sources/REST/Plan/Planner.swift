@@ -31,6 +31,9 @@ struct ActionPlan: Sendable {
     /// `Prefer: count=planned`: an `EXPLAIN (FORMAT JSON)` of the read's rows, whose estimate
     /// becomes the total (PostgREST's planned count).
     var plannedCount: SQL? = nil
+    /// `Prefer: count=estimated` under `db-max-rows`: the statement counts at most one row more
+    /// than this, and a count above it becomes the larger of itself and `plannedCount`'s estimate.
+    var estimatedBeyond: Int? = nil
     /// `Prefer: return=headers-only` on POST: the primary key's columns, whose values (the body
     /// holds them, `[[v1, v2]]`) make the `Location` of the one row inserted.
     var locationKeys: [String] = []
@@ -52,6 +55,9 @@ struct Planner {
     var rollbackByDefault = false
     /// PostgREST's `db-aggregates-enabled`: without it an aggregate in `select` is PGRST123.
     var aggregatesEnabled = false
+    /// PostgREST's `db-max-rows`: no embedded level of a read answers more rows (the top level's
+    /// limit is the request's, capped before planning).
+    var maxRows: Int? = nil
 
     /// The request's plan: the planning passes decide values (`ReadPlan`, `MutatePlan`, …), then
     /// `QueryWriter` writes them as the statement.
@@ -103,6 +109,7 @@ struct Planner {
         // The SQL is written only now, from the values.
         plan.statement = QueryWriter.statement(statement)
         plan.plannedCount = statement.plannedCount.map(QueryWriter.plannedCount)
+        plan.estimatedBeyond = statement.estimatedBeyond
         return plan
     }
 
@@ -113,6 +120,14 @@ struct Planner {
         var statement = TableStatementPlan(source: .read(read), answer: AnswerPlan(media: request.media))
         if request.preferences.count == .planned {
             statement.plannedCount = Self.counted(read, select: .one)
+        } else if request.preferences.count == .estimated, let maxRows, !request.isWholeRange {
+            // Exact up to `db-max-rows` (one row more tells it was passed), the planner's
+            // estimate beyond.
+            var capped = Self.counted(read, select: .one)
+            capped.limit = maxRows + 1
+            statement.answer.total = .capped(capped)
+            statement.plannedCount = Self.counted(read, select: .one)
+            statement.estimatedBeyond = maxRows
         } else if request.preferences.wantsCount {
             statement.answer.total = request.isWholeRange ? .page : .rows(Self.counted(read, select: .count))
         }
