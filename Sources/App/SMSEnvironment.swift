@@ -2,7 +2,7 @@ import Auth
 import Foundation
 
 /// The phone provider's settings from the environment, with GoTrue's names (without its
-/// `GOTRUE_` prefix); the README's configuration table lists them.
+/// `GOTRUE_` prefix); docs/configuration.md's configuration table lists them.
 extension SMSConfig {
     mutating func apply(environment: [String: String]) throws {
         let env = EnvironmentReader(environment)

@@ -1,6 +1,7 @@
 /// The closest of `candidates` to `query` as PostgREST's hints find it (the fuzzyset library:
 /// candidates sharing a trigram, else a bigram, of their letters, digits, spaces and commas,
-/// scored 1 − Levenshtein distance / the longer length, case-insensitively); nil below `minScore`.
+/// scored 1 − Levenshtein distance / the longer length, case-insensitively); nil below `minScore`
+/// (a score of exactly `minScore` is close enough, as "at least 75%" in PostgREST).
 func fuzzyClosest(_ query: String, among candidates: [String], minScore: Double) -> String? {
     func normalized(_ text: String) -> [Character] {
         Array("-" + text.lowercased().filter { $0.isLetter || $0.isNumber || $0 == " " || $0 == "," } + "-")
@@ -17,7 +18,7 @@ func fuzzyClosest(_ query: String, among candidates: [String], minScore: Double)
             let other = candidate.lowercased()
             let longest = max(lowered.count, other.count)
             return (candidate, longest == 0 ? 1 : 1 - Double(editDistance(lowered, other)) / Double(longest))
-        }.filter { $0.1 > minScore }
+        }.filter { $0.1 >= minScore }
         if let best = scored.max(by: { $0.1 < $1.1 }) { return best.0 }
     }
     return nil

@@ -63,8 +63,9 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     case notEmbedded(String)
     /// PGRST118: `order=rel(col)` on an embed that is not to-one.
     case relatedOrderNotToOne(origin: String, target: String)
-    /// PGRST119: a spread (`...rel(…)`) on a relationship that is not to-one.
-    case spreadNotToOne(origin: String, target: String)
+    /// PGRST127: a feature PostgREST does not implement (aggregates in a to-many spread); the
+    /// details say which.
+    case notImplemented(String)
     /// PGRST123: an aggregate in `select` while `PGRST_DB_AGGREGATES_ENABLED` is off.
     case aggregatesNotAllowed
     /// PGRST122: unknown preferences with `handling=strict`.
@@ -110,7 +111,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
     public var status: HTTPStatus {
         switch self {
         case .parse, .invalidBody, .unknownBodyColumn, .unknownColumn, .tooManyAffected, .invalidPreferences,
-            .putLimitNotAllowed, .putMatchingPK, .spreadNotToOne, .aggregatesNotAllowed, .notEmbedded, .relatedOrderNotToOne:
+            .putLimitNotAllowed, .putMatchingPK, .notImplemented, .aggregatesNotAllowed, .notEmbedded, .relatedOrderNotToOne:
             return .badRequest
         case .invalidRPCMethod, .invalidFilters, .unsupportedMethod: return .methodNotAllowed
         case .invalidSchema, .notAcceptable, .analyzeNeedsOverride, .singularity: return .notAcceptable
@@ -170,11 +171,7 @@ public enum RESTError: Error, HTTPResponseError, Equatable {
                 "PGRST118", "A related order on '\(target)' is not possible",
                 "'\(origin)' and '\(target)' do not form a many-to-one or one-to-one relationship", nil
             )
-        case .spreadNotToOne(let origin, let target):
-            return (
-                "PGRST119", "A spread operation on '\(target)' is not possible",
-                "'\(origin)' and '\(target)' do not form a many-to-one or one-to-one relationship", nil
-            )
+        case .notImplemented(let details): return ("PGRST127", "Feature not implemented", details, nil)
         case .aggregatesNotAllowed: return ("PGRST123", "Use of aggregate functions is not allowed", nil, nil)
         case .invalidPreferences(let prefs):
             return ("PGRST122", "Invalid preferences given with handling=strict", "Invalid preferences: \(prefs.joined(separator: ", "))", nil)

@@ -40,9 +40,21 @@ extension RESTService {
             : preamble + [statement] + statusQuery + explain
         return Exchange(statements: statements) { results in
             var result = mainResult(results[first], status: statusQuery.isEmpty ? nil : results[first + 1])
-            if !explain.isEmpty { result.total = plannedRows(results[first + 1 + statusQuery.count]) }
+            if !explain.isEmpty {
+                let planned = plannedRows(results[first + 1 + statusQuery.count])
+                result.total = estimatedTotal(exact: result.total, planned: planned, beyond: plan.estimatedBeyond)
+            }
             return result
         }
+    }
+
+    /// The total of a counted read: the planner's estimate (`count=planned`), or with
+    /// `count=estimated` under `db-max-rows` the exact count up to that limit and, beyond it,
+    /// the larger of the count and the estimate.
+    static func estimatedTotal(exact: Int?, planned: Int?, beyond limit: Int?) -> Int? {
+        guard let limit else { return planned }
+        guard let exact, exact > limit, let planned else { return exact }
+        return max(exact, planned)
     }
 
     /// What precedes a plan's statement: the setup (with `app.settings.*` and the search path when

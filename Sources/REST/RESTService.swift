@@ -115,6 +115,7 @@ public final class RESTService: Sendable {
         var planner = Planner(cache: caches[api.schema], policy: policy, ownershipEnabled: config.enforceOwnership)
         planner.rollbackByDefault = transactionEnd.rollsBack
         planner.aggregatesEnabled = config.aggregatesEnabled
+        planner.maxRows = settings.maxRows
         var plan: ActionPlan
         do {
             plan = try planner.plan(api, caller: caller)

@@ -40,28 +40,25 @@ enum ResponseRenderer {
         }
         // A write's representation through a handler: its functions may set headers too.
         if case .custom = request.media, plan.action.isWrite {
-            for (name, value) in result.headers { response.headers.replace(name, value) }
+            applyFunctionHeaders(result.headers, to: &response)
         }
         if let applied = preferenceApplied(plan) { response.headers.add("Preference-Applied", applied) }
         return response
     }
 
     /// The error a read or call answers instead of its rows: not one row for a single object,
-    /// or a read's offset past the rows there are.
+    /// or an offset past the rows there are.
     static func refusal(_ plan: ActionPlan, _ result: MainResult) -> HTTPResponse? {
         let request = plan.request
         switch plan.action {
-        case .read:
+        case .read, .call:
+            guard !plan.returnsVoid else { break }
             if request.singleObject && result.pageTotal != 1 {
                 return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
             }
             let (rangeStatus, _) = rangeStatusHeader(offset: request.offset, pageTotal: result.pageTotal, total: result.total)
             if rangeStatus == .rangeNotSatisfiable {
                 return errorResponse(.invalidRange(.outOfBounds(offset: request.offset, total: result.total ?? 0)), head: request.isHeadOnly)
-            }
-        case .call:
-            if request.singleObject && !plan.returnsVoid && result.pageTotal != 1 {
-                return errorResponse(.singularity(rows: result.pageTotal), head: request.isHeadOnly)
             }
         case .insert, .update, .delete, .singleUpsert, .describe:
             // A write's single object is checked in its transaction; a description has no rows.
@@ -84,7 +81,7 @@ enum ResponseRenderer {
         if case .custom = request.media {
             // A handler's functions may set the status and headers, as a called function does.
             if let chosen = result.status { response.status = HTTPStatus(code: chosen) }
-            for (name, value) in result.headers { response.headers.replace(name, value) }
+            applyFunctionHeaders(result.headers, to: &response)
         }
         return response
     }
@@ -153,8 +150,15 @@ enum ResponseRenderer {
             }
         }
         if let chosen = result.status { response.status = HTTPStatus(code: chosen) }
-        for (name, value) in result.headers { response.headers.replace(name, value) }
+        applyFunctionHeaders(result.headers, to: &response)
         return response
+    }
+
+    /// The headers a function set (`response.headers`): a name it sets replaces the server's
+    /// field of that name, and a name it sets twice (two `Set-Cookie`) is sent twice.
+    static func applyFunctionHeaders(_ headers: [(String, String)], to response: inout HTTPResponse) {
+        for (name, _) in headers { response.headers.remove(name) }
+        for (name, value) in headers { response.headers.add(name, value) }
     }
 
     /// PostgREST's `Location` for `return=headers-only`: `/table?k=eq.v` for each primary-key

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The phone provider's settings (GoTrue's `EXTERNAL_PHONE_ENABLED` and `SMS_*` names in the
-/// README).
+/// The phone provider's settings (GoTrue's `EXTERNAL_PHONE_ENABLED` and `SMS_*` names, in
+/// docs/configuration.md).
 public struct SMSConfig: Sendable {
     /// `EXTERNAL_PHONE_ENABLED`: phone sign-up, password sign-in by number, `/otp` and `/resend`
     /// with a number, phone changes.

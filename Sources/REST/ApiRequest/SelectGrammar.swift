@@ -27,9 +27,15 @@ extension QueryGrammar {
                 return items
             }
             if nested, chars[index] == ")" { return items }
-            guard chars[index] == "," else {
-                throw selectFailure(chars, index, text, expecting: nested ? "\",\" or \")\"" : "\"::\", \",\" or end of input")
+            // At the top level, anything but `,` after a whole item ends the list and the rest is
+            // not read, as PostgREST's parser does not ask for the end of the parameter
+            // (`select=name,projects(count)'` selects `name,projects(count)`).
+            guard nested else {
+                if chars[index] != "," { return items }
+                index += 1
+                continue
             }
+            guard chars[index] == "," else { throw selectFailure(chars, index, text, expecting: "\",\" or \")\"") }
             index += 1
         }
     }

@@ -34,6 +34,9 @@ extension Planner {
         var inner: [Predicate] = []
         /// The positions to GROUP BY (with an aggregate in the list: every other column).
         var grouping: [Int] = []
+        /// Where each spread's columns are in the list: the spread's name → a column's output
+        /// name → its position (what `order=rel(col)` orders by).
+        var spreadPositions: [String: [String: Int]] = [:]
     }
 
     /// Whether a select list aggregates its own rows: an aggregate of its own, or one in a
@@ -83,6 +86,7 @@ extension Planner {
                 for column in spread.columns {
                     plan.fields.append(.spread(column, jsonb: aggregated && column.isJSON && column.aggregate == nil))
                     position += 1
+                    plan.spreadPositions[item.column, default: [:]][column.name] = position
                     if aggregated && column.aggregate == nil { plan.grouping.append(position) }
                 }
                 if let exists = spread.exists { plan.inner.append(.exists(exists)) }
@@ -140,7 +144,7 @@ extension Planner {
     /// The related rows of one embed under `alias`: `FROM` its table (and a many-to-many's
     /// junction) and the conditions that join them to the parent row, with the caller's read
     /// rule on each table.
-    private func rows(_ related: Related, alias: String, parent: Parent, caller: Caller) throws(RESTError) -> ReadPlan {
+    func rows(_ related: Related, alias: String, parent: Parent, caller: Caller) throws(RESTError) -> ReadPlan {
         let target = related.target
         let aliased = target.aliased(alias)
         let relationship = related.relationship
@@ -205,11 +209,9 @@ extension Planner {
         rows.conditions += related.query.conditions.map { .condition($0) } + select.inner
         rows.grouping = select.grouping
         rows.order = try relatedOrders(
-            related.query.order, items: related.select, table: aliased, realName: target.name, origin: target.name, path: path, state: &state)
-        if toMany && !state.isWrite {
-            rows.limit = related.query.limit
-            rows.offset = related.query.offset
-        }
+            related.query.order, items: related.select, table: aliased, realName: target.name, origin: target.name, path: path,
+            spreadPositions: select.spreadPositions, state: &state)
+        applyRange(related.query, to: &rows, state: state)
         let value = EmbedPlan(alias: alias, toMany: toMany, rows: rows)
         guard embed.inner || embed.anti else { return (value, nil) }
         var exists = try self.rows(related, alias: state.alias(), parent: parent, caller: state.caller)
@@ -224,7 +226,7 @@ extension Planner {
     /// `...rel(cols)`: each selected column of the one related row as a scalar subquery; of a
     /// to-many relationship (PostgREST 13), the column's values of every related row as a JSON
     /// array, in the embed's `order`, within its `limit`/`offset` (`[]` for none; aggregates
-    /// there are still PGRST119). Nested spreads flatten into the same level. The `EXISTS (…)`
+    /// there are PGRST127). Nested spreads flatten into the same level. The `EXISTS (…)`
     /// when `!inner`.
     private func spreadPlan(
         _ targetName: String, embed: SelectItem.Embed, parent: Parent, path: String, state: inout EmbedState
@@ -232,7 +234,9 @@ extension Planner {
         let related = try related(targetName, embed: embed, parent: parent, path: path, state: state)
         let target = related.target
         let toMany = related.relationship.isToMany
-        if toMany, Self.aggregates(related.select) { throw .spreadNotToOne(origin: parent.name, target: targetName) }
+        if toMany, Self.aggregates(related.select) {
+            throw .notImplemented("Aggregates are not implemented for one-to-many or many-to-many spreads.")
+        }
         try Self.checkColumns(related.select, of: target)
         for term in related.query.order where term.relation == nil && !target.hasField(term.column) {
             throw .unknownColumn(column: term.column, table: target.name)
@@ -274,12 +278,8 @@ extension Planner {
         if toMany {
             rows.order = try relatedOrders(
                 related.query.order, items: related.select, table: aliased, realName: target.name, origin: target.name, path: path, state: &state)
-            // A write's answer takes no range, as for a to-many embed.
-            if !state.isWrite {
-                rows.limit = related.query.limit
-                rows.offset = related.query.offset
-            }
         }
+        applyRange(related.query, to: &rows, state: state)
         let columns = values.map { column -> SpreadColumn in
             var wrapped = column
             wrapped.value = .spread(rows, column.value, toMany: toMany)
@@ -294,40 +294,14 @@ extension Planner {
         return (columns, exists)
     }
 
-    /// The `order` of one level: each `rel(col)` term's value is the column of the one row of
-    /// that level's embed `rel` (its alias, else its table; PGRST108 when there is no such embed,
-    /// PGRST118 when it is to-many), read as the embed reads it (its join, the caller's read
-    /// rule, its filters) so an order reaches nothing the embed would not show: a related row the
-    /// caller may not read orders as NULL. `origin` names the level in PGRST118 (PostgREST names
-    /// a write's own rows `pgrst_source` there).
-    func relatedOrders(
-        _ terms: [OrderTerm], items: [SelectItem], table: SchemaCache.Table, realName: String, origin: String, path: String,
-        parentQualifier: String? = nil, state: inout EmbedState
-    ) throws(RESTError) -> [OrderPlan] {
-        var plans: [OrderPlan] = []
-        for term in terms {
-            guard let relation = term.relation else {
-                plans.append(OrderPlan(term: term))
-                continue
-            }
-            guard let item = items.first(where: { $0.embed != nil && ($0.alias ?? $0.column) == relation }), let embed = item.embed else {
-                throw .notEmbedded(relation)
-            }
-            let parent = Parent(table: table, name: realName, qualifier: parentQualifier)
-            let relationship = try resolve(realName, item.column, hint: embed.hint)
-            guard let target = cache.tables[relationship.targetTable] else { throw .noRelationship(parent: realName, target: item.column) }
-            guard !relationship.isToMany else { throw .relatedOrderNotToOne(origin: origin, target: relation) }
-            guard target.hasField(term.column) else { throw .unknownColumn(column: term.column, table: target.name) }
-            let filters = state.request.embedded[path.isEmpty ? relation : path + "." + relation]?.conditions ?? []
-            let alias = state.alias()
-            try QueryBuilder(table: target.aliased(alias)).validate(filters)
-            let related = Related(relationship: relationship, target: target, select: [], query: ApiRequest.EmbeddedQuery())
-            var value = try rows(related, alias: alias, parent: parent, caller: state.caller)
-            value.select = .field(term.column, path: term.jsonPath)
-            value.conditions += filters.map { .condition($0) }
-            plans.append(OrderPlan(term: term, related: value))
-        }
-        return plans
+    /// An embedded level's range, as PostgREST ranges every level of a read: the embed's `limit`
+    /// (within `db-max-rows`) and `offset`, on to-one embeds too (an offset past the one row
+    /// answers `null`). A write's answer takes none, as PostgREST applies no range to a
+    /// mutation's read plan.
+    private func applyRange(_ query: ApiRequest.EmbeddedQuery, to rows: inout ReadPlan, state: EmbedState) {
+        guard !state.isWrite else { return }
+        rows.limit = maxRows.map { min(query.limit ?? $0, $0) } ?? query.limit
+        rows.offset = query.offset
     }
 
     /// 42703 for a selected column the embedded table lacks.

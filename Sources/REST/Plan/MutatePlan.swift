@@ -9,6 +9,8 @@ struct TableStatementPlan: Sendable {
     var answer: AnswerPlan
     /// `Prefer: count=planned`: the rows whose estimate (`EXPLAIN`) is the total.
     var plannedCount: ReadPlan? = nil
+    /// `Prefer: count=estimated` under `db-max-rows`: that limit (`ActionPlan.estimatedBeyond`).
+    var estimatedBeyond: Int? = nil
 }
 
 /// A write (PostgREST's MutatePlan): INSERT (with its conflict handling), UPDATE or DELETE of
@@ -67,6 +69,9 @@ struct AnswerPlan: Sendable {
         case none
         /// The rows counted by their own subquery (the exact count of a read).
         case rows(ReadPlan)
+        /// The rows of a subquery counted, at most its `limit` (`count=estimated` under
+        /// `db-max-rows`: exact up to the limit, the planner's estimate beyond).
+        case capped(ReadPlan)
         /// `pgrst_all`'s rows: a function's whole result before its range.
         case all
         /// The page's own count: without a limit or an offset the page is every row, so no

@@ -31,6 +31,9 @@ struct ActionPlan: Sendable {
     /// `Prefer: count=planned`: an `EXPLAIN (FORMAT JSON)` of the read's rows, whose estimate
     /// becomes the total (PostgREST's planned count).
     var plannedCount: SQL? = nil
+    /// `Prefer: count=estimated` under `db-max-rows`: the statement counts at most one row more
+    /// than this, and a count above it becomes the larger of itself and `plannedCount`'s estimate.
+    var estimatedBeyond: Int? = nil
     /// `Prefer: return=headers-only` on POST: the primary key's columns, whose values (the body
     /// holds them, `[[v1, v2]]`) make the `Location` of the one row inserted.
     var locationKeys: [String] = []
@@ -52,6 +55,9 @@ struct Planner {
     var rollbackByDefault = false
     /// PostgREST's `db-aggregates-enabled`: without it an aggregate in `select` is PGRST123.
     var aggregatesEnabled = false
+    /// PostgREST's `db-max-rows`: no embedded level of a read answers more rows (the top level's
+    /// limit is the request's, capped before planning).
+    var maxRows: Int? = nil
 
     /// The request's plan: the planning passes decide values (`ReadPlan`, `MutatePlan`, …), then
     /// `QueryWriter` writes them as the statement.
@@ -103,6 +109,7 @@ struct Planner {
         // The SQL is written only now, from the values.
         plan.statement = QueryWriter.statement(statement)
         plan.plannedCount = statement.plannedCount.map(QueryWriter.plannedCount)
+        plan.estimatedBeyond = statement.estimatedBeyond
         return plan
     }
 
@@ -113,6 +120,14 @@ struct Planner {
         var statement = TableStatementPlan(source: .read(read), answer: AnswerPlan(media: request.media))
         if request.preferences.count == .planned {
             statement.plannedCount = Self.counted(read, select: .one)
+        } else if request.preferences.count == .estimated, let maxRows, !request.isWholeRange {
+            // Exact up to `db-max-rows` (one row more tells it was passed), the planner's
+            // estimate beyond.
+            var capped = Self.counted(read, select: .one)
+            capped.limit = maxRows + 1
+            statement.answer.total = .capped(capped)
+            statement.plannedCount = Self.counted(read, select: .one)
+            statement.estimatedBeyond = maxRows
         } else if request.preferences.wantsCount {
             statement.answer.total = request.isWholeRange ? .page : .rows(Self.counted(read, select: .count))
         }
@@ -207,7 +222,9 @@ struct Planner {
         var read = ReadPlan(
             table: table, from: .table(table.qualifiedName), select: .fields(select.fields),
             conditions: scope.conditions.map { .condition($0) } + select.inner, denyAll: scope.denyAll, grouping: select.grouping)
-        read.order = try relatedOrders(request.order, items: request.select, table: table, realName: table.name, origin: table.name, path: "", state: &state)
+        read.order = try relatedOrders(
+            request.order, items: request.select, table: table, realName: table.name, origin: table.name, path: "",
+            spreadPositions: select.spreadPositions, state: &state)
         read.limit = request.limit
         read.offset = request.offset
         return read
@@ -229,7 +246,7 @@ struct Planner {
         // PostgREST names a write's own rows `pgrst_source` in PGRST118.
         let order = try relatedOrders(
             request.order, items: request.select, table: table, realName: table.name, origin: "pgrst_source", path: "",
-            parentQualifier: "pgrst_source", state: &state)
+            parentQualifier: "pgrst_source", spreadPositions: select.spreadPositions, state: &state)
         return ReadPlan(
             table: table, from: .source, qualifier: "pgrst_source", select: .fields(select.fields), conditions: select.inner,
             grouping: select.grouping, order: order)

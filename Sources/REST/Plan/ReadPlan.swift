@@ -122,11 +122,13 @@ indirect enum ScalarPlan: Sendable {
     case spread(ReadPlan, ScalarPlan, toMany: Bool)
 }
 
-/// One term of `order`: a column of the level, or (`related`) the column of an embedded
-/// to-one row, read by its own subquery.
+/// One term of `order`: a column of the level, (`related`) the column of an embedded to-one
+/// row, read by its own subquery, or (`position`) a column a to-one spread puts in the level's
+/// select list, by its place there (grouped rows order by what they group by).
 struct OrderPlan: Sendable {
     var term: OrderTerm
     var related: ReadPlan? = nil
+    var position: Int? = nil
 }
 
 /// One condition of a level's WHERE.

@@ -24,7 +24,7 @@ extension QueryWriter {
             switch plan.answer.total {
             case .all: sql.unsafeRaw("(SELECT pg_catalog.count(*) FROM pgrst_all)")
             case .page: sql.unsafeRaw("pg_catalog.count(*)")
-            case .none, .rows: sql.unsafeRaw("NULL::bigint")
+            case .none, .rows, .capped: sql.unsafeRaw("NULL::bigint")
             }
             // `count(*)`: one whole-row reference only (see `StatementWriter`).
             sql.unsafeRaw(" AS total, pg_catalog.count(*) AS page_total, ")

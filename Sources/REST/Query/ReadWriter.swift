@@ -188,7 +188,9 @@ enum QueryWriter {
         for (index, plan) in terms.enumerated() {
             if index > 0 { sql.unsafeRaw(", ") }
             let term = plan.term
-            if let related = plan.related {
+            if let position = plan.position {
+                sql.unsafeRaw(String(position))
+            } else if let related = plan.related {
                 writeSubquery(related, into: &sql)
             } else {
                 builder.writeField(term.column, path: term.jsonPath, qualifier: qualifier, into: &sql)

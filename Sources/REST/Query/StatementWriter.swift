@@ -40,6 +40,10 @@ extension QueryWriter {
         switch answer.total {
         case .none: sql.unsafeRaw("NULL::bigint")
         case .rows(let counted): writeSubquery(counted, into: &sql)
+        case .capped(let rows):
+            sql.unsafeRaw("(SELECT pg_catalog.count(*) FROM ")
+            writeSubquery(rows, into: &sql)
+            sql.unsafeRaw(" pgrst_capped)")
         case .all: sql.unsafeRaw("(SELECT pg_catalog.count(*) FROM pgrst_all)")
         case .page: sql.unsafeRaw("pg_catalog.count(*)")
         }
