@@ -218,9 +218,9 @@ public final class Application: Sendable {
     /// heard through the LISTEN connection: the schema cache is swapped, or the in-database
     /// settings are read again (a value the server cannot use is logged, and the settings in
     /// force stay). After a lost connection the cache is reloaded, as notifications may have
-    /// been missed meanwhile.
+    /// been missed meanwhile; a burst of equal notifications waiting their turn is one reload.
     private func subscribeToSchemaReloads() {
-        listener.subscribe("pgrst", name: "schema-listener") { [self] event in
+        listener.subscribe("pgrst", name: "schema-listener", coalescing: true) { [self] event in
             do {
                 switch event {
                 case .notified(payload: "reload config"):

@@ -44,8 +44,11 @@ public final class NotificationListener: Sendable {
 
     /// Adds a subscriber to `channel`, before `start` or while running (its LISTEN then follows
     /// within one wait). `handle` runs on the subscriber's own thread, named `name`.
-    public func subscribe(_ channel: String, name: String, _ handle: @escaping @Sendable (Event) -> Void) {
-        let subscriber = Subscriber(channel: channel, name: name, handle: handle)
+    /// `coalescing`: a notification equal to one still waiting for this subscriber is dropped
+    /// (for commands that mean the same however often they come, such as PostgREST's `reload
+    /// schema`: a burst of them is one reload).
+    public func subscribe(_ channel: String, name: String, coalescing: Bool = false, _ handle: @escaping @Sendable (Event) -> Void) {
+        let subscriber = Subscriber(channel: channel, name: name, coalescing: coalescing, handle: handle)
         subscribers.withLock { $0.append(subscriber) }
         if running.load(ordering: .acquiring) { subscriber.start() }
     }
@@ -133,6 +136,7 @@ public final class NotificationListener: Sendable {
 private final class Subscriber: Sendable {
     let channel: String
     let name: String
+    let coalescing: Bool
     let handle: @Sendable (NotificationListener.Event) -> Void
     /// An event, and what to do once it is handled.
     typealias Posted = (event: NotificationListener.Event, then: (@Sendable () -> Void)?)
@@ -140,9 +144,10 @@ private final class Subscriber: Sendable {
     private let ready = DispatchSemaphore(value: 0)
     private let thread = Mutex<OSThread?>(nil)
 
-    init(channel: String, name: String, handle: @escaping @Sendable (NotificationListener.Event) -> Void) {
+    init(channel: String, name: String, coalescing: Bool, handle: @escaping @Sendable (NotificationListener.Event) -> Void) {
         self.channel = channel
         self.name = name
+        self.coalescing = coalescing
         self.handle = handle
     }
 
@@ -154,8 +159,17 @@ private final class Subscriber: Sendable {
     }
 
     func post(_ event: NotificationListener.Event, then: (@Sendable () -> Void)? = nil) {
-        queue.withLock { $0.events.append((event, then)) }
-        ready.signal()
+        let posted = queue.withLock { state -> Bool in
+            if coalescing, case .notified(let payload) = event, state.events.contains(where: { Self.notifies($0.event, payload) }) { return false }
+            state.events.append((event, then))
+            return true
+        }
+        if posted { ready.signal() }
+    }
+
+    private static func notifies(_ event: NotificationListener.Event, _ payload: String) -> Bool {
+        if case .notified(payload) = event { return true }
+        return false
     }
 
     /// `idle` once: one not yet handled is not posted again.

@@ -91,6 +91,31 @@ struct NotificationListenerTests {
         listener.stop()
     }
 
+    /// A coalescing subscriber drops a notification equal to one still waiting for it; one that
+    /// does not coalesce hears every one.
+    @Test func aCoalescingSubscriberHearsABurstOnce() throws {
+        let listener = NotificationListener(conninfo: url) { _, _ in }
+        let release = DispatchSemaphore(value: 0)
+        let coalesced = Heard()
+        let every = Heard()
+        listener.subscribe("reload", name: "test-coalesced", coalescing: true) { event in
+            coalesced.record(event)
+            if case .notified = event, coalesced.all.count == 2 { _ = release.wait(timeout: .now() + 30) }
+        }
+        listener.subscribe("reload", name: "test-every") { every.record($0) }
+        listener.start()
+        defer { listener.stop() }
+        _ = try admin.query("SELECT pg_notify('reload', 'schema')")
+        #expect(eventually { coalesced.all == ["connected", "schema"] })
+        // While the first is being handled: four more of the same, then another.
+        for _ in 1...4 { _ = try admin.query("SELECT pg_notify('reload', 'schema')") }
+        _ = try admin.query("SELECT pg_notify('reload', 'config')")
+        #expect(eventually { every.all.count == 7 })
+        release.signal()
+        #expect(eventually { coalesced.all == ["connected", "schema", "schema", "config"] })
+        #expect(every.all == ["connected", "schema", "schema", "schema", "schema", "schema", "config"])
+    }
+
     /// A lost connection is reported to every subscriber, and once back each hears `connected`
     /// again and its channel's notifications; a subscriber added while running is listened to
     /// on the same connection.
