@@ -1,5 +1,9 @@
 # Sourced by the test scripts (with $binary set to the onboard executable).
 
+# The phone numbers tests/e2e/test_phone.py signs in with, and their fixed codes (SMS_TEST_OTP:
+# no SMS is sent to them), for every server that suite runs against.
+e2e_sms_test_otp=15550001001:111111,15550001002:222222,15550001003:333333
+
 # free_ports N: N distinct TCP ports on 127.0.0.1, free when chosen. The sockets stay open
 # together until all are chosen, so the kernel never hands out one twice.
 free_ports() {

@@ -6,7 +6,8 @@ from supabase_auth.errors import AuthApiError
 
 from conftest import new_client, unique_email
 
-# scripts/e2e gives the main server these numbers and codes (SMS_TEST_OTP).
+# The servers scripts/e2e and scripts/replicas start have these numbers and codes
+# (SMS_TEST_OTP, from scripts/serve-lib.sh).
 SIGN_UP = ("+15550001001", "111111")
 OTP = ("+15550001002", "222222")
 CHANGE = ("+15550001003", "333333")
