@@ -76,7 +76,7 @@ public final class Application: Sendable {
                 application.listener.stop()
                 throw error
             }
-            if config.auth.mail.smtp == nil {
+            if case .log = config.auth.mailTransport {
                 logger.warning(
                     "no mail server (SMTP_HOST unset): confirmation, recovery, magic-link, invitation and e-mail-change mails are written to this log, not sent"
                 )
@@ -110,7 +110,7 @@ public final class Application: Sendable {
         var authConfig = config.auth
         authConfig.issuer = "http://\(config.host):\(config.port)/auth/v1"
         let mailer = Mailer(
-            transport: config.auth.mail.smtp.map { .smtp($0, config.auth.mail.sender) } ?? .log, conninfo: database.url, logger: logger,
+            transport: config.auth.mailTransport, conninfo: database.url, logger: logger,
             workers: config.auth.mail.senders, retryDelays: config.auth.mail.retryDelays)
         self.mailer = mailer
         let auth = AuthService(pool: adminPool, config: authConfig, logger: logger, mailer: mailer)

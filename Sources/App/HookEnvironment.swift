@@ -12,6 +12,7 @@ extension AuthHooks {
         mfaVerificationAttempt = try Self.hook("MFA_VERIFICATION_ATTEMPT", env)
         beforeUserCreated = try Self.hook("BEFORE_USER_CREATED", env)
         sendSMS = try Self.hook("SEND_SMS", env)
+        sendEmail = try Self.hook("SEND_EMAIL", env)
     }
 
     /// `HOOK_<name>_ENABLED`, `HOOK_<name>_URI` and `HOOK_<name>_SECRETS` (an HTTP hook's): nil
@@ -35,6 +36,7 @@ extension AuthHooks {
             ("HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI", passwordVerificationAttempt?.uri ?? "(off)"),
             ("HOOK_MFA_VERIFICATION_ATTEMPT_URI", mfaVerificationAttempt?.uri ?? "(off)"),
             ("HOOK_BEFORE_USER_CREATED_URI", beforeUserCreated?.uri ?? "(off)"), ("HOOK_SEND_SMS_URI", sendSMS?.uri ?? "(off)"),
+            ("HOOK_SEND_EMAIL_URI", sendEmail?.uri ?? "(off)"),
             ("HOOK_TIMEOUT_MS", "\(timeoutMilliseconds)")
         ]
     }

@@ -50,6 +50,13 @@ public struct AuthConfig: Sendable {
         self.keys = keys
     }
 
+    /// Where the mails go: the send-email hook when on (GoTrue: the hook replaces the mail
+    /// server), else `SMTP_HOST`, else the log.
+    public var mailTransport: MailTransport {
+        if let hook = hooks.sendEmail { return .hook(hook, hooks) }
+        return mail.smtp.map { .smtp($0, mail.sender) } ?? .log
+    }
+
     /// The request budgets ten times GoTrue's (sign-in/sign-up, refresh, OTP requests, verify,
     /// MFA challenges and verifications), for a development server. The counters of wrong
     /// guesses (codes, MFA codes) keep their limits.
@@ -68,8 +75,8 @@ public final class AuthService: Sendable {
     let logger: Logger
     /// Delivers the flows' mails off the request path.
     public let mailer: Mailer
-    /// The hooks' calls, for `/metrics`.
-    public let hookCalls = AuthHookCalls()
+    /// The hooks' calls, for `/metrics` (the mail senders' send-email hook calls among them).
+    public var hookCalls: AuthHookCalls { mailer.hookCalls }
 
     public init(pool: Pool, config: AuthConfig, logger: Logger = Logger(label: "onboard.auth"), mailer: Mailer? = nil) {
         self.pool = pool

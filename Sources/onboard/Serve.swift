@@ -77,6 +77,7 @@ extension Serve {
             ].compactMap { $0 }.joined(separator: " or ")
             dashboard = api + "/dashboard/  (sign in with " + with + ")"
         }
+        let mail: String = config.auth.mailTransport.summary
         let rows = [
             ("API URL", api),
             ("REST URL", api + "/rest/v1"),
@@ -87,7 +88,7 @@ extension Serve {
             ("JWT secret", String(decoding: config.keys.jwtSecret, as: UTF8.self)),
             ("anon key", config.keys.anonKey),
             ("service_role key", config.keys.serviceRoleKey),
-            ("Mail", config.auth.mail.smtp == nil ? "not sent: written to the log (set SMTP_HOST to send)" : "sent over SMTP"),
+            ("Mail", mail),
             ("PostHog project key", config.analytics.projectKey + "  (PostHog SDKs: api_key, host " + api + ")"),
             ("PostHog secret key", config.analytics.secretKey + "  (server SDKs' local flag evaluation)"),
             ("Keys file", keysFile.map { $0 + "  (the keys above as env lines: source it in a shell)" } ?? "(none: the keys come from the environment)"),

@@ -190,12 +190,15 @@ struct ConfigurationTests {
         "HOOK_BEFORE_USER_CREATED_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.beforeUserCreated == nil }),
         "HOOK_SEND_SMS_ENABLED": ("false", { _ in true }),
         "HOOK_SEND_SMS_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.sendSMS == nil }),
+        "HOOK_SEND_EMAIL_ENABLED": ("false", { _ in true }),
+        "HOOK_SEND_EMAIL_URI": ("pg-functions://postgres/public/h", { $0.auth.hooks.sendEmail == nil }),
         // An HTTP hook's, read with its URI; see hooksNeedAURIGoTrueAccepts.
         "HOOK_CUSTOM_ACCESS_TOKEN_SECRETS": ("v1,whsec_x", { _ in true }),
         "HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS": ("v1,whsec_x", { _ in true }),
         "HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS": ("v1,whsec_x", { _ in true }),
         "HOOK_BEFORE_USER_CREATED_SECRETS": ("v1,whsec_x", { _ in true }),
         "HOOK_SEND_SMS_SECRETS": ("v1,whsec_x", { _ in true }),
+        "HOOK_SEND_EMAIL_SECRETS": ("v1,whsec_x", { _ in true }),
         "HOOK_TIMEOUT_MS": ("500", { $0.auth.hooks.timeoutMilliseconds == 500 })
     ]
 

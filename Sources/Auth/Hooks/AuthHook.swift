@@ -118,6 +118,10 @@ public struct AuthHooks: Sendable, Equatable {
     /// `HOOK_SEND_SMS_*`: sends each SMS code instead of the SMS provider (the user and
     /// `sms: {otp, phone, sms_type}`); its error refuses the request.
     public var sendSMS: AuthHook?
+    /// `HOOK_SEND_EMAIL_*`: sends each Auth mail instead of the mail server (the user and
+    /// `email_data`: the tokens, the action, `redirect_to`, `site_url`), through the outbox:
+    /// called by the mail senders after the request's commit, tried again after a failure.
+    public var sendEmail: AuthHook?
     /// How long a hook function may run before it is cancelled (GoTrue's 2 s).
     public var timeoutMilliseconds = 2000
     /// An HTTP hook's time for all its attempts, and its attempts (GoTrue's 5 s and 3; 2 s apart

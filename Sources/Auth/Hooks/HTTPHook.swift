@@ -20,8 +20,10 @@ struct HTTPHookClient {
     /// The largest answer read (GoTrue's 200 KB).
     static let responseLimit = 200 * 1024
 
-    /// The answer's JSON (`.null` for 204), or GoTrue's error for what went wrong.
-    func post(_ event: JSON) throws -> JSON {
+    /// The answer's JSON (`.null` for 204), or GoTrue's error for what went wrong. `messageID`:
+    /// the `webhook-id` of every attempt (a new one when nil), for an event sent again later.
+    func post(_ event: JSON, messageID: String? = nil) throws -> JSON {
+        let id = messageID ?? UUID().uuidString.lowercased()
         let body = Array(event.text.utf8)
         let deadline = Date().addingTimeInterval(timeout)
         let timedOut = AuthError.hook(
@@ -31,7 +33,7 @@ struct HTTPHookClient {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw timedOut }
             let answer: BlockingFetch.Answer
-            switch BlockingFetch.exchange(request(body, timeout: remaining)) {
+            switch BlockingFetch.exchange(request(body, id: id, timeout: remaining)) {
             case .success(let received):
                 answer = received
             case .failure(let error):
@@ -78,9 +80,8 @@ struct HTTPHookClient {
         return try AuthHook.output(answer.body)
     }
 
-    /// The request, signed now under a new message id.
-    func request(_ body: [UInt8], timeout: Double) -> URLRequest {
-        let id = UUID().uuidString.lowercased()
+    /// The request, signed now under the message id `id`.
+    func request(_ body: [UInt8], id: String, timeout: Double) -> URLRequest {
         let timestamp = String(Int(Date().timeIntervalSince1970))
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = "POST"

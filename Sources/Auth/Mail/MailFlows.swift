@@ -45,20 +45,27 @@ extension AuthService {
         try checkFrequency(secondsAgo: row.emailChangeAgo)
         try countMailBudget(connection)
         let flow = try pkce.map { try createFlowState(connection, userID: row.user.id, pkce: $0, providerType: "email_change", method: "email_change") }
+        // With the send-email hook both tokens go in one call, made once the user shows the new address.
+        let mailed = config.hooks.sendEmail == nil
         var mails = [
             try issueMail(
                 connection, kind: .emailChange, type: .emailChangeNew, user: row.user, to: newEmail, flowStateID: flow,
-                redirectTo: redirectTo, newEmail: newEmail)
+                redirectTo: redirectTo, newEmail: newEmail, deliver: mailed)
         ]
         if config.mail.secureEmailChange && !row.user.email.isEmpty {
             mails.append(
                 try issueMail(
                     connection, kind: .emailChange, type: .emailChangeCurrent, user: row.user, to: row.user.email, flowStateID: flow,
-                    redirectTo: redirectTo, newEmail: newEmail))
+                    redirectTo: redirectTo, newEmail: newEmail, deliver: mailed))
         } else {
             try OneTimeTokens.delete(connection, userID: row.user.id, type: .emailChangeCurrent)
         }
         try Users.startEmailChange(connection, id: row.user.id, newEmail: newEmail)
+        guard mailed else {
+            let mail = try emailChangeHookMail(connection, userID: row.user.id, new: mails[0], current: mails.dropFirst().first, redirectTo: redirectTo)
+            try mailer.enqueue(connection, mail)
+            return [mail]
+        }
         return mails
     }
 

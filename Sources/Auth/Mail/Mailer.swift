@@ -16,6 +16,8 @@ public struct OutgoingMail: Sendable {
     public var code: String
     /// The token in the link (`token_hash` for `POST /verify`); empty when the mail has no link.
     public var tokenHash = ""
+    /// With the send-email hook: the event the hook is called with (JSON), instead of a message.
+    public var hookInput: String?
 
     public init(kind: MailKind, to: String, subject: String, html: String, link: String?, code: String) {
         self.kind = kind
@@ -38,9 +40,11 @@ public struct MailSender: Sendable, Equatable {
     }
 }
 
-/// Where mails go: a mail server, or the log.
+/// Where mails go: a mail server, the send-email hook, or the log.
 public enum MailTransport: Sendable {
     case smtp(SMTPConfig, MailSender)
+    /// `HOOK_SEND_EMAIL_*`: each mail's event goes to the hook (with the hooks' timeouts).
+    case hook(AuthHook, AuthHooks)
     /// No `SMTP_HOST`: each mail (link and code included) is written to the log, nothing is sent.
     case log
 
@@ -51,6 +55,16 @@ public enum MailTransport: Sendable {
         switch self {
         case .log: return "log"
         case .smtp(let config, _): return "smtp://\(config.user ?? "")@\(config.host):\(config.port)"
+        case .hook(let hook, _): return "hook:\(hook.uri)"
+        }
+    }
+
+    /// Where mails go, in a few words (the `--dev` banner's `Mail` line).
+    public var summary: String {
+        switch self {
+        case .log: return "not sent: written to the log (set SMTP_HOST to send)"
+        case .smtp: return "sent over SMTP"
+        case .hook(let hook, _): return "handed to the send-email hook \(hook.uri)"
         }
     }
 }
@@ -87,6 +101,8 @@ public final class Mailer: Sendable {
     }
 
     public let transport: MailTransport
+    /// The send-email hook's calls (shared with the other hooks' counts, for `/metrics`).
+    public let hookCalls = AuthHookCalls()
     let conninfo: String
     let logger: Logger
     /// Seconds before the second, third, … attempt after a transient failure.
@@ -129,8 +145,10 @@ public final class Mailer: Sendable {
     public static func enqueue(_ connection: Connection, _ mail: OutgoingMail, route: String) throws {
         _ = try connection.query(
             """
-            INSERT INTO auth.mail_outbox (route, kind, recipient, subject, html, link, code)
-            VALUES (\(route), \(mail.kind.rawValue), \(mail.to), \(mail.subject), \(mail.html), \(mail.link), \(mail.code))
+            INSERT INTO auth.mail_outbox (route, kind, recipient, subject, html, link, code, hook_input)
+            VALUES (
+                \(route), \(mail.kind.rawValue), \(mail.to), \(mail.subject), \(mail.html), \(mail.link), \(mail.code),
+                \(mail.hookInput)::jsonb)
             """)
     }
 
@@ -212,24 +230,17 @@ public final class Mailer: Sendable {
         try connection.withTransaction { connection -> Outcome? in
             let rows = try connection.query(
                 """
-                SELECT id, kind, recipient, subject, html, link, code, attempts FROM auth.mail_outbox
+                SELECT id, kind, recipient, subject, html, link, code, attempts, hook_input::text FROM auth.mail_outbox
                  WHERE status = 'pending' AND route = \(transport.route) AND next_attempt_at <= now()
                  ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
                 """)
             guard !rows.isEmpty, let id = rows[0, 0] else { return nil }
-            let mail = OutgoingMail(
+            var mail = OutgoingMail(
                 kind: MailKind(rawValue: rows[0, 1] ?? "") ?? .confirmation, to: rows[0, 2] ?? "", subject: rows[0, 3] ?? "",
                 html: rows[0, 4] ?? "", link: rows[0, 5], code: rows[0, 6] ?? "")
+            mail.hookInput = rows[0, 8]
             let attempt = (rows[0].int(7) ?? 0) + 1
-            func finish(_ status: String, error: String? = nil) throws {
-                _ = try connection.query(
-                    """
-                    UPDATE auth.mail_outbox
-                       SET status = \(status), attempts = \(attempt), finished_at = now(), last_error = \(error),
-                           subject = NULL, html = NULL, link = NULL, code = NULL
-                     WHERE id = \(id)::bigint
-                    """)
-            }
+            let failure: MailDeliveryError?
             switch transport {
             case .log:
                 logger.warning(
@@ -238,48 +249,57 @@ public final class Mailer: Sendable {
                         "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)",
                         "mail.link": "\(mail.link ?? "(none)")", "mail.code": "\(mail.code)"
                     ])
-                try finish("logged")
+                try finish(connection, id: id, "logged", attempt: attempt)
                 return .logged
             case .smtp(let config, let sender):
-                let failure: MailDeliveryError?
-                let message = Self.format(mail, from: sender)
                 do throws(MailDeliveryError) {
-                    try SMTPClient(config).send(from: sender.address, to: [mail.to], message: message)
+                    try SMTPClient(config).send(from: sender.address, to: [mail.to], message: Self.format(mail, from: sender))
                     failure = nil
                 } catch {
                     failure = error
                 }
-                if let error = failure {
-                    if error.transient && attempt <= retryDelays.count {
-                        let delay = retryDelays[attempt - 1]
-                        _ = try connection.query(
-                            """
-                            UPDATE auth.mail_outbox
-                               SET attempts = \(attempt), last_error = \(error.description),
-                                   next_attempt_at = now() + make_interval(secs => \(delay))
-                             WHERE id = \(id)::bigint
-                            """)
-                        logger.warning(
-                            "mail delivery failed; trying again",
-                            metadata: [
-                                "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "error": "\(logText(error))", "retry_in_seconds": "\(delay)"
-                            ])
-                        return .retried
-                    }
-                    let reason = "\(error) (after \(attempt) attempt\(attempt == 1 ? "" : "s"))"
-                    try finish("failed", error: reason)
-                    logger.error(
-                        "mail could not be sent",
-                        metadata: [
-                            "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)", "error": "\(reason)"
-                        ])
-                    return .failed
-                }
-                try finish("sent")
+            case .hook(let hook, let settings):
+                failure = callSendEmailHook(hook, settings, input: mail.hookInput, on: connection)
+            }
+            guard let error = failure else {
+                try finish(connection, id: id, "sent", attempt: attempt)
                 logger.info("mail sent", metadata: ["mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "attempt": "\(attempt)"])
                 return .sent
             }
+            if error.transient && attempt <= retryDelays.count {
+                let delay = retryDelays[attempt - 1]
+                _ = try connection.query(
+                    """
+                    UPDATE auth.mail_outbox
+                       SET attempts = \(attempt), last_error = \(error.description),
+                           next_attempt_at = now() + make_interval(secs => \(delay))
+                     WHERE id = \(id)::bigint
+                    """)
+                logger.warning(
+                    "mail delivery failed; trying again",
+                    metadata: [
+                        "mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "error": "\(logText(error))", "retry_in_seconds": "\(delay)"
+                    ])
+                return .retried
+            }
+            let reason = "\(error) (after \(attempt) attempt\(attempt == 1 ? "" : "s"))"
+            try finish(connection, id: id, "failed", attempt: attempt, error: reason)
+            logger.error(
+                "mail could not be sent",
+                metadata: ["mail.type": "\(mail.kind.rawValue)", "mail.to": "\(mail.to)", "mail.subject": "\(mail.subject)", "error": "\(reason)"])
+            return .failed
         }
+    }
+
+    /// Records a mail's outcome and erases its secrets.
+    private func finish(_ connection: Connection, id: String, _ status: String, attempt: Int, error: String? = nil) throws {
+        _ = try connection.query(
+            """
+            UPDATE auth.mail_outbox
+               SET status = \(status), attempts = \(attempt), finished_at = now(), last_error = \(error),
+                   subject = NULL, html = NULL, link = NULL, code = NULL, hook_input = NULL
+             WHERE id = \(id)::bigint
+            """)
     }
 
     // MARK: the message

@@ -56,6 +56,10 @@ extension AuthService {
         let (subject, html) = config.mail.template(kind).render(values)
         var mail = OutgoingMail(kind: kind, to: address, subject: subject, html: html, link: link, code: code)
         mail.tokenHash = linkToken ?? ""
+        if config.hooks.sendEmail != nil && deliver {
+            mail.hookInput = try sendEmailEvent(
+                connection, kind: kind, userID: user.id, tokens: HookTokens(token: code, tokenHash: mail.tokenHash), redirectTo: redirectTo)
+        }
         // Into the outbox in the token's own transaction: the mail exists exactly when its token does.
         if deliver { try mailer.enqueue(connection, mail) }
         return mail
@@ -63,8 +67,7 @@ extension AuthService {
 
     /// `<API_EXTERNAL_URL>/auth/v1/verify?token=…&type=…&redirect_to=…`.
     func verifyLink(token: String, type: String, redirectTo: String) -> String {
-        var base = config.mail.externalURL ?? String(config.issuer.dropLast(config.issuer.hasSuffix("/auth/v1") ? "/auth/v1".count : 0))
-        while base.hasSuffix("/") { base.removeLast() }
+        let base = apiExternalURL()
         return "\(base)/auth/v1/verify?token=\(Self.queryEscape(token))&type=\(type)&redirect_to=\(Self.queryEscape(redirectTo))"
     }
 
