@@ -13,6 +13,7 @@ public struct AnalyticsService: Sendable {
     /// The client's address as the other budgets read it (`RATE_LIMIT_HEADER` when trusted).
     let clientAddress: @Sendable (HTTPRequest) -> String
     let budget: EventBudget
+    let flagCache = FlagCache()
 
     public init(
         config: AnalyticsConfig, pool: Pool, logger: Logger, clientAddress: @escaping @Sendable (HTTPRequest) -> String,
@@ -23,6 +24,17 @@ public struct AnalyticsService: Sendable {
         self.clientAddress = clientAddress
         self.isServiceRole = isServiceRole
         budget = EventBudget(perClient: config.eventsPerMinutePerClient, perProject: config.eventsPerMinute)
+    }
+
+    /// Keeps the in-memory flags current through `listener` (without it, every read of the flags
+    /// goes to the table).
+    public func followFlagChanges(_ listener: NotificationListener) {
+        flagCache.follow(listener)
+    }
+
+    /// Every flag, from memory when current.
+    func flags() throws(AnalyticsError) -> [FeatureFlag] {
+        try flagCache.flags { () throws(AnalyticsError) in try store.flags() }
     }
 
     /// The capture paths PostHog's SDKs post to (`/engage/`: the older person updates).
@@ -70,7 +82,7 @@ public struct AnalyticsService: Sendable {
         case .some(.bool), .some(.number), .some(.string), .some(.array): throw .invalidPayload("person_properties must be an object")
         }
         properties["distinct_id"] = properties["distinct_id"] ?? .string(distinctID)
-        return .json(.ok, FlagsAnswer.values(try store.flags(), distinctID: distinctID, properties: properties))
+        return .json(.ok, FlagsAnswer.values(try flags(), distinctID: distinctID, properties: properties))
     }
 
     /// The flag definitions, for the secret key only (`Authorization: Bearer …`); a `token`,
@@ -78,12 +90,12 @@ public struct AnalyticsService: Sendable {
     func definitions(_ request: HTTPRequest) throws(AnalyticsError) -> HTTPResponse {
         try requireSecretKey(request)
         if let token = request.queryValue("token"), !Crypto.constantTimeEquals(token, config.projectKey) { throw .invalidAPIKey }
-        return .json(.ok, FlagsAnswer.definitions(try store.flags()))
+        return .json(.ok, FlagsAnswer.definitions(try flags()))
     }
 
     func listFlags(_ request: HTTPRequest) throws(AnalyticsError) -> HTTPResponse {
         try requireAdmin(request)
-        return .json(.ok, FlagsAnswer.definitions(try store.flags()))
+        return .json(.ok, FlagsAnswer.definitions(try flags()))
     }
 
     /// Creates or replaces one flag: `{"key", "name", "active", "filters"}`.
@@ -95,12 +107,14 @@ public struct AnalyticsService: Sendable {
         let filters = FlagsAnswer.storedFilters(
             body["filters"] ?? .object(["groups": .array([.object(["properties": .array([]), "rollout_percentage": .number(100)])])]))
         try store.saveFlag(key: key, name: body["name"]?.string ?? "", active: active, filters: filters)
-        return .json(.ok, FlagsAnswer.definitions(try store.flags().filter { $0.key == key }))
+        flagCache.invalidate()
+        return .json(.ok, FlagsAnswer.definitions(try flags().filter { $0.key == key }))
     }
 
     func deleteFlag(_ request: HTTPRequest) throws(AnalyticsError) -> HTTPResponse {
         try requireAdmin(request)
         guard try store.deleteFlag(key: request.pathParameters["key"] ?? "") else { throw .notFound }
+        flagCache.invalidate()
         return HTTPResponse(status: .noContent)
     }
 
@@ -116,7 +130,7 @@ public struct AnalyticsService: Sendable {
         case (.some, .some), (nil, nil): throw .invalidPayload("give one of goal_state and goal_event")
         }
         guard let days = Int(request.queryValue("days") ?? "14"), (1...365).contains(days) else { throw .invalidPayload("days must be 1 to 365") }
-        guard let flag = try store.flags().first(where: { $0.key == key }) else { throw .notFound }
+        guard let flag = try flags().first(where: { $0.key == key }) else { throw .notFound }
         var weights: [String: Double] = [:]
         for variant in flag.filters["multivariate"]?["variants"]?.array ?? [] {
             if let name = variant["key"]?.string { weights[name] = variant["rollout_percentage"]?.number ?? 0 }

@@ -1,3 +1,4 @@
+import Analytics
 import Auth
 import EventLoop
 import Foundation
@@ -170,8 +171,13 @@ public final class Application: Sendable {
         self.rest = rest
         let migrator = Migrator(directory: config.migrationsDirectory)
         let inline = config.effectivePipelineConnections > 0 ? Routes.inlineREST(config: config, rest: rest, pipeline: pipeline, reads: readPipeline) : nil
+        let analytics = AnalyticsService(
+            config: config.analytics, pool: pool, logger: logger, clientAddress: { AuthService.clientAddress($0, trustedHeader: config.auth.rateLimitHeader) }
+        ) { Routes.isServiceRole($0, config: config) }
+        analytics.followFlagChanges(listener)
         let router = Routes.make(
-            config: config, pool: pool, adminPool: adminPool, rest: rest, auth: auth, realtime: realtime, storage: storage, metrics: metrics,
+            config: config, pool: pool, adminPool: adminPool, rest: rest, auth: auth, realtime: realtime, storage: storage, analytics: analytics,
+            metrics: metrics,
             migrator: migrator, readiness: { Readiness.check(pool: adminPool, migrator: migrator, feed: changeFeed, readReplicas: readReplicas) },
             logger: logger)
         server = HTTPServer(

@@ -12,8 +12,7 @@ import Storage
 enum Routes {
     static func make(
         config: ServerConfig, pool: Pool, adminPool: Pool, rest: RESTService, auth: AuthService, realtime: RealtimeService, storage: StorageService,
-        metrics: Metrics,
-        migrator: Migrator, readiness: @escaping @Sendable () -> Readiness, logger: Logger
+        analytics: AnalyticsService, metrics: Metrics, migrator: Migrator, readiness: @escaping @Sendable () -> Readiness, logger: Logger
     ) -> Router {
         var router = Router(logger: logger, errorStyle: Gateway.errorStyle)
         // Liveness: 200 while the database answers, else 503 with a fixed body (anyone may ask:
@@ -69,9 +68,7 @@ enum Routes {
         // Supabase Storage: /storage/v1/… (its own credentials and error shape).
         storage.register(&router)
         // Product analytics: PostHog's capture and flags protocols, and the flags' admin API.
-        AnalyticsService(
-            config: config.analytics, pool: pool, logger: logger, clientAddress: { AuthService.clientAddress($0, trustedHeader: config.auth.rateLimitHeader) }
-        ) { isServiceRole($0, config: config) }.register(&router)
+        analytics.register(&router)
 
         // The operators' dashboard (404 unless configured); its own sessions, never API keys.
         Dashboard.register(&router, config: config, pool: adminPool, metrics: metrics, migrator: migrator, logger: logger)
