@@ -15,20 +15,41 @@ final class VerifiedTokens: Sendable {
         let expiresAt: Double?
     }
 
+    /// The entries, and the order they came in: a full table gives up its oldest entry for a
+    /// new one (one at a time, so the live tokens stay), found at `next` of the ring of keys.
+    struct Table {
+        var entries: [String: Entry] = [:]
+        var ring: [String] = []
+        var next = 0
+
+        mutating func insert(_ token: String, _ entry: Entry, capacity: Int) {
+            if entries.updateValue(entry, forKey: token) != nil { return }
+            guard ring.count >= capacity else {
+                ring.append(token)
+                return
+            }
+            // A ring slot whose token expired (and was removed) is reused without an eviction.
+            let oldest = ring[next]
+            if oldest != token { entries[oldest] = nil }
+            ring[next] = token
+            next = (next + 1) % capacity
+        }
+    }
+
     static let shared = VerifiedTokens(capacity: 16_384)
 
     let capacity: Int
-    private let entries = Mutex<[String: Entry]>([:])
+    private let table = Mutex(Table())
 
     init(capacity: Int) {
         self.capacity = capacity
     }
 
     func caller(for token: String, keys: KeyConfig, now: Double) -> Caller? {
-        let entry = entries.withLock { entries -> Entry? in
-            guard let entry = entries[token] else { return nil }
+        let entry = table.withLock { table -> Entry? in
+            guard let entry = table.entries[token] else { return nil }
             if let expiresAt = entry.expiresAt, now > expiresAt {
-                entries[token] = nil
+                table.entries[token] = nil
                 return nil
             }
             return entry
@@ -44,14 +65,11 @@ final class VerifiedTokens: Sendable {
         if let nbf = JWT.number(claims["nbf"]), nbf > now { return }
         if let iat = JWT.number(claims["iat"]), iat > now { return }
         let expiresAt = JWT.number(claims["exp"]).map { $0 + JWT.leeway }
-        entries.withLock { entries in
-            // A full table is emptied rather than scanned: the live tokens come back at once.
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[token] = Entry(verifier: verifier, caller: caller, expiresAt: expiresAt)
-        }
+        let entry = Entry(verifier: verifier, caller: caller, expiresAt: expiresAt)
+        table.withLock { $0.insert(token, entry, capacity: capacity) }
     }
 
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { table.withLock { $0.entries.count } }
 
     /// The text a token is remembered by: the token itself, but for a P-256 signature (`r ‖ s`,
     /// 64 bytes: 86 characters) with a high `s`, whose low-`s` twin (`n - s`) verifies the same
