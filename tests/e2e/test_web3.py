@@ -74,8 +74,10 @@ def check_session(session: dict, chain: str, address: str) -> str:
     current = client.auth.get_user()
     assert current.user.id == user["id"]
     assert [i.provider for i in current.user.identities] == ["web3"]
+    # The refresh token rotates (the access token may be the same within one second).
     refreshed = client.auth.refresh_session()
-    assert refreshed.session.access_token != session["access_token"]
+    assert refreshed.session.refresh_token != session["refresh_token"]
+    assert refreshed.user.id == user["id"]
     return user["id"]
 
 
