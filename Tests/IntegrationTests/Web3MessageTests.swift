@@ -111,6 +111,11 @@ struct Web3MessageTests {
             #"siwe: message first line does not end in " wants you to sign in with your Ethereum account:""#
         ),
         ("a_b wants you to sign in with your Ethereum account:\n\n\n\n\n", "siwe: domain in first line of message is not valid"),
+        // Lines end at "\n" only: with "\r\n" the header keeps its "\r".
+        (
+            "a.example wants you to sign in with your Ethereum account:\r\n0x0\r\n\r\n\r\n\r\n\r\n",
+            #"siwe: message first line does not end in " wants you to sign in with your Ethereum account:""#
+        ),
         ("a.example wants you to sign in with your Ethereum account:\n0x12\n\n\n\n", "siwe: wallet address is not a valid Ethereum address"),
         ("a.example wants you to sign in with your Ethereum account:\n0xa1E993d09257291470e86778399D79A0864F327E\nx\n\n\n", "siwe: third line must be empty"),
         (header + "URI: https://a.example/\nVersion: 1\nno colon here\n", "siwe: encountered unparsable line at index 5"),

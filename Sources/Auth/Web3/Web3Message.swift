@@ -51,7 +51,8 @@ public struct Web3Message: Sendable, Equatable {
     /// The message, or the parser's error in GoTrue's words (answered as `validation_failed`).
     public static func parse(_ raw: String, chain: Web3Chain) throws(AuthError) -> Web3Message {
         func fail(_ text: String) -> AuthError { .validationFailed("\(chain.prefix): \(text)") }
-        let lines = raw.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Split on the byte, as Go does: "\r\n" is one Character in Swift but leaves a "\r" in Go.
+        let lines = raw.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { String(String.UnicodeScalarView($0)) }
         guard lines.count >= 6 else { throw fail("message needs at least 6 lines") }
         let suffix = " wants you to sign in with your \(chain.displayName) account:"
         guard lines[0].hasSuffix(suffix) else { throw fail("message first line does not end in \"\(suffix)\"") }
@@ -90,9 +91,12 @@ public struct Web3Message: Sendable, Equatable {
                 continue
             }
             if line.isEmpty { continue }
-            guard let colon = line.firstIndex(of: ":") else { throw fail("encountered unparsable line at index \(index)") }
-            let key = line[..<colon]
-            let value = trimmed(String(line[line.index(after: colon)...]))
+            // Go's strings.Cut at the first ":" byte (a combining mark after it would hide it from
+            // Swift's Characters).
+            let scalars = line.unicodeScalars
+            guard let colon = scalars.firstIndex(of: ":") else { throw fail("encountered unparsable line at index \(index)") }
+            let key = String(String.UnicodeScalarView(scalars[..<colon]))
+            let value = trimmed(String(String.UnicodeScalarView(scalars[scalars.index(after: colon)...])))
             switch key {
             case "URI":
                 guard let parsed = Web3URI(value) else { throw fail("URI is not valid") }
