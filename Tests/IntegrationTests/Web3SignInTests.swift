@@ -106,9 +106,14 @@ struct Web3SignInTests {
         let server = try TestServer.web3()
         let wallet = EthereumTestWallet()
         // URI_ALLOW_LIST allows http://localhost:5173/**; GoTrue skips the domain check for localhost.
-        let message = Web3Text.siwe(address: wallet.address, domain: "localhost:5173", uri: "http://localhost:5173/")
+        let message = Web3Text.siwe(address: wallet.address, domain: "localhost:5173", uri: "http://localhost:5173/", statement: nil)
         let response = try server.post("/auth/v1/token?grant_type=web3", Web3Text.body("ethereum", message, wallet.sign(message)))
         #expect(response.status == 200, "\(response.text)")
+        // No statement: GoTrue's SIWE statement is a nil pointer, null in the identity's data.
+        let identity = try #require(((response.jsonObject?["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first)
+        let custom = try #require((identity["identity_data"] as? [String: Any])?["custom_claims"] as? [String: Any])
+        #expect(custom["statement"] is NSNull)
+        #expect(custom["domain"] as? String == "localhost:5173")
     }
 
     @Test func aWeb3IdentityLinksAndUnlinksLikeAnyOther() throws {

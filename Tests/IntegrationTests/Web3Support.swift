@@ -16,9 +16,10 @@ enum Web3Text {
     /// supabase-js's `createSiweMessage`, times as offsets from now in seconds.
     static func siwe(
         address: String, domain: String = "app.example", uri: String = "https://app.example/", chainID: String = "1",
-        issuedAt: Double = 0, expiresIn: Double? = nil, notBefore: Double? = nil, nonce: String = UUID().uuidString
+        issuedAt: Double = 0, expiresIn: Double? = nil, notBefore: Double? = nil, nonce: String = UUID().uuidString,
+        statement: String? = "Sign in to the app"
     ) -> String {
-        var text = "\(domain) wants you to sign in with your Ethereum account:\n\(address)\n\nSign in to the app\n\n"
+        var text = "\(domain) wants you to sign in with your Ethereum account:\n\(address)\n\n" + (statement.map { "\($0)\n\n" } ?? "")
         text += "URI: \(uri)\nVersion: 1\nChain ID: \(chainID)\nNonce: \(nonce)\nIssued At: \(time(issuedAt))"
         if let expiresIn { text += "\nExpiration Time: \(time(expiresIn))" }
         if let notBefore { text += "\nNot Before: \(time(notBefore))" }
