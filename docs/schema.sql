@@ -2462,6 +2462,17 @@ CREATE TABLE auth.sessions (
 
 
 --
+-- Name: web3_used_messages; Type: TABLE; Schema: auth; Owner: -
+--
+
+CREATE TABLE auth.web3_used_messages (
+    digest bytea NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT web3_used_messages_digest_check CHECK ((octet_length(digest) = 32))
+);
+
+
+--
 -- Name: schema_migrations; Type: TABLE; Schema: onboard_migrations; Owner: -
 --
 
@@ -2979,6 +2990,14 @@ ALTER TABLE ONLY auth.users
 
 
 --
+-- Name: web3_used_messages web3_used_messages_pkey; Type: CONSTRAINT; Schema: auth; Owner: -
+--
+
+ALTER TABLE ONLY auth.web3_used_messages
+    ADD CONSTRAINT web3_used_messages_pkey PRIMARY KEY (digest);
+
+
+--
 -- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: onboard_migrations; Owner: -
 --
 
@@ -3318,6 +3337,13 @@ CREATE UNIQUE INDEX users_email_key ON auth.users USING btree (lower((email)::te
 --
 
 CREATE UNIQUE INDEX users_phone_key ON auth.users USING btree (phone) WHERE (phone IS NOT NULL);
+
+
+--
+-- Name: web3_used_messages_expires_at_idx; Type: INDEX; Schema: auth; Owner: -
+--
+
+CREATE INDEX web3_used_messages_expires_at_idx ON auth.web3_used_messages USING btree (expires_at);
 
 
 --

@@ -4,6 +4,10 @@
 # no SMS is sent to them), for every server that suite runs against.
 e2e_sms_test_otp=15550001001:111111,15550001002:222222,15550001003:333333
 
+# Web3 sign-in (tests/e2e/test_web3.py): both chains on, and the app the wallets sign in to
+# (its messages' domain and URI) on the allow list, for every server that suite runs against.
+e2e_web3_env=(EXTERNAL_WEB3_ETHEREUM_ENABLED=true EXTERNAL_WEB3_SOLANA_ENABLED=true "URI_ALLOW_LIST=https://wallet.e2e.example/**")
+
 # free_ports N: N distinct TCP ports on 127.0.0.1, free when chosen. The sockets stay open
 # together until all are chosen, so the kernel never hands out one twice.
 free_ports() {

@@ -244,7 +244,7 @@ extension ServerConfig {
         }
     }
 
-    /// The ways to sign in (ID-token providers, sign-up, anonymous, email), mail and MFA.
+    /// The ways to sign in (ID-token providers, sign-up, anonymous, email, Web3), mail and MFA.
     private mutating func readSignInMethods(_ env: EnvironmentReader, environment: [String: String]) throws {
         // A provider is enabled by its key set; without client ids no audience can match.
         if let jwks = env.value("GOOGLE_JWKS") { auth.providers["google"] = .google(clientIDs: env.list("GOOGLE_CLIENT_IDS"), jwks: jwks) }
@@ -257,6 +257,7 @@ extension ServerConfig {
         try auth.mfa.apply(environment: environment)
         try auth.hooks.apply(environment: environment)
         try auth.oauthServer.apply(environment: environment)
+        try auth.web3.apply(environment: environment)
     }
 
     /// The effective settings, secrets masked (`onboard serve --print-config`).
@@ -326,7 +327,7 @@ extension ServerConfig {
                 ("DISABLE_SIGNUP", "\(auth.disableSignup)"), ("EXTERNAL_ANONYMOUS_USERS_ENABLED", "\(auth.anonymousUsersEnabled)"),
                 ("EXTERNAL_EMAIL_ENABLED", "\(auth.emailEnabled)")
             ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)") + auth.sms.summaryRows() + auth.mfa.summaryRows()
-            + auth.hooks.summaryRows() + auth.oauthServer.summaryRows()
+            + auth.hooks.summaryRows() + auth.oauthServer.summaryRows() + auth.web3.summaryRows()
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }

@@ -129,6 +129,11 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case passwordAttemptRejected(String)
     /// The MFA verification attempt hook rejected the code, with its message.
     case mfaVerificationRejected(String)
+    /// `EXTERNAL_WEB3_SOLANA_ENABLED` / `EXTERNAL_WEB3_ETHEREUM_ENABLED` off (422), in GoTrue's
+    /// words for both or for the chain asked for.
+    case web3ProviderDisabled(String)
+    /// `grant_type=web3` with a `chain` other than `ethereum` and `solana` (400).
+    case web3UnsupportedChain
 
     var status: HTTPStatus {
         switch self {
@@ -166,6 +171,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .hook(let status, _, _): return status
         case .passwordAttemptRejected: return .badRequest
         case .mfaVerificationRejected: return .forbidden
+        case .web3ProviderDisabled: return .unprocessableContent
+        case .web3UnsupportedChain: return .badRequest
         }
     }
 
@@ -234,6 +241,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaChallengeExpired: return "mfa_challenge_expired"
         case .mfaVerificationFailed: return "mfa_verification_failed"
         case .mfaVerificationRejected: return "mfa_verification_rejected"
+        case .web3ProviderDisabled: return "web3_provider_disabled"
+        case .web3UnsupportedChain: return "web3_unsupported_chain"
         case .unexpected: return "unexpected_failure"
         // GoTrue's codes for an error without one of its own.
         case .hook(let status, _, let code): return code ?? (status == .internalServerError ? "unexpected_failure" : "unknown")
@@ -308,6 +317,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaVerificationFailed: return "Invalid TOTP code entered"
         case .unexpected: return "Unexpected failure, please check server logs for more information"
         case .hook(_, let message, _), .passwordAttemptRejected(let message), .mfaVerificationRejected(let message): return message
+        case .web3ProviderDisabled(let message): return message
+        case .web3UnsupportedChain: return "Unsupported chain"
         }
     }
 
@@ -331,7 +342,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
             .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
             .passwordAttemptRejected,
-            .mfaVerificationRejected:
+            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain:
             return nil
         }
     }
@@ -352,7 +363,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
             .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
             .passwordAttemptRejected,
-            .mfaVerificationRejected:
+            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain:
             return nil
         }
     }

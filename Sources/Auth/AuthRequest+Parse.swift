@@ -156,6 +156,15 @@ extension AuthRoute.Input {
         return .token(.pkce(authCode: code, codeVerifier: verifier))
     }
 
+    /// `POST /token?grant_type=web3`.
+    func web3Grant() throws(AuthError) -> AuthRequest {
+        let grant = try RequestBody.decode(RequestBody.Web3Grant.self, body)
+        return .token(
+            .web3(
+                AuthRequest.Web3Grant(chain: try grant.chain.read() ?? "", message: try grant.message.read() ?? "", signature: try grant.signature.read() ?? "")
+            ))
+    }
+
     /// `POST /token` with any other `grant_type`: its body must still be JSON.
     func unsupportedGrant() throws(AuthError) -> AuthRequest {
         _ = try RequestBody.decode(RequestBody.Unchecked.self, body)

@@ -130,7 +130,15 @@ public enum AuthRequest: Sendable, Equatable {
         case refreshToken(String?)
         case idToken(IDTokenGrant)
         case pkce(authCode: String, codeVerifier: String)
+        case web3(Web3Grant)
         case unsupported(String)
+    }
+
+    /// `grant_type=web3`: the signed message and its signature as the client sends them.
+    public struct Web3Grant: Sendable, Equatable {
+        public var chain: String
+        public var message: String
+        public var signature: String
     }
 
     public struct IDTokenGrant: Sendable, Equatable {

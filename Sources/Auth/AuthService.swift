@@ -45,6 +45,8 @@ public struct AuthConfig: Sendable {
     public var hooks = AuthHooks()
     /// GoTrue's OAuth 2.1 server (off by default).
     public var oauthServer = OAuthServerConfig()
+    /// Sign-in with Ethereum and Solana wallets (`grant_type=web3`, off by default).
+    public var web3 = Web3Config()
 
     public init(keys: KeyConfig) {
         self.keys = keys
@@ -61,7 +63,7 @@ public struct AuthConfig: Sendable {
     /// MFA challenges and verifications), for a development server. The counters of wrong
     /// guesses (codes, MFA codes) keep their limits.
     public mutating func relaxRequestLimitsForDevelopment() {
-        for limit in [\AuthConfig.signInLimit, \.refreshLimit, \.mail.otpRequestLimit, \.mail.verifyLimit, \.mfa.challengeAndVerifyLimit] {
+        for limit in [\AuthConfig.signInLimit, \.refreshLimit, \.mail.otpRequestLimit, \.mail.verifyLimit, \.mfa.challengeAndVerifyLimit, \.web3.limit] {
             self[keyPath: limit].hits *= 10
         }
     }
@@ -108,10 +110,10 @@ public final class AuthService: Sendable {
     func dispatch(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
         guard let (line, parameters) = AuthRoute.find(method: request.method, route: route, query: request.query) else { throw AuthError.notFound }
         let caller = try admit(line.caller, request)
-        if line.needs == .oauthServer { try check(.oauthServer, nil) }
+        if let needs = line.needs, needs.isCheckedBeforeReading { try check(needs, nil) }
         let parsed = try line.read(
             AuthRoute.Input(method: request.method, parameters: parameters, query: request.query, body: request.body, headers: request.headers))
-        if let needs = line.needs, needs != .oauthServer { try check(needs, parsed) }
+        if let needs = line.needs, !needs.isCheckedBeforeReading { try check(needs, parsed) }
         for budget in config.budgets(line.budgets, for: parsed, client: clientAddress(request)) { try spend(budget) }
         return try handle(parsed, request, caller: caller)
     }

@@ -29,6 +29,16 @@ public struct RedirectPolicy: Sendable {
         return siteURL
     }
 
+    /// Whether `candidate` is allowed as GoTrue's `IsRedirectURLValid` allows it: on SITE_URL's
+    /// origin, a loopback IP address, or matching an allow-list glob.
+    public func allows(_ candidate: String) -> Bool {
+        guard let url = BrowserURL(candidate), !Self.refusedSchemes.contains(url.scheme) else { return false }
+        if isSiteOrigin(url) { return true }
+        if let host = url.host, host.hasPrefix("127.") && host.allSatisfy({ $0.isNumber || $0 == "." }) || host == "[::1]" { return true }
+        let texts = url.isSpecial && url.rest.isEmpty ? [url.serialized, url.serialized + "/"] : [url.serialized]
+        return allowList.contains { pattern in texts.contains { Self.globMatches(pattern, $0) } }
+    }
+
     /// On SITE_URL's scheme and host, and its port unless the host is a loopback one.
     func isSiteOrigin(_ url: BrowserURL) -> Bool {
         guard let site = BrowserURL(siteURL), let host = url.host, url.scheme == site.scheme, host == site.host else { return false }

@@ -114,6 +114,11 @@ enum RequestBody {
         enum CodingKeys: String, CodingKey { case idToken = "id_token", provider, nonce, linkIdentity = "link_identity" }
     }
 
+    /// `POST /token?grant_type=web3`.
+    struct Web3Grant: Decodable {
+        var chain, message, signature: BodyField<String>?
+    }
+
     /// `POST /token?grant_type=pkce`.
     struct PKCEGrant: Decodable {
         var authCode, codeVerifier: BodyField<String>?

@@ -3,7 +3,7 @@ import HTTP
 import Identity
 import Postgres
 
-/// `POST /token`: the password, refresh-token, id_token and PKCE grants.
+/// `POST /token`: the password, refresh-token, id_token and PKCE grants (Web3's is in `Web3/`).
 extension AuthService {
     func token(_ grant: AuthRequest.TokenGrant, request: HTTPRequest) throws -> HTTPResponse {
         switch grant {
@@ -26,6 +26,8 @@ extension AuthService {
             return try signInWithIDToken(grant, request: request)
         case .pkce(let code, let verifier):
             return try exchangePKCE(authCode: code, codeVerifier: verifier)
+        case .web3(let grant):
+            return try signInWithWeb3(grant, request: request)
         case .unsupported:
             throw AuthError.validationFailed("unsupported_grant_type")
         }

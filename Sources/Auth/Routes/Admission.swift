@@ -41,7 +41,7 @@ extension AuthService {
     }
 
     /// A provider switch, before any budget is spent; `parsed` is nil before the reader runs
-    /// (only `.oauthServer` is checked then).
+    /// (for the switches `isCheckedBeforeReading`).
     func check(_ needs: AuthRoute.Switch, _ parsed: AuthRequest?) throws {
         switch needs {
         case .signUp:
@@ -55,6 +55,8 @@ extension AuthService {
             }
         case .oauthServer:
             guard config.oauthServer.enabled else { throw AuthError.oauthServerDisabled }
+        case .web3:
+            guard config.web3.ethereumEnabled || config.web3.solanaEnabled else { throw AuthError.web3ProviderDisabled("Web3 provider is disabled") }
         }
     }
 }
@@ -75,6 +77,7 @@ extension AuthConfig {
             case .refreshesPerAddress: (limit, bucket, key) = (refreshLimit, "refresh", "ip:\(client)")
             case .verificationsPerAddress: (limit, bucket, key) = (mail.verifyLimit, "verify", "ip:\(client)")
             case .mailRequestsPerAddress: (limit, bucket, key) = (mail.otpRequestLimit, "otp", "ip:\(client)")
+            case .web3PerAddress: (limit, bucket, key) = (web3.limit, "web3", "ip:\(client)")
             }
             guard let key else { continue }
             if let index = budgets.firstIndex(where: { $0.bucket == bucket }) {

@@ -31,6 +31,17 @@ struct AuthRoute: Sendable {
         /// `OAUTH_SERVER_ENABLED` (GoTrue's `requireOAuthServerEnabled`), checked before the
         /// reader, as GoTrue's middleware runs before any body is decoded.
         case oauthServer
+        /// `EXTERNAL_WEB3_ETHEREUM_ENABLED` or `EXTERNAL_WEB3_SOLANA_ENABLED`, checked before the
+        /// reader, as GoTrue's `Web3Grant` refuses before it decodes the body.
+        case web3
+
+        /// Whether the switch is checked before the reader (it needs nothing from the body).
+        var isCheckedBeforeReading: Bool {
+            switch self {
+            case .oauthServer, .web3: return true
+            case .signUp, .emailLogins: return false
+            }
+        }
     }
 
     /// A budget one request spends before its handler runs; 429 once over.
@@ -45,6 +56,8 @@ struct AuthRoute: Sendable {
         case verificationsPerAddress
         /// Requests that send a mail or an SMS, per client address (`RATE_LIMIT_OTP`).
         case mailRequestsPerAddress
+        /// Web3 sign-ins per client address (`RATE_LIMIT_WEB3`).
+        case web3PerAddress
     }
 
     /// A part of a path pattern.

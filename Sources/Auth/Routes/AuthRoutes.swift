@@ -18,6 +18,7 @@ extension AuthRoute {
         AuthRoute([.post], "token", grantType: "id_token", .key, budgets: [.signInsPerAddress]) { try $0.idTokenGrant() },
         AuthRoute([.post], "token", grantType: "refresh_token", .key, budgets: [.refreshesPerAddress]) { try $0.refreshTokenGrant() },
         AuthRoute([.post], "token", grantType: "pkce", .key, budgets: [.refreshesPerAddress]) { try $0.pkceGrant() },
+        AuthRoute([.post], "token", grantType: "web3", .key, needs: .web3, budgets: [.web3PerAddress]) { try $0.web3Grant() },
         AuthRoute([.post], "token", .key) { try $0.unsupportedGrant() },
         AuthRoute([.post], "logout", .session) { try $0.logout() },
 
