@@ -1227,6 +1227,21 @@ $$;
 
 
 --
+-- Name: notify_feature_flags_changed(); Type: FUNCTION; Schema: product_analytics; Owner: -
+--
+
+CREATE FUNCTION product_analytics.notify_feature_flags_changed() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+BEGIN
+    PERFORM pg_notify('onboard_feature_flags', '');
+    RETURN NULL;
+END
+$$;
+
+
+--
 -- Name: person_for(text); Type: FUNCTION; Schema: product_analytics; Owner: -
 --
 
@@ -2282,6 +2297,7 @@ CREATE TABLE auth.mail_outbox (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     finished_at timestamp with time zone,
     last_error text,
+    hook_input jsonb,
     CONSTRAINT mail_outbox_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'logged'::text, 'failed'::text])))
 );
 
@@ -3494,6 +3510,13 @@ CREATE TRIGGER on_auth_user_deleted_keep_analytics BEFORE DELETE ON auth.users F
 
 
 --
+-- Name: feature_flags feature_flags_changed; Type: TRIGGER; Schema: product_analytics; Owner: -
+--
+
+CREATE TRIGGER feature_flags_changed AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON product_analytics.feature_flags FOR EACH STATEMENT EXECUTE FUNCTION product_analytics.notify_feature_flags_changed();
+
+
+--
 -- Name: children children_keep_owner; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -4375,6 +4398,13 @@ GRANT ALL ON FUNCTION product_analytics.ingest(p_events jsonb, p_source text) TO
 --
 
 REVOKE ALL ON FUNCTION product_analytics.merge_distinct_ids(p_distinct_id text, p_other text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION notify_feature_flags_changed(); Type: ACL; Schema: product_analytics; Owner: -
+--
+
+REVOKE ALL ON FUNCTION product_analytics.notify_feature_flags_changed() FROM PUBLIC;
 
 
 --
