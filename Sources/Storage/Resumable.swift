@@ -152,7 +152,8 @@ extension StorageService {
             try resumableUploads.lockedTus(version) { () throws(TusRefusal) in try finish(version, upload, granted) }
         }
         if complete { headers.add("Tus-Complete", "1") } else { addExpiry(upload, to: &headers) }
-        let base = (request.headers["X-Forwarded-Proto"] == "https" ? "https" : "http") + "://"
+        let base =
+            (request.headers["X-Forwarded-Proto"] == "https" ? "https" : "http") + "://"
             + (request.headers["X-Forwarded-Host"] ?? request.headers["Host"] ?? "localhost")
         let path = Self.prefix + "/upload/resumable" + (upload.signed ? "/sign" : "")
         headers.add("Location", base + path + "/" + Tus.uploadID(bucket: bucket, name: name, version: version))

@@ -212,7 +212,8 @@ struct StorageResumableTests {
         let other = try create(
             "avatars", "\(owner.id)/other.png", length: 4, headers: signature, type: "image/png", path: "/storage/v1/upload/resumable/sign")
         #expect(other.status == 400, "a token for another object")
-        let created = try create("avatars", "\(owner.id)/signed.png", length: 4, headers: signature, type: "image/png", path: "/storage/v1/upload/resumable/sign")
+        let created = try create(
+            "avatars", "\(owner.id)/signed.png", length: 4, headers: signature, type: "image/png", path: "/storage/v1/upload/resumable/sign")
         #expect(created.status == 201, "\(created.text)")
         let upload = try path(created)
         #expect(upload.hasPrefix("/storage/v1/upload/resumable/sign/"))
@@ -226,7 +227,9 @@ struct StorageResumableTests {
     @Test func terminationAndExpiryRemoveTheBytes() throws {
         let short = try TestServer { $0.storage.resumableExpirySeconds = 1 }
         let headers = [("apikey", short.anonKey), ("Authorization", "Bearer \(short.serviceKey)")]
-        #expect(try short.client().request("POST", "/storage/v1/bucket", headers: headers + [("Content-Type", "application/json")], body: #"{"id":"t"}"#).status == 200)
+        #expect(
+            try short.client().request("POST", "/storage/v1/bucket", headers: headers + [("Content-Type", "application/json")], body: #"{"id":"t"}"#).status
+                == 200)
         let folder = short.application.config.storage.directory
         let ended = try path(try create(on: short, "t", "a.txt", length: 10, headers: headers))
         #expect(try patch(on: short, ended, offset: 0, [1, 2], headers: headers).status == 204)
