@@ -165,6 +165,7 @@ extension ServerConfig {
         let folder = env.value("STORAGE_DIR") ?? URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().appendingPathComponent("storage").path
         storage.directory = URL(fileURLWithPath: folder)
         if let bytes = try env.integer("STORAGE_MAX_FILE_SIZE", minimum: 1) { storage.maxFileSize = bytes }
+        if let milliseconds = try env.integer("TUS_URL_EXPIRY_MS", minimum: 0) { storage.resumableExpirySeconds = Double(milliseconds) / 1000 }
         limits.bodyLimits = [BodyLimit(pathPrefix: StorageService.prefix + "/", maxBytes: max(storage.maxRequestBytes, limits.maxBodyBytes))]
     }
 

@@ -10,15 +10,19 @@ enum Gateway {
     static let errorStyle = ErrorStyle { #"{"code":null,"details":null,"hint":null,"message":\#(jsonString($0))}"# }
 
     /// The request headers the Supabase clients send (Storage's uploads: `x-upsert`,
-    /// `x-metadata`, `cache-control`; its downloads: `if-none-match`).
+    /// `x-metadata`, `cache-control`; its downloads: `if-none-match`; its resumable uploads: TUS's
+    /// headers and `x-signature`).
     static let allowedHeaders =
-        "apikey, authorization, content-type, accept, accept-profile, content-profile, prefer, range, range-unit, x-client-info, x-supabase-api-version, x-retry-count, x-request-id, x-upsert, x-metadata, cache-control, if-none-match"
+        "apikey, authorization, content-type, accept, accept-profile, content-profile, prefer, range, range-unit, x-client-info, x-supabase-api-version, x-retry-count, x-request-id, x-upsert, x-metadata, cache-control, if-none-match, tus-resumable, upload-length, upload-offset, upload-metadata, x-signature"
     /// The response headers the Supabase clients read.
     static let exposedHeaders =
-        "Content-Range, Content-Location, Location, Preference-Applied, Range-Unit, X-Supabase-Api-Version, X-Request-Id, x-sb-error-code, Proxy-Status, ETag, Last-Modified, Content-Disposition, Accept-Ranges"
+        "Content-Range, Content-Location, Location, Preference-Applied, Range-Unit, X-Supabase-Api-Version, X-Request-Id, x-sb-error-code, Proxy-Status, ETag, Last-Modified, Content-Disposition, Accept-Ranges, Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Tus-Complete, Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires"
 
     static func cors(allowedOrigins: [String] = ["*"]) -> CORSConfig {
-        CORSConfig(allowedOrigins: allowedOrigins, allowedHeaders: allowedHeaders, exposedHeaders: exposedHeaders)
+        // Storage's resumable uploads answer OPTIONS themselves (TUS's capabilities).
+        CORSConfig(
+            allowedOrigins: allowedOrigins, allowedHeaders: allowedHeaders, exposedHeaders: exposedHeaders,
+            routedOptionsPrefixes: ["/storage/v1/upload/resumable"])
     }
 
     /// The `apikey` header (any case) or query parameter, as Supabase's gateway accepts it.

@@ -82,11 +82,18 @@ public struct CORSConfig: Sendable {
     public var allowedOrigins: [String]
     public var allowedHeaders: String
     public var exposedHeaders: String
+    /// Paths whose `OPTIONS` the router answers (a protocol that uses it, as TUS does), with the
+    /// preflight's headers added to that answer.
+    public var routedOptionsPrefixes: [String]
 
-    public init(allowedOrigins: [String] = ["*"], allowedHeaders: String = "authorization, content-type, accept", exposedHeaders: String = "") {
+    public init(
+        allowedOrigins: [String] = ["*"], allowedHeaders: String = "authorization, content-type, accept", exposedHeaders: String = "",
+        routedOptionsPrefixes: [String] = []
+    ) {
         self.allowedOrigins = allowedOrigins
         self.allowedHeaders = allowedHeaders
         self.exposedHeaders = exposedHeaders
+        self.routedOptionsPrefixes = routedOptionsPrefixes
     }
 
     func allows(_ origin: String) -> Bool {

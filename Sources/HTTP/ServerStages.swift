@@ -28,6 +28,14 @@ public struct CORSStage: Middleware {
     }
 
     public func handle(_ request: HTTPRequest, next: Next, reply: @escaping Reply) -> Bool {
+        if request.method == .options, config.routedOptionsPrefixes.contains(where: { request.path.hasPrefix($0) }) {
+            let preflight = preflight(request)
+            return next(request) { handled in
+                var response = handled
+                for (name, value) in preflight.headers where name.hasPrefix("Access-Control-") { response.headers.replace(name, value) }
+                reply(self.finished(response, origin: request.headers["Origin"]))
+            }
+        }
         guard request.method != .options else {
             reply(finished(preflight(request), origin: request.headers["Origin"]))
             return true

@@ -79,7 +79,19 @@ extension StorageService {
         guard body.bytes.count <= limit else { throw .payloadTooLarge }
         guard limits.allows(mimeType: body.contentType) else { throw .invalidMimeType(body.contentType) }
         let version = try files.write(body.bytes)
-        let metadata = Self.metadata(body, version: version)
+        let metadata = Self.metadata(
+            size: body.bytes.count, digest: Crypto.sha256(body.bytes), contentType: body.contentType, cacheControl: body.cacheControl)
+        let id = try commit(
+            bucket: bucket, name: name, mode: mode, as: caller, owner: owner, version: version, metadata: metadata, userMetadata: body.userMetadata)
+        return json(["Id": id, "Key": bucket + "/" + name])
+    }
+
+    /// Writes the row naming `version` (bytes already durable under `objects/`) as `caller`
+    /// (row-level security decides), then removes the bytes the row named before; `version`'s
+    /// bytes are removed when the row is refused. Answers the object's id.
+    func commit(
+        bucket: String, name: String, mode: WriteMode, as caller: Caller, owner: String?, version: String, metadata: String, userMetadata: String?
+    ) throws(StorageError) -> String {
         let ownerID = owner.flatMap { UUID(uuidString: $0) }?.uuidString.lowercased()
         do throws(StorageError) {
             let (id, previous) = try asCaller(caller) { connection -> (String, String?) in
@@ -87,7 +99,7 @@ extension StorageService {
                     "SELECT version FROM storage.objects WHERE bucket_id = \(bucket) AND name = \(name) FOR UPDATE"
                 ).scalar
                 let values: SQL = """
-                    \(metadata)::jsonb, \(body.userMetadata)::jsonb, \(version)
+                    \(metadata)::jsonb, \(userMetadata)::jsonb, \(version)
                     """
                 let statement: SQL
                 switch mode {
@@ -108,7 +120,7 @@ extension StorageService {
                 case .update:
                     guard previous != nil else { throw StorageError.objectNotFound }
                     statement = """
-                        UPDATE storage.objects SET metadata = \(metadata)::jsonb, user_metadata = \(body.userMetadata)::jsonb, \
+                        UPDATE storage.objects SET metadata = \(metadata)::jsonb, user_metadata = \(userMetadata)::jsonb, \
                         version = \(version), updated_at = now(), last_accessed_at = now() \
                         WHERE bucket_id = \(bucket) AND name = \(name) RETURNING id::text
                         """
@@ -117,19 +129,19 @@ extension StorageService {
                 return (id, previous)
             }
             if let previous { files.remove(previous) }
-            return json(["Id": id, "Key": bucket + "/" + name])
+            return id
         } catch {
             files.remove(version)
             throw error
         }
     }
 
-    /// The object's `metadata` as Storage writes it.
-    static func metadata(_ body: UploadBody, version: String) -> String {
-        let digest = Crypto.hex(Array(Crypto.sha256(body.bytes).prefix(16)))
+    /// The object's `metadata` as Storage writes it; the ETag is the first 16 bytes of the
+    /// bytes' SHA-256.
+    static func metadata(size: Int, digest: [UInt8], contentType: String, cacheControl: String) -> String {
         let object: [String: Any] = [
-            "eTag": "\"\(digest)\"", "size": body.bytes.count, "mimetype": body.contentType, "cacheControl": body.cacheControl,
-            "lastModified": ISO8601DateFormatter().string(from: Date()), "contentLength": body.bytes.count, "httpStatusCode": 200
+            "eTag": "\"\(Crypto.hex(Array(digest.prefix(16))))\"", "size": size, "mimetype": contentType, "cacheControl": cacheControl,
+            "lastModified": ISO8601DateFormatter().string(from: Date()), "contentLength": size, "httpStatusCode": 200
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)

@@ -31,6 +31,12 @@ extension StorageService {
     /// and has not expired.
     func verifiedToken(_ request: HTTPRequest, bucket: String, name: String, purpose: SignedPurpose) throws(StorageError) -> [String: Any] {
         guard let token = request.queryValue("token"), !token.isEmpty else { throw .invalidSignature("Missing token") }
+        return try verifiedToken(token, bucket: bucket, name: name, purpose: purpose)
+    }
+
+    /// The claims of `token` when it was signed here for `bucket/name` and `purpose` and has not
+    /// expired.
+    func verifiedToken(_ token: String, bucket: String, name: String, purpose: SignedPurpose) throws(StorageError) -> [String: Any] {
         let claims: [String: Any]
         do {
             claims = try JWT.verifyHS256(token, secret: keys.jwtSecret).claims
@@ -94,6 +100,17 @@ extension StorageService {
         guard Self.isValidObjectName(name) else { throw .invalidKey(name) }
         _ = try bucketLimits(bucket)
         let upsert = request.headers["x-upsert"]?.lowercased() == "true"
+        try probeWrite(bucket: bucket, name: name, upsert: upsert, as: caller)
+        var extra: [String: Any] = ["upsert": upsert]
+        if let subject = caller.subject { extra["owner"] = subject }
+        let token = signToken(bucket: bucket, name: name, purpose: .upload, seconds: Self.uploadURLSeconds, extra: extra)
+        return json(["url": signedPath("/object/upload/sign", bucket: bucket, name: name, token: token), "token": token])
+    }
+
+    /// Whether `caller`'s policies allow writing `bucket/name` (Storage's `canUpload`): the row
+    /// is inserted as them, with `upsert` over an existing one, and rolled back; a refusal throws
+    /// (403 from row-level security, 409 for an existing object without `upsert`).
+    func probeWrite(bucket: String, name: String, upsert: Bool, as caller: Caller) throws(StorageError) {
         let ownerID = caller.userID?.uuidString.lowercased()
         try asCaller(caller) { connection in
             try connection.execute("SAVEPOINT probe")
@@ -105,10 +122,6 @@ extension StorageService {
             _ = try connection.query(probe)
             try connection.execute("ROLLBACK TO SAVEPOINT probe")
         }
-        var extra: [String: Any] = ["upsert": upsert]
-        if let subject = caller.subject { extra["owner"] = subject }
-        let token = signToken(bucket: bucket, name: name, purpose: .upload, seconds: Self.uploadURLSeconds, extra: extra)
-        return json(["url": signedPath("/object/upload/sign", bucket: bucket, name: name, token: token), "token": token])
     }
 
     /// `PUT /object/upload/sign/{bucket}/{name}?token=…`: the upload the token allows, owned by

@@ -26,6 +26,9 @@ enum StorageRoute: Equatable, Sendable {
     case signedDownload(bucket: String, name: String)
     case signUpload(bucket: String, name: String)
     case signedUpload(bucket: String, name: String)
+    /// `/upload/resumable[/{id}]` (TUS: POST, HEAD, PATCH, DELETE, OPTIONS); `signed`:
+    /// `/upload/resumable/sign[/{id}]`, allowed by a signed upload URL's token.
+    case resumable(id: String?, signed: Bool)
 
     /// The route of `method` and `path` (without `/storage/v1`), or nil for none of Storage's.
     static func parse(method: HTTPMethod, path: String) -> StorageRoute? {
@@ -35,6 +38,7 @@ enum StorageRoute: Equatable, Sendable {
         switch head {
         case "bucket": return bucketRoute(method, rest)
         case "object": return objectRoute(method, rest)
+        case "upload": return resumableRoute(method, rest)
         default: return nil
         }
     }
@@ -47,6 +51,18 @@ enum StorageRoute: Equatable, Sendable {
         case (.put, 1): return .updateBucket(rest[0])
         case (.delete, 1): return .deleteBucket(rest[0])
         case (.post, 2) where rest[1] == "empty": return .emptyBucket(rest[0])
+        default: return nil
+        }
+    }
+
+    private static func resumableRoute(_ method: HTTPMethod, _ rest: [String]) -> StorageRoute? {
+        guard rest.first == "resumable" else { return nil }
+        let signed = rest.count > 1 && rest[1] == "sign"
+        let tail = Array(rest.dropFirst(signed ? 2 : 1))
+        guard tail.count <= 1 else { return nil }
+        switch method {
+        case .post, .options: return .resumable(id: tail.first, signed: signed)
+        case .head, .patch, .delete: return tail.isEmpty ? nil : .resumable(id: tail[0], signed: signed)
         default: return nil
         }
     }

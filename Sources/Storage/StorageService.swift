@@ -11,11 +11,16 @@ public struct StorageConfig: Sendable {
     /// `STORAGE_MAX_FILE_SIZE`: the largest object in bytes, whatever the bucket allows.
     public var maxFileSize: Int
 
+    /// `TUS_URL_EXPIRY_MS` (in seconds here): how long a resumable upload stays open after its
+    /// creation; older ones answer 410 and are removed. 0 keeps them open.
+    public var resumableExpirySeconds: Double
+
     public static let defaultMaxFileSize = 50 * 1024 * 1024
 
-    public init(directory: URL, maxFileSize: Int = StorageConfig.defaultMaxFileSize) {
+    public init(directory: URL, maxFileSize: Int = StorageConfig.defaultMaxFileSize, resumableExpirySeconds: Double = 3600) {
         self.directory = directory
         self.maxFileSize = maxFileSize
+        self.resumableExpirySeconds = resumableExpirySeconds
     }
 
     /// The body limit the HTTP layer applies to `/storage/v1`: the largest object and room for a
@@ -30,6 +35,7 @@ public final class StorageService: Sendable {
     let keys: KeyConfig
     let config: StorageConfig
     let files: FileStore
+    let resumableUploads: ResumableStore
     let logger: Logger
 
     public init(pool: Pool, keys: KeyConfig, config: StorageConfig, logger: Logger) throws {
@@ -37,14 +43,16 @@ public final class StorageService: Sendable {
         self.keys = keys
         self.config = config
         self.files = try FileStore(root: config.directory)
+        self.resumableUploads = try ResumableStore(files: files)
         self.logger = logger
+        if config.resumableExpirySeconds > 0 { resumableUploads.removeExpired(olderThan: config.resumableExpirySeconds) }
     }
 
     public static let prefix = "/storage/v1"
 
     /// Registers `/storage/v1/*` for every method Storage answers.
     public func register(_ router: inout Router) {
-        for method in [HTTPMethod.get, .post, .put, .delete] {
+        for method in [HTTPMethod.get, .post, .put, .patch, .delete, .options] {
             router.add(method, Self.prefix + "/*") { [self] request in respond(to: request) }
         }
     }
@@ -85,6 +93,7 @@ public final class StorageService: Sendable {
         case .signedDownload(let bucket, let name): return try signedDownload(bucket: bucket, name: name, request)
         case .signUpload(let bucket, let name): return try signUpload(bucket: bucket, name: name, request)
         case .signedUpload(let bucket, let name): return try signedUpload(bucket: bucket, name: name, request)
+        case .resumable(let id, let signed): return resumable(id: id, signed: signed, request)
         }
     }
 

@@ -77,6 +77,7 @@ struct ConfigurationTests {
         "DB_MIGRATE_ON_START": ("false", { !$0.migrateOnStart }),
         "MAX_BODY_BYTES": ("2048", { $0.limits.maxBodyBytes == 2048 }),
         "STORAGE_DIR": ("/srv/objects", { $0.storage.directory.path == "/srv/objects" }),
+        "TUS_URL_EXPIRY_MS": ("90000", { $0.storage.resumableExpirySeconds == 90 }),
         "STORAGE_MAX_FILE_SIZE": (
             "1000000",
             { $0.storage.maxFileSize == 1_000_000 && $0.limits.maxBodyBytes(forPath: "/storage/v1/object/b/x") == 1_000_000 + 64 * 1024 }
@@ -341,8 +342,8 @@ struct ConfigurationTests {
         ("JWT_KEYS", "not json"),
         ("JWT_KEYS", #"[{"kty":"oct","kid":"x","k":"c2VjcmV0"}]"#),
         ("PUBLISHABLE_KEYS", "anon-key"), ("SECRET_KEYS", "sb_publishable_x"),
-        ("MAX_BODY_BYTES", "-1"), ("STORAGE_MAX_FILE_SIZE", "0"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"), ("RATE_LIMIT_TOKEN_REFRESH", "many"),
-        ("RATE_LIMIT_WEB3", "0"), ("EXTERNAL_WEB3_SOLANA_ENABLED", "maybe"),
+        ("MAX_BODY_BYTES", "-1"), ("STORAGE_MAX_FILE_SIZE", "0"), ("TUS_URL_EXPIRY_MS", "-5"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"),
+        ("RATE_LIMIT_TOKEN_REFRESH", "many"), ("RATE_LIMIT_WEB3", "0"), ("EXTERNAL_WEB3_SOLANA_ENABLED", "maybe"),
         ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_MAX_ROWS", "-1"), ("PGRST_DB_PRE_REQUEST", "a.b.c"),
         ("PGRST_SERVER_TIMING_ENABLED", "sometimes"), ("PGRST_CLIENT_ERROR_VERBOSITY", "loud"), ("PGRST_DB_AGGREGATES_ENABLED", "sometimes"),
         ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"),
