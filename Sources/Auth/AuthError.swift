@@ -28,6 +28,12 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case idToken(String)
     /// `{"error":"invalid nonce","error_description":"Nonces mismatch"}`.
     case idTokenNonce
+    /// The redirect flow's state: forged, altered, expired (400 `bad_oauth_state`).
+    case badOAuthState(String)
+    /// A callback without its state or its code (400 `bad_oauth_callback`).
+    case badOAuthCallback(String)
+    /// A callback whose state names a provider not enabled (400 `oauth_provider_not_supported`).
+    case oauthProviderNotSupported(String)
     case notFound
     /// A wrong, used or expired code (`link: false`) or link token (`link: true`).
     case otpExpired(link: Bool)
@@ -134,6 +140,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         switch self {
         case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken, .idToken, .idTokenNonce:
             return .badRequest
+        case .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported: return .badRequest
         case .weakPassword, .userAlreadyExists, .emailExists, .otpDisabled, .reauthenticationEmailNotConfirmed, .flowStateExpired,
             .reauthenticationNotValid:
             return .unprocessableContent
@@ -186,6 +193,9 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .rateLimited: return "over_request_rate_limit"
         case .providerDisabled: return "provider_disabled"
         case .badIDToken, .idToken, .idTokenNonce: return "bad_oauth_callback"
+        case .badOAuthState: return "bad_oauth_state"
+        case .badOAuthCallback: return "bad_oauth_callback"
+        case .oauthProviderNotSupported: return "oauth_provider_not_supported"
         case .notFound: return "not_found"
         case .otpExpired: return "otp_expired"
         case .otpDisabled: return "otp_disabled"
@@ -260,6 +270,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .badIDToken: return "Bad ID token"
         case .idToken(let description): return description
         case .idTokenNonce: return "Nonces mismatch"
+        case .badOAuthState(let message), .badOAuthCallback(let message), .oauthProviderNotSupported(let message): return message
         case .notFound: return "Not found"
         case .otpExpired(let link): return link ? "Email link is invalid or has expired" : "Token has expired or is invalid"
         case .otpDisabled: return "Signups not allowed for otp"
@@ -319,7 +330,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .idTokenNonce: return "invalid nonce"
         case .oauth(let error, _): return error
         case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
-            .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .rateLimited, .providerDisabled, .notFound,
+            .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .rateLimited, .providerDisabled, .notFound, .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported,
             .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .overEmailSendRateLimit, .overSMSSendRateLimit,
             .flowStateNotFound, .flowStateExpired,
             .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
@@ -342,7 +353,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .rateLimited(let seconds), .overEmailSendRateLimit(_, let seconds), .overSMSSendRateLimit(_, let seconds): return seconds
         case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
             .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .providerDisabled, .badIDToken, .idToken,
-            .idTokenNonce, .notFound, .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .flowStateNotFound, .flowStateExpired,
+            .idTokenNonce, .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported, .notFound, .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .flowStateNotFound, .flowStateExpired,
             .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
             .phoneExists, .phoneNotConfirmed, .smsSendFailed,
             .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .badJSON, .oauthClientNotFound, .oauthClientRefused,
