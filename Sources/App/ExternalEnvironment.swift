@@ -27,7 +27,9 @@ enum ExternalEnvironment {
                 provider.appleKey = ExternalProvider.AppleKey(teamID: team, key: key)
             }
             guard !provider.secret.isEmpty || provider.appleKey != nil else { throw ConfigurationError("\(prefix)SECRET is required when \(prefix)ENABLED") }
-            guard kind != .oidc || provider.url != nil else { throw ConfigurationError("EXTERNAL_OIDC_URL (the issuer) is required when EXTERNAL_OIDC_ENABLED") }
+            guard kind != .oidc || provider.url != nil else {
+                throw ConfigurationError("EXTERNAL_OIDC_URL (the issuer) is required when EXTERNAL_OIDC_ENABLED")
+            }
             providers[kind.rawValue] = provider
         }
         return providers

@@ -34,6 +34,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case badOAuthCallback(String)
     /// A callback whose state names a provider not enabled (400 `oauth_provider_not_supported`).
     case oauthProviderNotSupported(String)
+    /// The provider could not be reached or answered what cannot be used (500, in GoTrue's words).
+    case externalProviderFailed(String)
     case notFound
     /// A wrong, used or expired code (`link: false`) or link token (`link: true`).
     case otpExpired(link: Bool)
@@ -141,6 +143,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken, .idToken, .idTokenNonce:
             return .badRequest
         case .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported: return .badRequest
+        case .externalProviderFailed: return .internalServerError
         case .weakPassword, .userAlreadyExists, .emailExists, .otpDisabled, .reauthenticationEmailNotConfirmed, .flowStateExpired,
             .reauthenticationNotValid:
             return .unprocessableContent
@@ -196,6 +199,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .badOAuthState: return "bad_oauth_state"
         case .badOAuthCallback: return "bad_oauth_callback"
         case .oauthProviderNotSupported: return "oauth_provider_not_supported"
+        case .externalProviderFailed: return "unexpected_failure"
         case .notFound: return "not_found"
         case .otpExpired: return "otp_expired"
         case .otpDisabled: return "otp_disabled"
@@ -270,7 +274,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .badIDToken: return "Bad ID token"
         case .idToken(let description): return description
         case .idTokenNonce: return "Nonces mismatch"
-        case .badOAuthState(let message), .badOAuthCallback(let message), .oauthProviderNotSupported(let message): return message
+        case .badOAuthState(let message), .badOAuthCallback(let message), .oauthProviderNotSupported(let message), .externalProviderFailed(let message):
+            return message
         case .notFound: return "Not found"
         case .otpExpired(let link): return link ? "Email link is invalid or has expired" : "Token has expired or is invalid"
         case .otpDisabled: return "Signups not allowed for otp"
@@ -330,7 +335,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .idTokenNonce: return "invalid nonce"
         case .oauth(let error, _): return error
         case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
-            .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .rateLimited, .providerDisabled, .notFound, .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported,
+            .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .rateLimited, .providerDisabled, .notFound,
+            .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported, .externalProviderFailed,
             .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .overEmailSendRateLimit, .overSMSSendRateLimit,
             .flowStateNotFound, .flowStateExpired,
             .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
@@ -353,7 +359,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .rateLimited(let seconds), .overEmailSendRateLimit(_, let seconds), .overSMSSendRateLimit(_, let seconds): return seconds
         case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
             .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .providerDisabled, .badIDToken, .idToken,
-            .idTokenNonce, .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported, .notFound, .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .flowStateNotFound, .flowStateExpired,
+            .idTokenNonce, .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported, .externalProviderFailed, .notFound, .otpExpired, .otpDisabled,
+            .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .flowStateNotFound, .flowStateExpired,
             .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
             .phoneExists, .phoneNotConfirmed, .smsSendFailed,
             .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .badJSON, .oauthClientNotFound, .oauthClientRefused,

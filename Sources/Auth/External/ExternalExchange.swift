@@ -19,7 +19,7 @@ extension AuthService {
     /// `grant_type=authorization_code` with the client's credentials in the body (the
     /// providers here all take them there); failures are GoTrue's "Unable to exchange external code".
     func exchangeExternalCode(_ code: String, provider: ExternalProvider, endpoints: ExternalEndpoints) throws -> ExternalTokens {
-        let refusal = AuthError.unexpected("Unable to exchange external code: \(code.prefix(4))")
+        let refusal = AuthError.externalProviderFailed("Unable to exchange external code: \(code.prefix(4))")
         guard let url = URL(string: endpoints.token) else { throw refusal }
         var request = URLRequest(url: url, timeoutInterval: 10)
         request.httpMethod = "POST"
@@ -43,7 +43,7 @@ extension AuthService {
     /// The user's claims, in id_token terms (`iss`, `sub`, `email`, `email_verified`, `name`,
     /// `picture`), which the id_token sign-in turns into the identity and the user.
     func externalUserClaims(_ tokens: ExternalTokens, provider: ExternalProvider, endpoints: ExternalEndpoints) throws -> [String: Any] {
-        let refusal = AuthError.unexpected("Error getting user profile from external provider")
+        let refusal = AuthError.externalProviderFailed("Error getting user profile from external provider")
         switch provider.kind {
         case .github:
             guard let api = endpoints.api, let user = try getJSON(api + "/user", bearer: tokens.accessToken) as? [String: Any],
@@ -76,7 +76,7 @@ extension AuthService {
     /// An id_token from the token endpoint: its signature against the provider's JWKS, its
     /// times, its issuer and its audience (the client id).
     func verifiedExternalIDToken(_ token: String, provider: ExternalProvider, endpoints: ExternalEndpoints) throws -> [String: Any] {
-        let refusal = AuthError.unexpected("Error getting user profile from external provider")
+        let refusal = AuthError.externalProviderFailed("Error getting user profile from external provider")
         guard let jwks = endpoints.jwks else { throw refusal }
         let source = external.keys(jwks)
         let claims: [String: Any]

@@ -98,9 +98,11 @@ extension AuthService {
         do {
             return Self.redirect(try completeExternalSignIn(state, fields, target: target), status: .found)
         } catch {
-            if !(error is AuthError) { logger.error("oauth callback failed", metadata: ["request.id": "\(request.id)", "error": "\(logText(error))"]) }
+            // The cause goes to the log (an `unexpected`'s words never reach the browser).
+            logger.info("oauth callback refused", metadata: ["request.id": "\(request.id)", "error": "\(logText(error))"])
             let errorFields = Self.errorFields(error)
-            return Self.redirect(Self.addingQuery(target, errorFields).split(separator: "#")[0] + "#" + Self.formEncode(errorFields + [("sb", "")]), status: .found)
+            return Self.redirect(
+                Self.addingQuery(target, errorFields).split(separator: "#")[0] + "#" + Self.formEncode(errorFields + [("sb", "")]), status: .found)
         }
     }
 
@@ -134,10 +136,10 @@ extension AuthService {
         var claims = try externalUserClaims(tokens, provider: provider, endpoints: endpoints)
         if provider.kind == .apple, let user = fields["user"], let name = Self.appleUserName(user) { claims["name"] = name }
         guard let subject = claims["sub"] as? String, !subject.isEmpty else {
-            throw AuthError.unexpected("Error getting user profile from external provider")
+            throw AuthError.externalProviderFailed("Error getting user profile from external provider")
         }
         guard (claims["email"] as? String)?.isEmpty == false else {
-            throw AuthError.unexpected("Error getting user email from external provider")
+            throw AuthError.externalProviderFailed("Error getting user email from external provider")
         }
         // With PKCE the transaction ends with a code for `grant_type=pkce` (returned), else
         // with a session (its JSON returned).
@@ -186,7 +188,9 @@ extension AuthService {
         case "signup_disabled", "user_banned", "provider_email_needs_verification":
             word = "access_denied"
         default:
-            let words: [Int: String] = [400: "invalid_request", 401: "unauthorized_client", 403: "access_denied", 500: "server_error", 503: "temporarily_unavailable"]
+            let words: [Int: String] = [
+                400: "invalid_request", 401: "unauthorized_client", 403: "access_denied", 500: "server_error", 503: "temporarily_unavailable"
+            ]
             word = words[error.status.code] ?? "server_error"
         }
         return [("error", word), ("error_code", error.code), ("error_description", error.message)]
