@@ -210,7 +210,9 @@ public final class AuthService: Sendable {
     func settingsJSON() -> String {
         var external = ["anonymous_users": config.anonymousUsersEnabled, "email": config.emailEnabled, "phone": config.sms.enabled]
         for name in IDTokenProvider.builtIn { external[name] = config.providers[name] != nil }
-        for kind in ExternalProvider.Kind.allCases { external[kind.rawValue] = config.external[kind.rawValue] != nil || external[kind.rawValue] == true }
+        for kind in ExternalProvider.Kind.allCases {
+            external[kind.rawValue] = config.external[kind.rawValue]?.enabled == true || external[kind.rawValue] == true
+        }
         let providers = external.keys.sorted().map { "\(jsonString($0)):\(external[$0]!)" }.joined(separator: ",")
         return
             #"{"external":{\#(providers)},"disable_signup":\#(config.disableSignup),"mailer_autoconfirm":\#(config.mail.autoconfirm),"phone_autoconfirm":\#(config.sms.autoconfirm),"sms_provider":\#(jsonString(config.sms.providerName)),"saml_enabled":false}"#

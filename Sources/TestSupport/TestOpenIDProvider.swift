@@ -39,6 +39,8 @@ public final class TestOpenIDProvider: Sendable {
     let keys: [String: SigningKey]
     let grants = Mutex<[String: Grant]>([:])
     let next = Mutex<Account?>(nil)
+    /// Issuers whose token endpoint takes Apple's signed client secret: the team and its key.
+    let signedSecrets = Mutex<[String: (team: String, key: JWK)]>([:])
     /// Every request the provider received: `(method, path, form or query)`.
     public let received = Mutex<[(String, String, [String: String])]>([])
 
@@ -60,6 +62,13 @@ public final class TestOpenIDProvider: Sendable {
     /// `http://127.0.0.1:<port>/<name>`.
     public func issuer(_ name: String = "idp") -> String { "http://127.0.0.1:\(port)/\(name)" }
 
+    /// The issuer's token endpoint then wants Apple's client secret: an ES256 JWT from `team`
+    /// for the client id, with `aud` `https://appleid.apple.com`, signed with `key` (its `kid`
+    /// in the header).
+    public func requireSignedClientSecret(issuer name: String, team: String, key: PublicKey, keyID: String) {
+        signedSecrets.withLock { $0[name] = (team, JWK(keyID: keyID, algorithm: "ES256", key: key)) }
+    }
+
     /// The account the next authorization without `login_hint` signs in.
     public func signInNext(_ account: Account) { next.withLock { $0 = account } }
 
@@ -80,12 +89,12 @@ public final class TestOpenIDProvider: Sendable {
                     "jwks_uri": issuer + "/jwks", "userinfo_endpoint": issuer + "/userinfo", "response_types_supported": ["code"],
                     "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"]
                 ]))
-        case "jwks":
+        case "jwks", "auth/keys":
             return .json(.ok, JWT.serialize(["keys": [key.jwk]]))
-        case "authorize":
+        case "authorize", "auth/authorize":
             return authorize(issuer: issuer, fields)
-        case "token" where request.method == .post:
-            return token(issuer: issuer, key: key, fields)
+        case "token" where request.method == .post, "auth/token" where request.method == .post:
+            return token(issuer: issuer, key: key, secretRule: signedSecrets.withLock { $0[parts[0]] }, fields)
         default:
             return .json(.notFound, #"{"error":"not_found"}"#)
         }
@@ -107,8 +116,16 @@ public final class TestOpenIDProvider: Sendable {
     }
 
     /// RFC 6749 §4.1.3: the code once, for the client it was issued to, with the same redirect URI.
-    func token(issuer: String, key: SigningKey, _ fields: [String: String]) -> HTTPResponse {
-        guard fields["grant_type"] == "authorization_code", fields["client_id"] == Self.clientID, fields["client_secret"] == Self.secret else {
+    func token(issuer: String, key: SigningKey, secretRule: (team: String, key: JWK)?, _ fields: [String: String]) -> HTTPResponse {
+        var authenticated = fields["client_secret"] == Self.secret
+        if let secretRule {
+            let keys = JWKSet(keys: [secretRule.key])
+            let claims = (try? JWT.verify(fields["client_secret"] ?? "", keys: keys)) ?? [:]
+            authenticated =
+                claims["iss"] as? String == secretRule.team && claims["sub"] as? String == Self.clientID
+                && claims["aud"] as? String == "https://appleid.apple.com"
+        }
+        guard fields["grant_type"] == "authorization_code", fields["client_id"] == Self.clientID, authenticated else {
             return .json(.unauthorized, #"{"error":"invalid_client"}"#)
         }
         let grant = grants.withLock { $0.removeValue(forKey: fields["code"] ?? "") }

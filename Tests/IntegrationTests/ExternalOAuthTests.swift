@@ -17,9 +17,14 @@ struct ExternalOAuthTests {
     let server: TestServer
 
     init() throws {
-        provider = try TestOpenIDProvider(issuers: ["idp", "other"])
-        let (idp, other) = (provider.issuer("idp"), provider.issuer("other"))
+        provider = try TestOpenIDProvider(issuers: ["idp", "other", "apple"])
+        let (idp, other, apple) = (provider.issuer("idp"), provider.issuer("other"), provider.issuer("apple"))
+        let appleKey = SigningKey(kind: .p256, keyID: "K1")
+        provider.requireSignedClientSecret(issuer: "apple", team: "TEAM1", key: appleKey.publicKey, keyID: "K1")
         server = try TestServer { config in
+            // Apple's flow: its fixed endpoints under the third issuer, the client secret signed here.
+            config.auth.external["apple"] = ExternalProvider(
+                kind: .apple, clientID: TestOpenIDProvider.clientID, secret: "", url: apple, appleTeamID: "TEAM1", appleKey: appleKey)
             config.auth.external["oidc"] = ExternalProvider(
                 kind: .oidc, clientID: TestOpenIDProvider.clientID, secret: TestOpenIDProvider.secret, url: idp)
             // Google's flow, its discovery pointed at the second loopback issuer.
@@ -269,6 +274,29 @@ struct ExternalOAuthTests {
         #expect(posted.header("Location")?.hasPrefix(Self.app + "#access_token=") == true, "\(posted.header("Location") ?? "")")
     }
 
+    /// Apple: `response_mode=form_post`, the answer POSTed back with the user's name, and the
+    /// client secret an ES256 JWT the provider checks against the team's key.
+    @Test func appleSignsInWithASignedClientSecretAndAFormPost() throws {
+        let email = TestServer.email("apple")
+        let url = try authorizeURL("provider=apple&redirect_to=\(Self.escape(Self.app))")
+        #expect(url.hasPrefix(provider.issuer("apple") + "/auth/authorize?"))
+        #expect(Self.query(url)["response_mode"] == "form_post")
+        #expect(Self.query(url)["scope"] == "email name")
+        let back = Self.query(try providerCallback(url, hint: "\(UUID().uuidString),\(email)"))
+        let name = Self.escape(#"{"name":{"firstName":"Ada","lastName":"Lovelace"}}"#)
+        let form = "code=\(Self.escape(back["code"] ?? ""))&state=\(Self.escape(back["state"] ?? ""))&user=\(name)"
+        let posted = try server.client().request(
+            "POST", "/auth/v1/callback", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form)
+        let location = posted.header("Location") ?? ""
+        #expect(location.hasPrefix(Self.app + "#access_token="), "\(location)")
+        let signedIn = try user(try #require(Self.fragment(location)["access_token"]))
+        #expect(signedIn["email"] as? String == email)
+        #expect((signedIn["user_metadata"] as? [String: Any])?["full_name"] as? String == "Ada Lovelace")
+        // The provider saw a JWT as the secret, never a fixed one.
+        let exchanges = provider.received.withLock { $0.filter { $0.1 == "/apple/auth/token" } }
+        #expect(exchanges.last?.2["client_secret"]?.split(separator: ".").count == 3)
+    }
+
     @Test func unknownAndDisabledProvidersAndTheSettings() throws {
         let api = [("X-Supabase-Api-Version", "2024-01-01")]
         let disabled = try server.client().request("GET", "/auth/v1/authorize?provider=github", headers: api)
@@ -282,6 +310,6 @@ struct ExternalOAuthTests {
         #expect(external["oidc"] as? Bool == true)
         #expect(external["google"] as? Bool == true)
         #expect(external["github"] as? Bool == false)
-        #expect(external["apple"] as? Bool == false)
+        #expect(external["apple"] as? Bool == true)
     }
 }

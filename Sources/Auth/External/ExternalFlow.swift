@@ -81,6 +81,7 @@ extension AuthService {
     func enabledExternalProvider(_ name: String, refusal: (String) -> AuthError) throws -> ExternalProvider {
         guard ExternalProvider.Kind(rawValue: name) != nil else { throw refusal("Provider \(name) could not be found") }
         guard let provider = config.external[name] else { throw refusal("provider is not enabled") }
+        if let why = provider.unusable { throw refusal(why) }
         return provider
     }
 

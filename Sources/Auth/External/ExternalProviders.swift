@@ -20,6 +20,8 @@ public struct ExternalProvider: Sendable {
     }
 
     public var kind: Kind
+    /// `EXTERNAL_<NAME>_ENABLED`.
+    public var enabled: Bool
     /// `EXTERNAL_<NAME>_CLIENT_ID`: the first of the comma-separated ids is the one sent.
     public var clientID: String
     /// `EXTERNAL_<NAME>_SECRET` (Apple: a client-secret JWT made beforehand, or empty when
@@ -29,27 +31,32 @@ public struct ExternalProvider: Sendable {
     public var redirectURI: String?
     /// `EXTERNAL_<NAME>_URL`: the provider's base URL or issuer; nil: the provider's own.
     public var url: String?
-    /// Apple's signing key (`EXTERNAL_APPLE_TEAM_ID`, `_KEY_ID`, `_PRIVATE_KEY`), for the
-    /// client secret Apple requires: an ES256 JWT issued by the team, for the client id.
-    public var appleKey: AppleKey?
+    /// Apple's client secret made here (`EXTERNAL_APPLE_TEAM_ID`, `_KEY_ID`, `_PRIVATE_KEY`):
+    /// an ES256 JWT issued by the team for the client id, signed with the team's key.
+    public var appleTeamID: String?
+    public var appleKey: SigningKey?
 
-    public struct AppleKey: Sendable {
-        public var teamID: String
-        public var key: SigningKey
-
-        public init(teamID: String, key: SigningKey) {
-            self.teamID = teamID
-            self.key = key
-        }
-    }
-
-    public init(kind: Kind, clientID: String, secret: String, redirectURI: String? = nil, url: String? = nil, appleKey: AppleKey? = nil) {
+    public init(
+        kind: Kind, enabled: Bool = true, clientID: String, secret: String, redirectURI: String? = nil, url: String? = nil, appleTeamID: String? = nil,
+        appleKey: SigningKey? = nil
+    ) {
         self.kind = kind
+        self.enabled = enabled
         self.clientID = clientID
         self.secret = secret
         self.redirectURI = redirectURI
         self.url = url
+        self.appleTeamID = appleTeamID
         self.appleKey = appleKey
+    }
+
+    /// GoTrue's `ValidateOAuth`: why the provider cannot be used; nil when it can.
+    var unusable: String? {
+        if !enabled { return "provider is not enabled" }
+        if clientID.isEmpty { return "missing OAuth client ID" }
+        if secret.isEmpty && (appleTeamID == nil || appleKey == nil) { return "missing OAuth secret" }
+        if kind == .oidc && (url ?? "").isEmpty { return "missing OpenID issuer URL" }
+        return nil
     }
 
     /// The scopes always asked for; `scopes=` adds to them (comma- or space-separated, as GoTrue
@@ -81,10 +88,10 @@ public struct ExternalProvider: Sendable {
     /// The client secret sent to the token endpoint: Apple's JWT signed now (valid 5 minutes)
     /// when a key is configured, the configured secret otherwise.
     func clientSecret(now: Date = Date()) -> String {
-        guard kind == .apple, let appleKey else { return secret }
+        guard kind == .apple, let appleKey, let appleTeamID else { return secret }
         let issued = Int(now.timeIntervalSince1970)
-        return appleKey.key.sign(claims: [
-            "iss": appleKey.teamID, "iat": issued, "exp": issued + 300, "aud": "https://appleid.apple.com", "sub": clientID
+        return appleKey.sign(claims: [
+            "iss": appleTeamID, "iat": issued, "exp": issued + 300, "aud": "https://appleid.apple.com", "sub": clientID
         ])
     }
 }
