@@ -39,6 +39,8 @@ public final class TestOpenIDProvider: Sendable {
     let keys: [String: SigningKey]
     let grants = Mutex<[String: Grant]>([:])
     let next = Mutex<Account?>(nil)
+    /// The access tokens issued, for the GitHub-style API (`/api/v3/user`, `/api/v3/user/emails`).
+    let accessTokens = Mutex<[String: Account]>([:])
     /// Issuers whose token endpoint takes Apple's signed client secret: the team and its key.
     let signedSecrets = Mutex<[String: (team: String, key: JWK)]>([:])
     /// Every request the provider received: `(method, path, form or query)`.
@@ -91,10 +93,26 @@ public final class TestOpenIDProvider: Sendable {
                 ]))
         case "jwks", "auth/keys":
             return .json(.ok, JWT.serialize(["keys": [key.jwk]]))
-        case "authorize", "auth/authorize":
+        case "api/v3/user", "api/v3/user/emails":
+            let bearer = String((request.headers["Authorization"] ?? "").dropFirst("Bearer ".count))
+            guard let account = accessTokens.withLock({ $0[bearer] }) else { return .json(.unauthorized, #"{"message":"Bad credentials"}"#) }
+            if parts.last == "emails" {
+                return .json(
+                    .ok,
+                    JWT.serialize([
+                        ["email": "old-" + account.email, "primary": false, "verified": true],
+                        ["email": account.email, "primary": true, "verified": account.verified]
+                    ]))
+            }
+            let id = abs(account.subject.hashValue) % 1_000_000_000
+            return .json(.ok, JWT.serialize(["id": id, "login": "user\(id)", "name": account.name, "avatar_url": "https://avatars.example/\(id)"]))
+        case "authorize", "auth/authorize", "login/oauth/authorize":
             return authorize(issuer: issuer, fields)
         case "token" where request.method == .post, "auth/token" where request.method == .post:
             return token(issuer: issuer, key: key, secretRule: signedSecrets.withLock { $0[parts[0]] }, fields)
+        case "login/oauth/access_token" where request.method == .post:
+            // GitHub's: OAuth 2.0 only, no id_token.
+            return token(issuer: issuer, key: nil, secretRule: nil, fields)
         default:
             return .json(.notFound, #"{"error":"not_found"}"#)
         }
@@ -116,7 +134,7 @@ public final class TestOpenIDProvider: Sendable {
     }
 
     /// RFC 6749 §4.1.3: the code once, for the client it was issued to, with the same redirect URI.
-    func token(issuer: String, key: SigningKey, secretRule: (team: String, key: JWK)?, _ fields: [String: String]) -> HTTPResponse {
+    func token(issuer: String, key: SigningKey?, secretRule: (team: String, key: JWK)?, _ fields: [String: String]) -> HTTPResponse {
         var authenticated = fields["client_secret"] == Self.secret
         if let secretRule {
             let keys = JWKSet(keys: [secretRule.key])
@@ -132,13 +150,16 @@ public final class TestOpenIDProvider: Sendable {
         guard let grant, grant.issuer == issuer, grant.redirectURI == fields["redirect_uri"] else {
             return .json(.badRequest, #"{"error":"invalid_grant"}"#)
         }
+        let accessToken = "at-" + UUID().uuidString
+        accessTokens.withLock { $0[accessToken] = grant.account }
+        guard let key else { return .json(.ok, JWT.serialize(["access_token": accessToken, "token_type": "bearer", "scope": "user:email"])) }
         let now = Int(Date().timeIntervalSince1970)
         let idToken = key.sign(claims: [
             "iss": issuer, "aud": grant.clientID, "sub": grant.account.subject, "email": grant.account.email,
             "email_verified": grant.account.verified, "name": grant.account.name, "iat": now, "exp": now + 600
         ])
         return .json(
-            .ok, JWT.serialize(["access_token": "at-" + UUID().uuidString, "token_type": "Bearer", "expires_in": 3600, "id_token": idToken]))
+            .ok, JWT.serialize(["access_token": accessToken, "token_type": "Bearer", "expires_in": 3600, "id_token": idToken]))
     }
 
     static func escape(_ text: String) -> String {

@@ -17,11 +17,15 @@ struct ExternalOAuthTests {
     let server: TestServer
 
     init() throws {
-        provider = try TestOpenIDProvider(issuers: ["idp", "other", "apple"])
+        provider = try TestOpenIDProvider(issuers: ["idp", "other", "apple", "gh"])
         let (idp, other, apple) = (provider.issuer("idp"), provider.issuer("other"), provider.issuer("apple"))
         let appleKey = SigningKey(kind: .p256, keyID: "K1")
+        let github = provider.issuer("gh")
         provider.requireSignedClientSecret(issuer: "apple", team: "TEAM1", key: appleKey.publicKey, keyID: "K1")
         server = try TestServer { config in
+            // GitHub Enterprise's layout under the fourth: `/login/oauth/…` and `/api/v3`.
+            config.auth.external["github"] = ExternalProvider(
+                kind: .github, clientID: TestOpenIDProvider.clientID, secret: TestOpenIDProvider.secret, url: github)
             // Apple's flow: its fixed endpoints under the third issuer, the client secret signed here.
             config.auth.external["apple"] = ExternalProvider(
                 kind: .apple, clientID: TestOpenIDProvider.clientID, secret: "", url: apple, appleTeamID: "TEAM1", appleKey: appleKey)
@@ -244,7 +248,10 @@ struct ExternalOAuthTests {
         let now = Int(Date().timeIntervalSince1970)
         let github = JWT.signHS256(
             claims: ["purpose": "oauth_state", "provider": "github", "referrer": Self.app, "iat": now, "exp": now + 300], secret: Array(TestServer.secret.utf8))
-        let disabled = try callback("/auth/v1/callback?code=abc&state=\(github)")
+        // A server on which GitHub is not enabled (the states of every test server share a secret).
+        let bare = try TestServer()
+        let answer2 = try bare.client().request("GET", "/auth/v1/callback?code=abc&state=\(github)")
+        let disabled = (status: answer2.status, location: answer2.header("Location") ?? "")
         #expect(Self.query(disabled.location)["error_code"] == "oauth_provider_not_supported")
         #expect(Self.query(disabled.location)["error_description"] == "Unsupported provider: provider is not enabled")
     }
@@ -297,11 +304,31 @@ struct ExternalOAuthTests {
         #expect(exchanges.last?.2["client_secret"]?.split(separator: ".").count == 3)
     }
 
+    /// GitHub: no OpenID; the token endpoint, then `/user` and `/user/emails` (the primary address).
+    @Test func gitHubSignsInByItsAPI() throws {
+        let email = TestServer.email("github")
+        let location = try signIn("github", hint: "\(UUID().uuidString),\(email)")
+        #expect(location.hasPrefix(Self.app + "#access_token="), "\(location)")
+        let signedIn = try user(try #require(Self.fragment(location)["access_token"]))
+        #expect(signedIn["email"] as? String == email)
+        let identity = try #require((signedIn["identities"] as? [[String: Any]])?.first)
+        #expect(identity["provider"] as? String == "github")
+        #expect(((identity["identity_data"] as? [String: Any])?["iss"] as? String)?.hasSuffix("/gh/api/v3/user") == true)
+    }
+
     @Test func unknownAndDisabledProvidersAndTheSettings() throws {
         let api = [("X-Supabase-Api-Version", "2024-01-01")]
-        let disabled = try server.client().request("GET", "/auth/v1/authorize?provider=github", headers: api)
-        #expect(disabled.status == 400)
-        #expect(disabled.text == #"{"code":"validation_failed","message":"Unsupported provider: provider is not enabled"}"#)
+        let disabled = try server.client().request("GET", "/auth/v1/authorize?provider=oidc", headers: api)
+        #expect(disabled.status == 302, "enabled")
+        let off = try TestServer { $0.auth.external["oidc"] = ExternalProvider(kind: .oidc, enabled: false, clientID: "c", secret: "s", url: "http://x") }
+        let refused = try off.client().request("GET", "/auth/v1/authorize?provider=oidc", headers: api)
+        #expect(refused.status == 400)
+        #expect(refused.text == #"{"code":"validation_failed","message":"Unsupported provider: provider is not enabled"}"#)
+        let noSecret = try TestServer { $0.auth.external["github"] = ExternalProvider(kind: .github, clientID: "c", secret: "") }
+        let missing = try noSecret.client().request("GET", "/auth/v1/authorize?provider=github", headers: api)
+        #expect(missing.text == #"{"code":"validation_failed","message":"Unsupported provider: missing OAuth secret"}"#)
+        let github = try off.client().request("GET", "/auth/v1/authorize?provider=github", headers: api)
+        #expect(github.text == #"{"code":"validation_failed","message":"Unsupported provider: provider is not enabled"}"#)
         let unknown = try server.client().request("GET", "/auth/v1/authorize?provider=myspace", headers: api)
         #expect(unknown.text == #"{"code":"validation_failed","message":"Unsupported provider: Provider myspace could not be found"}"#)
         let badPKCE = try server.client().request("GET", "/auth/v1/authorize?provider=oidc&code_challenge=short&code_challenge_method=s256", headers: api)
@@ -309,7 +336,8 @@ struct ExternalOAuthTests {
         let external = try #require(try server.get("/auth/v1/settings").jsonObject?["external"] as? [String: Any])
         #expect(external["oidc"] as? Bool == true)
         #expect(external["google"] as? Bool == true)
-        #expect(external["github"] as? Bool == false)
+        #expect(external["github"] as? Bool == true)
+        #expect(try off.get("/auth/v1/settings").jsonObject?["external"].flatMap { ($0 as? [String: Any])?["oidc"] as? Bool } == false)
         #expect(external["apple"] as? Bool == true)
     }
 }
