@@ -147,6 +147,7 @@ struct ExternalOAuthTests {
         let exchanged = try server.post("/auth/v1/token?grant_type=pkce", body)
         #expect(exchanged.status == 200, "\(exchanged.text)")
         #expect((exchanged.jsonObject?["user"] as? [String: Any])?["email"] as? String == email)
+        #expect((exchanged.jsonObject?["provider_token"] as? String)?.hasPrefix("at-") == true, "GoTrue's provider_token")
         // Replayed: GoTrue's 404.
         let replayed = try server.post("/auth/v1/token?grant_type=pkce", body, headers: [("X-Supabase-Api-Version", "2024-01-01")])
         #expect(replayed.status == 404)

@@ -151,6 +151,7 @@ extension AuthService {
             guard try FlowStates.issueAuthCode(connection, id: flowID, userID: userID, codeDigest: Self.digest(authCode)) else {
                 throw AuthError.unexpected("flow state")
             }
+            try FlowStates.keepProviderTokens(connection, id: flowID, access: tokens.accessToken, refresh: tokens.refreshToken)
             return authCode
         }
         let finished: String
