@@ -2257,6 +2257,8 @@ CREATE TABLE auth.flow_state (
     auth_code_issued_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    provider_access_token text,
+    provider_refresh_token text,
     CONSTRAINT flow_state_code_challenge_method_check CHECK ((code_challenge_method = ANY (ARRAY['s256'::text, 'plain'::text])))
 );
 

@@ -28,6 +28,14 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case idToken(String)
     /// `{"error":"invalid nonce","error_description":"Nonces mismatch"}`.
     case idTokenNonce
+    /// The redirect flow's state: forged, altered, expired (400 `bad_oauth_state`).
+    case badOAuthState(String)
+    /// A callback without its state or its code (400 `bad_oauth_callback`).
+    case badOAuthCallback(String)
+    /// A callback whose state names a provider not enabled (400 `oauth_provider_not_supported`).
+    case oauthProviderNotSupported(String)
+    /// The provider could not be reached or answered what cannot be used (500, in GoTrue's words).
+    case externalProviderFailed(String)
     case notFound
     /// A wrong, used or expired code (`link: false`) or link token (`link: true`).
     case otpExpired(link: Bool)
@@ -139,6 +147,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         switch self {
         case .validationFailed, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed, .providerDisabled, .badIDToken, .idToken, .idTokenNonce:
             return .badRequest
+        case .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported: return .badRequest
+        case .externalProviderFailed: return .internalServerError
         case .weakPassword, .userAlreadyExists, .emailExists, .otpDisabled, .reauthenticationEmailNotConfirmed, .flowStateExpired,
             .reauthenticationNotValid:
             return .unprocessableContent
@@ -193,6 +203,10 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .rateLimited: return "over_request_rate_limit"
         case .providerDisabled: return "provider_disabled"
         case .badIDToken, .idToken, .idTokenNonce: return "bad_oauth_callback"
+        case .badOAuthState: return "bad_oauth_state"
+        case .badOAuthCallback: return "bad_oauth_callback"
+        case .oauthProviderNotSupported: return "oauth_provider_not_supported"
+        case .externalProviderFailed: return "unexpected_failure"
         case .notFound: return "not_found"
         case .otpExpired: return "otp_expired"
         case .otpDisabled: return "otp_disabled"
@@ -269,6 +283,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .badIDToken: return "Bad ID token"
         case .idToken(let description): return description
         case .idTokenNonce: return "Nonces mismatch"
+        case .badOAuthState(let message), .badOAuthCallback(let message), .oauthProviderNotSupported(let message), .externalProviderFailed(let message):
+            return message
         case .notFound: return "Not found"
         case .otpExpired(let link): return link ? "Email link is invalid or has expired" : "Token has expired or is invalid"
         case .otpDisabled: return "Signups not allowed for otp"
@@ -331,6 +347,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .oauth(let error, _): return error
         case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
             .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .rateLimited, .providerDisabled, .notFound,
+            .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported, .externalProviderFailed,
             .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .overEmailSendRateLimit, .overSMSSendRateLimit,
             .flowStateNotFound, .flowStateExpired,
             .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
@@ -353,7 +370,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .rateLimited(let seconds), .overEmailSendRateLimit(_, let seconds), .overSMSSendRateLimit(_, let seconds): return seconds
         case .validationFailed, .weakPassword, .userAlreadyExists, .emailExists, .invalidCredentials, .refreshTokenNotFound, .refreshTokenAlreadyUsed,
             .noAuthorization, .badJWT, .sessionNotFound, .userNotFound, .userFromTokenNotFound, .notAdmin, .providerDisabled, .badIDToken, .idToken,
-            .idTokenNonce, .notFound, .otpExpired, .otpDisabled, .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .flowStateNotFound, .flowStateExpired,
+            .idTokenNonce, .badOAuthState, .badOAuthCallback, .oauthProviderNotSupported, .externalProviderFailed, .notFound, .otpExpired, .otpDisabled,
+            .emailNotConfirmed, .reauthenticationEmailNotConfirmed, .flowStateNotFound, .flowStateExpired,
             .badCodeVerifier, .reauthenticationNeeded, .reauthenticationNotValid, .phoneProviderDisabled, .phoneDisabled, .emailProviderDisabled,
             .phoneExists, .phoneNotConfirmed, .smsSendFailed,
             .signupDisabled, .anonymousProviderDisabled, .samlProviderDisabled, .oauthServerDisabled, .badJSON, .oauthClientNotFound, .oauthClientRefused,

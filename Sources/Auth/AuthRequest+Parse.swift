@@ -222,11 +222,45 @@ extension AuthRoute.Input {
         return .verify(factorID: uuid("factor_id"), challengeID: challengeID, code: code)
     }
 
-    /// GoTrue's answer to the OAuth redirect flows (`/authorize`, linking by redirect), which this
-    /// server does not offer: its id_token providers are not OAuth providers.
-    func unsupportedProvider() -> AuthError {
-        guard let name = queryValue("provider"), !name.isEmpty else { return .validationFailed("Unsupported provider: Provider  could not be found") }
-        return .validationFailed("Unsupported provider: provider is not enabled")
+    /// `GET /authorize?provider=…&scopes=…&redirect_to=…&code_challenge=…&code_challenge_method=…`
+    /// (and `GET /user/identities/authorize`, `link`): GoTrue's PKCE parameter checks; the
+    /// provider is checked by the handler, against the configuration.
+    func externalAuthorize(link: Bool) throws(AuthError) -> AuthRequest {
+        let challenge = queryValue("code_challenge") ?? ""
+        let method = queryValue("code_challenge_method") ?? ""
+        var pkce: AuthRequest.PKCEChallenge?
+        if !challenge.isEmpty || !method.isEmpty {
+            guard !challenge.isEmpty, !method.isEmpty else { throw .validationFailed("PKCE flow requires code_challenge_method and code_challenge") }
+            guard (43...128).contains(challenge.utf8.count),
+                challenge.utf8.allSatisfy({ byte in
+                    (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39)
+                        || byte == 0x2d || byte == 0x2e || byte == 0x5f || byte == 0x7e
+                })
+            else { throw .validationFailed("code challenge has to be between 43 and 128 characters and contain only unreserved characters") }
+            let lowered = method.lowercased()
+            guard lowered == "s256" || lowered == "plain" else { throw .validationFailed("Invalid code_challenge_method") }
+            pkce = AuthRequest.PKCEChallenge(challenge: challenge, method: lowered)
+        }
+        // GoTrue passes the rest of the query on to the provider, except what the server sets.
+        let reserved: Set = [
+            "provider", "scopes", "client_id", "client_secret", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method",
+            "code_verifier", "scope", "response_mode"
+        ]
+        var extra: [String: String] = [:]
+        for (name, value) in query where !reserved.contains(name.lowercased()) && extra[name] == nil { extra[name] = value }
+        let authorize = AuthRequest.ExternalAuthorize(
+            provider: queryValue("provider") ?? "", scopes: queryValue("scopes") ?? "", redirectTo: queryValue("redirect_to"), pkce: pkce,
+            skipHTTPRedirect: queryValue("skip_http_redirect") == "true", extra: extra)
+        return .externalAuthorize(authorize, link: link)
+    }
+
+    /// `GET /callback` (the query) or `POST /callback` (Apple's `form_post` body; the query too).
+    func externalCallback() -> AuthRequest {
+        var fields: [String: String] = [:]
+        var pairs = query
+        if method == .post { pairs = parseQuery(String(decoding: body, as: UTF8.self)) + pairs }
+        for (name, value) in pairs where fields[name] == nil { fields[name] = value }
+        return .externalCallback(fields)
     }
 }
 

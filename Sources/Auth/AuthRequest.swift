@@ -37,6 +37,24 @@ public enum AuthRequest: Sendable, Equatable {
     case deleteIdentity(String?)
     /// GoTrue's OAuth 2.1 server.
     case oauthServer(OAuthServerRequest)
+    /// `GET /authorize` and `GET /user/identities/authorize`: the redirect to a provider.
+    case externalAuthorize(ExternalAuthorize, link: Bool)
+    /// `GET|POST /callback`: the provider's answer (`state`, `code`, `error`, Apple's `user`).
+    case externalCallback([String: String])
+
+    /// The query of `/authorize`.
+    public struct ExternalAuthorize: Sendable, Equatable {
+        public var provider: String
+        /// `scopes`: added to the provider's own.
+        public var scopes: String
+        public var redirectTo: String?
+        public var pkce: PKCEChallenge?
+        /// `skip_http_redirect=true`: linking answers `{"url"}` instead of a 302.
+        public var skipHTTPRedirect = false
+        /// The other parameters, passed on to the provider as GoTrue passes them (`prompt`,
+        /// `login_hint`, …), without the ones the server sets.
+        public var extra: [String: String] = [:]
+    }
 
     public struct SignUp: Sendable, Equatable {
         /// Trimmed and lower-cased; nil when absent or empty (then it is an anonymous sign-up).

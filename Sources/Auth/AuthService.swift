@@ -47,6 +47,8 @@ public struct AuthConfig: Sendable {
     public var oauthServer = OAuthServerConfig()
     /// Sign-in with Ethereum and Solana wallets (`grant_type=web3`, off by default).
     public var web3 = Web3Config()
+    /// The providers of the OAuth redirect flow (`EXTERNAL_<NAME>_ENABLED`), by name.
+    public var external: [String: ExternalProvider] = [:]
 
     public init(keys: KeyConfig) {
         self.keys = keys
@@ -79,6 +81,8 @@ public final class AuthService: Sendable {
     public let mailer: Mailer
     /// The hooks' calls, for `/metrics` (the mail senders' send-email hook calls among them).
     public var hookCalls: AuthHookCalls { mailer.hookCalls }
+    /// The redirect flow's providers' discovery documents and key sets.
+    let external = ExternalDirectory()
 
     public init(pool: Pool, config: AuthConfig, logger: Logger = Logger(label: "onboard.auth"), mailer: Mailer? = nil) {
         self.pool = pool
@@ -174,6 +178,10 @@ public final class AuthService: Sendable {
             return try unlinkIdentity(try signedIn(), identityID: identityID)
         case .oauthServer(let operation):
             return try oauthServer(request, operation, caller: caller)
+        case .externalAuthorize(let authorize, let link):
+            return try externalAuthorize(authorize, request: request, linkTo: link ? try signedIn().userID : nil)
+        case .externalCallback(let fields):
+            return externalCallback(fields, request: request)
         }
     }
 
@@ -211,6 +219,9 @@ public final class AuthService: Sendable {
     func settingsJSON() -> String {
         var external = ["anonymous_users": config.anonymousUsersEnabled, "email": config.emailEnabled, "phone": config.sms.enabled]
         for name in IDTokenProvider.builtIn { external[name] = config.providers[name] != nil }
+        for kind in ExternalProvider.Kind.allCases {
+            external[kind.rawValue] = config.external[kind.rawValue]?.enabled == true || external[kind.rawValue] == true
+        }
         let providers = external.keys.sorted().map { "\(jsonString($0)):\(external[$0]!)" }.joined(separator: ",")
         return
             #"{"external":{\#(providers)},"disable_signup":\#(config.disableSignup),"mailer_autoconfirm":\#(config.mail.autoconfirm),"phone_autoconfirm":\#(config.sms.autoconfirm),"sms_provider":\#(jsonString(config.sms.providerName)),"saml_enabled":false}"#

@@ -114,7 +114,7 @@ extension AuthService {
         if !tokenNonce.isEmpty && Crypto.hex(Crypto.sha256(Array(givenNonce.utf8))) != tokenNonce {
             throw AuthError.idTokenNonce
         }
-        if let linkTo { return try linkExternal(provider: name, subject: subject, claims: claims, to: linkTo, request: request) }
+        if let linkTo { return .json(.ok, try linkExternal(provider: name, subject: subject, claims: claims, to: linkTo)) }
         return .json(.ok, try signInExternal(provider: name, subject: subject, claims: claims))
     }
 
@@ -141,8 +141,11 @@ extension AuthService {
     }
 
     /// Signs in the user of (provider, subject); links a verified e-mail's existing account, or
-    /// creates the user. One transaction.
-    func signInExternal(provider: String, subject: String, claims: [String: Any]) throws -> String {
+    /// creates the user. One transaction, which `finish` ends (by default a new session, whose
+    /// JSON is returned; the redirect flow's PKCE issues a code instead).
+    func signInExternal(
+        provider: String, subject: String, claims: [String: Any], finish: ((Connection, String) throws -> String)? = nil
+    ) throws -> String {
         let (identityJSON, email, verified) = Self.identityData(subject: subject, claims: claims)
         return try pool.withTransaction { connection in
             var userID = try Identities.touch(connection, provider: provider, subject: subject, identityJSON: identityJSON)
@@ -163,8 +166,8 @@ extension AuthService {
             guard let userID else { throw AuthError.unexpected("no user") }
             if try Users.isBanned(connection, id: userID) { throw AuthError.userBanned("User is banned", status: .forbidden) }
             try Identities.insertIfAbsent(connection, provider: provider, subject: subject, userID: userID, identityJSON: identityJSON)
-            let session = try startSession(connection, userID: userID, method: "oauth")
-            return session
+            if let finish { return try finish(connection, userID) }
+            return try startSession(connection, userID: userID, method: "oauth")
         }
     }
 
@@ -189,7 +192,10 @@ extension AuthService {
     /// 400 `email_exists`); a verified one confirms the user and ends its anonymity, an
     /// unverified one is mailed a confirmation and answered 422 `email_not_confirmed` (the link
     /// stays, as in GoTrue). An identity linked already: 422 `identity_already_exists`.
-    func linkExternal(provider: String, subject: String, claims: [String: Any], to userID: String, request: HTTPRequest) throws -> HTTPResponse {
+    /// `finish` ends the transaction as in `signInExternal`.
+    func linkExternal(
+        provider: String, subject: String, claims: [String: Any], to userID: String, finish: ((Connection, String) throws -> String)? = nil
+    ) throws -> String {
         let (identityJSON, email, verified) = Self.identityData(subject: subject, claims: claims)
         enum Outcome {
             case session(String)
@@ -219,6 +225,7 @@ extension AuthService {
                 }
                 try Users.updateProviders(connection, id: userID)
                 if let mail { return .unconfirmed(mail) }
+                if let finish { return .session(try finish(connection, userID)) }
                 return .session(try startSession(connection, userID: userID, method: "oauth"))
             }
         } catch let error as PostgresError where error.sqlState == "23505" {
@@ -227,7 +234,7 @@ extension AuthService {
         }
         switch outcome {
         case .session(let json):
-            return .json(.ok, json)
+            return json
         case .unconfirmed(let mail):
             send([mail])
             throw AuthError.linkedEmailNotConfirmed(provider: provider)

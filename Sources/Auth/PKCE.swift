@@ -20,7 +20,12 @@ extension AuthService {
                 throw AuthError.badCodeVerifier
             }
             try FlowStates.delete(connection, id: flow.id)
-            return .session(try startSession(connection, userID: flow.userID, method: flow.authenticationMethod))
+            var session = try startSession(connection, userID: flow.userID, method: flow.authenticationMethod)
+            // GoTrue's `provider_token` and `provider_refresh_token` of an OAuth flow's code.
+            for (name, value) in [("provider_token", flow.providerAccessToken), ("provider_refresh_token", flow.providerRefreshToken)] {
+                if let value, !value.isEmpty, session.hasSuffix("}") { session = session.dropLast() + ",\(jsonString(name)):\(jsonString(value))}" }
+            }
+            return .session(session)
         }
         switch outcome {
         case .session(let json): return .json(.ok, json)

@@ -12,6 +12,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let noContent = HTTPStatus(code: 204)
     public static let partialContent = HTTPStatus(code: 206)
     public static let multipleChoices = HTTPStatus(code: 300)
+    public static let found = HTTPStatus(code: 302)
     public static let seeOther = HTTPStatus(code: 303)
     public static let notModified = HTTPStatus(code: 304)
     public static let badRequest = HTTPStatus(code: 400)
@@ -53,6 +54,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
         case 206: return "Partial Content"
         case 300: return "Multiple Choices"
         case 301: return "Moved Permanently"
+        case 302: return "Found"
         case 303: return "See Other"
         case 304: return "Not Modified"
         case 400: return "Bad Request"

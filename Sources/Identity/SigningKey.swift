@@ -27,6 +27,25 @@ public final class SigningKey: @unchecked Sendable {
         self.key = key!
     }
 
+    /// A P-256 key from PKCS #8 PEM text (`-----BEGIN PRIVATE KEY-----`, as Apple's `.p8` key
+    /// files hold); nil when the text is not such a key.
+    public init?(pkcs8PEM pem: String, keyID: String) {
+        let body = pem.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("-----") }.joined()
+        guard let der = Data(base64Encoded: body).map(Array.init), !der.isEmpty else { return nil }
+        let key = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+        }
+        guard let key else { return nil }
+        guard EVP_PKEY_get_base_id(key) == EVP_PKEY_EC else {
+            EVP_PKEY_free(key)
+            return nil
+        }
+        self.key = key
+        self.kind = .p256
+        self.keyID = keyID
+    }
+
     /// A key from a private JWK (RFC 7518 section 6: EC P-256 with `d`, `x`, `y`; RSA with `n`,
     /// `e`, `d`, `p`, `q`, `dp`, `dq`, `qi`); nil when a member is missing or OpenSSL refuses it.
     public init?(privateJWK jwk: [String: Any]) {

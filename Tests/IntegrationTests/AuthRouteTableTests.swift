@@ -128,8 +128,8 @@ struct AuthRouteTableTests {
         #expect(throws: AuthError.validationFailed("invalid client_id format")) { try parse(.get, "/admin/oauth/clients/nope") }
         #expect(throws: AuthError.samlProviderDisabled) { try parse(.post, "/sso") }
         #expect(throws: AuthError.samlProviderDisabled) { try parse(.get, "/admin/sso/providers") }
-        #expect(throws: AuthError.validationFailed("Unsupported provider: provider is not enabled")) {
-            try parse(.get, "/authorize", query: [("provider", "github")])
+        #expect(throws: AuthError.validationFailed("PKCE flow requires code_challenge_method and code_challenge")) {
+            try parse(.get, "/authorize", query: [("provider", "github"), ("code_challenge", String(repeating: "c", count: 43))])
         }
         #expect(throws: AuthError.validationFailed("Password recovery requires an email")) { try parse(.post, "/recover") }
     }

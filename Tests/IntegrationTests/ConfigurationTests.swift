@@ -22,6 +22,15 @@ struct ConfigurationTests {
         }
     }
 
+    /// A P-256 key as Apple's `.p8` files hold it (made for this test).
+    static let applePEM = """
+        -----BEGIN PRIVATE KEY-----
+        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgsul4jU/5Fx8Rc1Cw
+        7L6hXPm60Ruur7EO7zggB4nmAc2hRANCAASUqfxdb7g93WfNqhPGUGuAC2AVkSp3
+        8MvUhli2a9yY3zrPpBl9dfk8xa5TK+F9tu31WOohr0Nep6yJumFQ2arO
+        -----END PRIVATE KEY-----
+        """
+
     /// The variables the configuration table lists (docs/configuration.md: the table under
     /// "Settings", up to "Keys").
     static let documented: Set<String> = {
@@ -118,6 +127,37 @@ struct ConfigurationTests {
         "GOOGLE_CLIENT_IDS": ("a,b", { _ in true }),  // read with GOOGLE_JWKS; see below
         "APPLE_JWKS": ("https://appleid.apple.com/auth/keys", { $0.auth.providers["apple"] != nil }),
         "APPLE_CLIENT_IDS": ("c", { _ in true }),  // read with APPLE_JWKS; see below
+        "EXTERNAL_GOOGLE_ENABLED": ("true", { $0.auth.external["google"]?.enabled == true }),
+        "EXTERNAL_GOOGLE_CLIENT_ID": ("id-1,id-2", { $0.auth.external["google"]?.clientID == "id-1" && $0.auth.external["google"]?.enabled == false }),
+        "EXTERNAL_GOOGLE_SECRET": ("s3cret", { $0.auth.external["google"]?.secret == "s3cret" }),
+        "EXTERNAL_GOOGLE_REDIRECT_URI": (
+            "https://api.example.com/auth/v1/callback", { $0.auth.external["google"]?.redirectURI == "https://api.example.com/auth/v1/callback" }
+        ),
+        "EXTERNAL_GOOGLE_URL": ("https://idp.example.com", { $0.auth.external["google"]?.url == "https://idp.example.com" }),
+        "EXTERNAL_APPLE_ENABLED": ("true", { $0.auth.external["apple"]?.enabled == true }),
+        "EXTERNAL_APPLE_CLIENT_ID": ("id-1,id-2", { $0.auth.external["apple"]?.clientID == "id-1" && $0.auth.external["apple"]?.enabled == false }),
+        "EXTERNAL_APPLE_SECRET": ("s3cret", { $0.auth.external["apple"]?.secret == "s3cret" }),
+        "EXTERNAL_APPLE_REDIRECT_URI": (
+            "https://api.example.com/auth/v1/callback", { $0.auth.external["apple"]?.redirectURI == "https://api.example.com/auth/v1/callback" }
+        ),
+        "EXTERNAL_APPLE_URL": ("https://idp.example.com", { $0.auth.external["apple"]?.url == "https://idp.example.com" }),
+        "EXTERNAL_GITHUB_ENABLED": ("true", { $0.auth.external["github"]?.enabled == true }),
+        "EXTERNAL_GITHUB_CLIENT_ID": ("id-1,id-2", { $0.auth.external["github"]?.clientID == "id-1" && $0.auth.external["github"]?.enabled == false }),
+        "EXTERNAL_GITHUB_SECRET": ("s3cret", { $0.auth.external["github"]?.secret == "s3cret" }),
+        "EXTERNAL_GITHUB_REDIRECT_URI": (
+            "https://api.example.com/auth/v1/callback", { $0.auth.external["github"]?.redirectURI == "https://api.example.com/auth/v1/callback" }
+        ),
+        "EXTERNAL_GITHUB_URL": ("https://idp.example.com", { $0.auth.external["github"]?.url == "https://idp.example.com" }),
+        "EXTERNAL_OIDC_ENABLED": ("true", { $0.auth.external["oidc"]?.enabled == true }),
+        "EXTERNAL_OIDC_CLIENT_ID": ("id-1,id-2", { $0.auth.external["oidc"]?.clientID == "id-1" && $0.auth.external["oidc"]?.enabled == false }),
+        "EXTERNAL_OIDC_SECRET": ("s3cret", { $0.auth.external["oidc"]?.secret == "s3cret" }),
+        "EXTERNAL_OIDC_REDIRECT_URI": (
+            "https://api.example.com/auth/v1/callback", { $0.auth.external["oidc"]?.redirectURI == "https://api.example.com/auth/v1/callback" }
+        ),
+        "EXTERNAL_OIDC_URL": ("https://idp.example.com", { $0.auth.external["oidc"]?.url == "https://idp.example.com" }),
+        "EXTERNAL_APPLE_TEAM_ID": ("TEAM123", { $0.auth.external["apple"]?.appleTeamID == "TEAM123" }),
+        "EXTERNAL_APPLE_KEY_ID": ("KEY123", { $0.auth.external["apple"] != nil }),  // the kid of EXTERNAL_APPLE_PRIVATE_KEY; see below
+        "EXTERNAL_APPLE_PRIVATE_KEY": (applePEM, { $0.auth.external["apple"]?.appleKey?.algorithm == "ES256" }),
         "DISABLE_SIGNUP": ("true", { $0.auth.disableSignup }),
         "EXTERNAL_ANONYMOUS_USERS_ENABLED": ("false", { !$0.auth.anonymousUsersEnabled }),
         "EXTERNAL_EMAIL_ENABLED": ("false", { !$0.auth.emailEnabled }),
@@ -323,6 +363,9 @@ struct ConfigurationTests {
         #expect(google?.clientIDs == ["a", "b"])
         let apple = try Self.config(["APPLE_JWKS": "/a.json", "APPLE_CLIENT_IDS": "c"]).auth.providers["apple"]
         #expect(apple?.clientIDs == ["c"])
+        let appleKey = try Self.config(["EXTERNAL_APPLE_KEY_ID": "K1", "EXTERNAL_APPLE_PRIVATE_KEY": Self.applePEM]).auth.external["apple"]?.appleKey
+        #expect(appleKey?.keyID == "K1")
+        #expect(throws: ConfigurationError.self) { try Self.config(["EXTERNAL_APPLE_PRIVATE_KEY": "/nonexistent/apple.p8"]) }
         let smtp = try Self.config([
             "SMTP_HOST": "mail.example", "SMTP_PORT": "2525", "SMTP_USER": "mailer", "SMTP_PASS": "pw",
             "SMTP_TLS": "starttls", "SMTP_CA_FILE": #filePath

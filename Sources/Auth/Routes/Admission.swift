@@ -97,7 +97,7 @@ extension AuthRequest {
         case .signUp(let signUp): return signUp.email
         case .token(.password(let email, _, _)): return email.isEmpty ? nil : email
         case .health, .jwks, .openIDConfiguration, .settings, .token, .getUser, .updateUser, .logout, .admin, .recover, .otp, .phoneOTP, .resend,
-            .phoneResend, .verify, .verifyLink, .reauthenticate, .mfa, .deleteIdentity, .oauthServer:
+            .phoneResend, .verify, .verifyLink, .reauthenticate, .mfa, .deleteIdentity, .oauthServer, .externalAuthorize, .externalCallback:
             return nil
         }
     }

@@ -35,7 +35,7 @@ extension AuthRoute {
         AuthRoute([.get], "user", .session) { _ in .getUser },
         AuthRoute([.put], "user", .session) { try $0.updateUser() },
         AuthRoute([.delete], "user/identities/{identity_id}", .session) { .deleteIdentity($0.uuid("identity_id")) },
-        AuthRoute([.get], "user/identities/authorize", .session) { input in throw input.unsupportedProvider() },
+        AuthRoute([.get], "user/identities/authorize", .session) { try $0.externalAuthorize(link: true) },
         AuthRoute([.get], "user/oauth/grants", .session, needs: .oauthServer) { _ in .oauthServer(.listGrants) },
         AuthRoute([.delete], "user/oauth/grants", .session, needs: .oauthServer) { try $0.revokeOAuthGrant() },
         AuthRoute([], "user/oauth/*", .session, needs: .oauthServer) { _ in throw AuthError.notFound },
@@ -44,9 +44,11 @@ extension AuthRoute {
         AuthRoute([.post], "factors/{factor_id}/verify", .session) { .mfa(try $0.verifyFactor()) },
         AuthRoute([.delete], "factors/{factor_id}", .session) { .mfa(.unenroll(factorID: $0.uuid("factor_id"))) },
 
+        // The OAuth redirect flow: to the provider and back.
+        AuthRoute([.get], "authorize", .open) { try $0.externalAuthorize(link: false) },
+        AuthRoute([.get, .post], "callback", .open) { $0.externalCallback() },
+
         // Features this server does not offer: GoTrue's answers for them switched off.
-        AuthRoute([.get], "authorize", .open) { input in throw input.unsupportedProvider() },
-        AuthRoute([.get, .post], "callback", .open) { _ in throw AuthError.notFound },
         AuthRoute([], "sso/*", .key) { _ in throw AuthError.samlProviderDisabled },
 
         // The OAuth 2.1 server: third-party clients and browsers call it without the `apikey`.

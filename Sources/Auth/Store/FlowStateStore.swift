@@ -10,6 +10,9 @@ enum FlowStates {
         var authenticationMethod: String
         /// Seconds since its auth code was issued; nil when none was.
         var codeAge: Double?
+        /// The OAuth provider's tokens (the redirect flow's codes only).
+        var providerAccessToken: String? = nil
+        var providerRefreshToken: String? = nil
     }
 
     /// A new flow for `userID` (and, once in a hundred, the flows older than a day deleted).
@@ -32,7 +35,7 @@ enum FlowStates {
         let found = try connection.query(
             """
             SELECT id::text, user_id::text, code_challenge_method, code_challenge, authentication_method,
-                   extract(epoch FROM now() - auth_code_issued_at)
+                   extract(epoch FROM now() - auth_code_issued_at), provider_access_token, provider_refresh_token
             FROM auth.flow_state WHERE auth_code = \(authCodeDigest) FOR UPDATE
             """)
         guard found.count == 1, let id = found[0, 0], let userID = found[0, 1], let method = found[0, 2],
@@ -40,7 +43,7 @@ enum FlowStates {
         else { return nil }
         return Row(
             id: id, userID: userID, codeChallengeMethod: method, codeChallenge: challenge, authenticationMethod: authenticationMethod,
-            codeAge: found[0].double(5))
+            codeAge: found[0].double(5), providerAccessToken: found[0, 6], providerRefreshToken: found[0, 7])
     }
 
     /// The auth code (its digest) set on the user's flow; false when there is no such flow.
@@ -51,6 +54,12 @@ enum FlowStates {
             WHERE id = \(id)::uuid AND user_id = \(userID)::uuid RETURNING id
             """
         ).count == 1
+    }
+
+    /// The OAuth provider's tokens kept with the flow until its code is exchanged.
+    static func keepProviderTokens(_ connection: Connection, id: String, access: String, refresh: String?) throws {
+        _ = try connection.query(
+            "UPDATE auth.flow_state SET provider_access_token = \(access), provider_refresh_token = \(refresh) WHERE id = \(id)::uuid")
     }
 
     static func delete(_ connection: Connection, id: String) throws {
