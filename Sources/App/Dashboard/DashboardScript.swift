@@ -111,12 +111,16 @@ extension DashboardAssets {
             return Math.max(260, Math.round((box && box.clientWidth) || 760));
           }
 
-          // Redraws the page's charts from the data already loaded when the width changes.
-          let redraw = null, drawnWidth = window.innerWidth, resizing = null;
-          window.addEventListener("resize", () => {
+          // Redraws the page's charts from the data already loaded when the page's width changes
+          // (a phone turned, a window resized, a scroll bar that appeared once the page grew).
+          let redraw = null, drawnWidth = null, resizing = null;
+          new ResizeObserver(entries => {
+            const width = Math.round(entries[0].contentRect.width);
+            if (width === drawnWidth) return;
+            drawnWidth = width;
             clearTimeout(resizing);
-            resizing = setTimeout(() => { if (redraw && window.innerWidth !== drawnWidth) { drawnWidth = window.innerWidth; redraw(); } }, 150);
-          });
+            resizing = setTimeout(() => { if (redraw) redraw(); }, 100);
+          }).observe(document.querySelector("main") || document.body);
 
           function table(rows, columns) {
             if (!rows || rows.length === 0) return el("p", { class: "empty", text: "No data." });

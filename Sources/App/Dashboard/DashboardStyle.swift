@@ -3,6 +3,7 @@ extension DashboardAssets {
     static let css = #"""
         :root { --fg: #1d2330; --muted: #5d6679; --line: #d9dde5; --bg: #f5f6f8; --card: #fff; --accent: #3b6fd8; --accent2: #e08a2c; --danger: #c0392b; }
         * { box-sizing: border-box; }
+        html { scrollbar-gutter: stable; }
         body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
         header { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 24px; padding: 10px 24px; background: #1d2330; color: #fff; }
         header nav { display: flex; gap: 4px; flex: 1; }
