@@ -122,17 +122,18 @@ extension DashboardAssets {
             resizing = setTimeout(() => { if (redraw) redraw(); }, 100);
           }).observe(document.querySelector("main") || document.body);
 
-          function table(rows, columns) {
+          // `stacked`: on a phone, each row is a block of "column: value" lines instead of a wide row.
+          function table(rows, columns, stacked) {
             if (!rows || rows.length === 0) return el("p", { class: "empty", text: "No data." });
             columns = columns || Object.keys(rows[0]);
             const head = el("tr", {}, columns.map(c => el("th", { class: typeof rows[0][c] === "number" ? "num" : null, text: c })));
             const body = rows.map(row => el("tr", {}, columns.map(c => {
               const value = row[c];
-              if (value instanceof Node) return el("td", {}, [value]);
-              return el("td", { class: typeof value === "number" ? "num" : (/_at$/.test(c) ? "time" : null), text: cell(c, value) });
+              if (value instanceof Node) return el("td", { "data-label": c }, [value]);
+              return el("td", { class: typeof value === "number" ? "num" : (/_at$/.test(c) ? "time" : null), "data-label": c, text: cell(c, value) });
             })));
             // Wide tables scroll inside their card, never the page.
-            return el("div", { class: "table-wrap" }, [el("table", {}, [el("thead", {}, [head]), el("tbody", {}, body)])]);
+            return el("div", { class: "table-wrap" }, [el("table", { class: stacked ? "stacked" : null }, [el("thead", {}, [head]), el("tbody", {}, body)])]);
           }
 
           function definitionList(object) {

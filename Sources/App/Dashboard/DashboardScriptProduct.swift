@@ -27,7 +27,7 @@ extension DashboardAssets {
                 break;
               case "time_to_complete":
                 empty = "No completions in this window.";
-                if (m.value !== null) { value = seconds(m.value); detail = "Median of " + m.denominator + " completions; 90th percentile " + seconds(m.p90_seconds) + "."; }
+                if (m.value !== null) { value = seconds(m.value); detail = "Median of " + m.denominator + (m.denominator === 1 ? " completion" : " completions") + "; 90th percentile " + seconds(m.p90_seconds) + "."; }
                 break;
               case "error_rate":
                 empty = "No app events in this window.";
@@ -48,7 +48,7 @@ extension DashboardAssets {
             const verdict = m.met === true ? ["met", "✓ on target"] : m.met === false ? ["missed", "✗ off target"] : ["", ""];
             return el("div", { class: "kpi metric " + verdict[0], "data-metric": m.key }, [
               el("div", { class: "kpi-label", text: m.label }),
-              el("div", { class: "kpi-value" + (value === null ? " no-data" : ""), text: value === null ? "no data" : value }),
+              el("div", { class: "kpi-value" + (value === null ? " no-data" : (m.unit === "step" || m.unit === "screen" ? " words" : "")), text: value === null ? "no data" : value }),
               el("div", { class: "metric-target", text: target + (verdict[1] ? " · " + verdict[1] : "") }),
               el("div", { class: "kpi-change", text: value === null ? empty : detail }),
             ]);
@@ -83,9 +83,9 @@ extension DashboardAssets {
             const total = data.top_events.reduce((sum, e) => sum + e.count, 0);
             document.querySelector("#events-top .chart").replaceChildren(data.top_events.length === 0 ? el("p", { class: "empty", text: "No events in this window." }) :
               table(data.top_events.map(e => ({
-                event: el("button", { type: "button", class: "link", "data-event": e.event, text: e.event }),
+                event: el("button", { type: "button", class: "link event-link", "data-event": e.event, text: e.event }),
                 count: e.count, share: percent(100 * e.count / Math.max(1, total)), people: e.persons,
-              }))));
+              })), null, true));
           }
 
           async function loadEvents() {
@@ -157,7 +157,7 @@ extension DashboardAssets {
                 rate: percent(100 * v.rate), "95% interval": percent(100 * v.interval[0]) + " – " + percent(100 * v.interval[1]),
                 "vs control": v.difference === null ? "—" : (v.difference > 0 ? "+" : "") + (100 * v.difference).toFixed(1) + " points",
                 "p-value": v.p_value === null ? "—" : (v.p_value < 0.001 ? "< 0.001" : v.p_value.toFixed(3)),
-              }))),
+              })), null, true),
             ]);
           }
 

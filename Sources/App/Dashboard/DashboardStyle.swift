@@ -93,6 +93,8 @@ extension DashboardAssets {
         .metric-target { font-size: 13px; font-weight: 600; }
         .metric.met .metric-target { color: #1e7d3a; }
         .metric.missed .metric-target { color: var(--danger); }
+        .kpi-value.words { font-size: 20px; overflow-wrap: anywhere; }
+        .link.event-link { white-space: normal; overflow-wrap: anywhere; text-align: left; }
         .kpi-value.no-data { color: var(--muted); font-size: 20px; font-style: italic; }
         .kpis.metrics { grid-template-columns: repeat(auto-fit, minmax(min(240px, 100%), 1fr)); }
         .srm { padding: 8px 12px; border-radius: 6px; background: #fdecea; border: 1px solid #f1b0a8; color: #8a2319; font-weight: 600; }
@@ -100,7 +102,13 @@ extension DashboardAssets {
         .no-leader { color: var(--muted); }
         @media (max-width: 600px) {
           header { padding: 10px 12px; }
-          header nav { flex-wrap: wrap; }
+          header nav { order: 3; flex-basis: 100%; flex-wrap: wrap; }
+          header nav a { padding: 6px 8px; }
+          header form { margin-left: auto; }
+          table.stacked thead { display: none; }
+          table.stacked tr { display: block; padding: 6px 0; border-bottom: 1px solid var(--line); }
+          table.stacked td { display: flex; justify-content: space-between; gap: 12px; padding: 2px 0; border: 0; text-align: right; }
+          table.stacked td::before { content: attr(data-label); color: var(--muted); font-size: 13px; text-align: left; }
           main { padding: 12px 12px 40px; }
           .card { padding: 14px 12px; }
           .bar-row { grid-template-columns: minmax(0, 1fr); }
