@@ -96,7 +96,7 @@ extension DashboardAssets {
         .kpi-value.words { font-size: 20px; overflow-wrap: anywhere; }
         .link.event-link { white-space: normal; overflow-wrap: anywhere; text-align: left; }
         .kpi-value.no-data { color: var(--muted); font-size: 20px; font-style: italic; }
-        .kpis.metrics { grid-template-columns: repeat(auto-fit, minmax(min(240px, 100%), 1fr)); }
+        .kpis.metrics { grid-template-columns: repeat(auto-fit, minmax(min(300px, 100%), 1fr)); }
         .srm { padding: 8px 12px; border-radius: 6px; background: #fdecea; border: 1px solid #f1b0a8; color: #8a2319; font-weight: 600; }
         .leader { color: #1e7d3a; font-weight: 600; }
         .no-leader { color: var(--muted); }
