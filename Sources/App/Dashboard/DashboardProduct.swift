@@ -35,7 +35,8 @@ enum DashboardProduct {
     /// One JSON object: the window, the chosen event's count per UTC day, its count by the
     /// breakdown property (the 20 most frequent values; events without it as null), the 20
     /// most frequent events with the distinct persons who sent them, and the properties the
-    /// chosen events carry (for the breakdown picker).
+    /// chosen events carry (for the breakdown picker; read from the latest 10,000 of them, so a
+    /// busy window costs no more than that).
     static func events(_ q: EventsQuery) -> SQL {
         """
         WITH b AS (\(bounds(q.window))),
@@ -58,7 +59,9 @@ enum DashboardProduct {
           SELECT event, count(*) AS n, count(DISTINCT person_id) AS persons FROM ev GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 20
         ),
         keys AS (
-          SELECT k, count(*) AS n FROM chosen, jsonb_object_keys(properties) AS k GROUP BY 1 ORDER BY (k LIKE '$%'), count(*) DESC, 1 LIMIT 40
+          SELECT k, count(*) AS n
+            FROM (SELECT properties FROM chosen ORDER BY "timestamp" DESC LIMIT 10000) AS latest, jsonb_object_keys(latest.properties) AS k
+           GROUP BY 1 ORDER BY (k LIKE '$%'), count(*) DESC, 1 LIMIT 40
         )
         SELECT jsonb_build_object(
           'from', to_char(b.f AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
