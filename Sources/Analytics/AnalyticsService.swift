@@ -131,16 +131,8 @@ public struct AnalyticsService: Sendable {
         }
         guard let days = Int(request.queryValue("days") ?? "14"), (1...365).contains(days) else { throw .invalidPayload("days must be 1 to 365") }
         guard let flag = try flags().first(where: { $0.key == key }) else { throw .notFound }
-        var weights: [String: Double] = [:]
-        for variant in flag.filters["multivariate"]?["variants"]?.array ?? [] {
-            if let name = variant["key"]?.string { weights[name] = variant["rollout_percentage"]?.number ?? 0 }
-        }
-        let report = ExperimentReport(counts: try store.experimentCounts(flag: key, goal: goal, days: days), weights: weights)
-        guard case .object(var members) = report.json else { return .json(.ok, report.json.text) }
-        members["flag"] = .string(key)
-        members["goal"] = goal.json
-        members["days"] = .number(Double(days))
-        return .json(.ok, JSON.object(members).text)
+        let report = ExperimentReport(counts: try store.experimentCounts(flag: key, goal: goal, days: days), weights: flag.variantWeights)
+        return .json(.ok, report.json(flag: key, goal: goal, days: days).text)
     }
 
     func requireSecretKey(_ request: HTTPRequest) throws(AnalyticsError) {

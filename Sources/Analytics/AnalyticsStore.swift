@@ -40,17 +40,7 @@ public struct AnalyticsStore: Sendable {
 
     /// Every flag, by key.
     func flags() throws(AnalyticsError) -> [FeatureFlag] {
-        try run { connection in
-            let result = try connection.query("SELECT id, key, name, active, filters, version FROM product_analytics.feature_flags ORDER BY key")
-            return result.indices.compactMap { row in
-                let fields = result[row]
-                guard let id = fields.int("id"), let key = fields.string("key"), let filters = fields.string("filters").flatMap({ JSON.parse(Array($0.utf8)) })
-                else { return nil }
-                return FeatureFlag(
-                    id: id, key: key, name: fields.string("name") ?? "", active: fields.bool("active") ?? false, filters: filters,
-                    version: fields.int("version") ?? 1)
-            }
-        }
+        try run { connection in try Self.flags(connection) }
     }
 
     /// The stored properties of the person `distinctID` names ({} for an unknown id).
@@ -80,20 +70,39 @@ public struct AnalyticsStore: Sendable {
 
     /// An experiment's counts per variant (`product_analytics.experiment_counts`).
     func experimentCounts(flag: String, goal: ExperimentGoal, days: Int) throws(AnalyticsError) -> [String: (exposures: Int, conversions: Int)] {
+        try run { connection in try Self.experimentCounts(connection, flag: flag, goal: goal, days: days) }
+    }
+
+    /// The same counts on a connection already acting as the service role (the dashboard's
+    /// read-only transaction).
+    public static func experimentCounts(
+        _ connection: Connection, flag: String, goal: ExperimentGoal, days: Int
+    ) throws -> [String: (exposures: Int, conversions: Int)] {
         var state: String?
         var event: String?
         switch goal {
         case .state(let name): state = name
         case .event(let name): event = name
         }
-        return try run { connection in
-            let result = try connection.query(
-                "SELECT variant, exposures, conversions FROM product_analytics.experiment_counts(\(flag), \(state), \(event), \(days))")
-            var counts: [String: (exposures: Int, conversions: Int)] = [:]
-            for row in result {
-                if let key = row.string(0) { counts[key] = (row.int(1) ?? 0, row.int(2) ?? 0) }
-            }
-            return counts
+        let result = try connection.query(
+            "SELECT variant, exposures, conversions FROM product_analytics.experiment_counts(\(flag), \(state), \(event), \(days))")
+        var counts: [String: (exposures: Int, conversions: Int)] = [:]
+        for row in result {
+            if let key = row.string(0) { counts[key] = (row.int(1) ?? 0, row.int(2) ?? 0) }
+        }
+        return counts
+    }
+
+    /// Every flag, on a connection already acting as the service role.
+    public static func flags(_ connection: Connection) throws -> [FeatureFlag] {
+        let result = try connection.query("SELECT id, key, name, active, filters, version FROM product_analytics.feature_flags ORDER BY key")
+        return result.indices.compactMap { row in
+            let fields = result[row]
+            guard let id = fields.int("id"), let key = fields.string("key"), let filters = fields.string("filters").flatMap({ JSON.parse(Array($0.utf8)) })
+            else { return nil }
+            return FeatureFlag(
+                id: id, key: key, name: fields.string("name") ?? "", active: fields.bool("active") ?? false, filters: filters,
+                version: fields.int("version") ?? 1)
         }
     }
 

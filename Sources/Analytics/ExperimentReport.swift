@@ -91,6 +91,16 @@ public struct ExperimentReport: Sendable, Equatable {
         return table[min(max(degrees, 1), table.count) - 1]
     }
 
+    /// The report endpoint's body (`GET /analytics/v1/experiments/<flag>`), which the dashboard
+    /// shows as it is.
+    public func json(flag: String, goal: ExperimentGoal, days: Int) -> JSON {
+        guard case .object(var members) = json else { return json }
+        members["flag"] = .string(flag)
+        members["goal"] = goal.json
+        members["days"] = .number(Double(days))
+        return .object(members)
+    }
+
     var json: JSON {
         .object([
             "control": control.map(JSON.string) ?? .null,
@@ -120,5 +130,19 @@ public enum ExperimentGoal: Sendable, Equatable {
         case .state(let name): return .object(["onboarding_state": .string(name)])
         case .event(let name): return .object(["event": .string(name)])
         }
+    }
+}
+
+extension FeatureFlag {
+    /// Whether the flag is an experiment: it has variants.
+    public var isMultivariate: Bool { !(filters["multivariate"]?["variants"]?.array ?? []).isEmpty }
+
+    /// Each variant's configured percentage (the weights the sample-ratio test expects).
+    public var variantWeights: [String: Double] {
+        var weights: [String: Double] = [:]
+        for variant in filters["multivariate"]?["variants"]?.array ?? [] {
+            if let name = variant["key"]?.string { weights[name] = variant["rollout_percentage"]?.number ?? 0 }
+        }
+        return weights
     }
 }

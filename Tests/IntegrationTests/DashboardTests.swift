@@ -56,7 +56,10 @@ struct DashboardTests {
     @Test func offUnlessConfigured() throws {
         let server = try Self.server(password: nil)
         let http = server.client()
-        for path in ["/dashboard/", "/dashboard/users", "/dashboard/api/onboarding", "/dashboard/api/operations", "/dashboard/dashboard.js"] {
+        for path in [
+            "/dashboard/", "/dashboard/users", "/dashboard/api/onboarding", "/dashboard/api/operations", "/dashboard/dashboard.js", "/dashboard/events",
+            "/dashboard/experiments", "/dashboard/api/metrics", "/dashboard/api/events", "/dashboard/api/experiments"
+        ] {
             #expect(try http.request("GET", path).status == 404, "\(path)")
         }
         #expect(try Self.signIn(server, "").0.status == 404)
@@ -70,7 +73,8 @@ struct DashboardTests {
         let user = try server.signUp()
         let paths = [
             "/dashboard/", "/dashboard/users", "/dashboard/operations", "/dashboard/dashboard.js", "/dashboard/api/onboarding",
-            "/dashboard/api/onboarding/funnel.csv", "/dashboard/api/users", "/dashboard/api/users/\(user.id)", "/dashboard/api/operations"
+            "/dashboard/api/onboarding/funnel.csv", "/dashboard/api/users", "/dashboard/api/users/\(user.id)", "/dashboard/api/operations",
+            "/dashboard/events", "/dashboard/experiments", "/dashboard/api/metrics", "/dashboard/api/events", "/dashboard/api/experiments"
         ]
         let credentials: [[(String, String)]] = [
             [],

@@ -1,9 +1,11 @@
 """The dashboard in a real browser (headless Chromium driven by Selenium), against the server
 scripts/dashboard-e2e starts: sign-in (wrong password refused, right one accepted), the
-onboarding charts and tables for users this script creates, the CSV link, a user's page and
-deletion with the confirm step, the operations page. No page may log a console error (a CSP
+onboarding charts and tables for users this script creates, the six success metrics for events
+this script sends through PostHog's capture API (posthog-python), the events view, the
+experiments view for two experiments whose numbers this script knows, the CSV link, a user's
+page and deletion with the confirm step, the operations page. No page may log a console error (a CSP
 violation included). Every page is shown 1280 and 390 px wide (a phone) and must not scroll
-sideways. Screenshots go to $SCREENSHOTS.
+sideways, and its labels must be at least 12 px (chart text as rendered, after scaling). Screenshots go to $SCREENSHOTS.
 
 Run by scripts/dashboard-e2e (not by pytest: its name does not start with test_)."""
 import json
@@ -13,6 +15,8 @@ import sys
 import urllib.error
 import urllib.request
 import uuid
+
+import dashboard_product
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
@@ -85,9 +89,40 @@ def at_each_width(driver, wait, name, ready):
         wait.until(lambda d: d.find_element(By.ID, "status").text in ("", "User deleted."))
         overflow = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 0, f"{name} at {width} px scrolls sideways by {overflow} px"
+        small = driver.execute_script(SMALL_TEXT)
+        assert not small, f"{name} at {width} px has text below 12 px: {small[:5]}"
         driver.execute_script("window.scrollTo(0, 0)")
         driver.save_screenshot(f"{SHOTS}/{name}-{width}.png")
     driver.set_window_size(1280, 1600)
+
+
+# Text drawn smaller than 12 px: SVG text as rendered (its font size times the chart's scale),
+# and the labels, values and table cells of the page.
+SMALL_TEXT = """
+const small = [];
+for (const t of document.querySelectorAll(".chart svg text")) {
+  const chart = t.ownerSVGElement, box = chart.viewBox.baseVal;
+  const scale = box && box.width ? chart.getBoundingClientRect().width / box.width : 1;
+  const size = parseFloat(getComputedStyle(t).fontSize) * scale;
+  if (size < 11.5) small.push(t.textContent + ": " + size.toFixed(1) + " px");
+}
+for (const e of document.querySelectorAll(".bar-label, .bar-value, .kpi-label, .kpi-value, .kpi-change, .metric-target, th, td, .legend, .about, .filters label")) {
+  const size = parseFloat(getComputedStyle(e).fontSize);
+  if (size < 12 && e.getClientRects().length) small.push(e.className + " " + e.textContent.slice(0, 30) + ": " + size + " px");
+}
+return small;
+"""
+
+
+def click(wait, selector):
+    """Clicks the element once it is there, again if the page redrew it meanwhile."""
+    def attempt(driver):
+        try:
+            driver.find_element(By.CSS_SELECTOR, selector).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    wait.until(attempt)
 
 
 def no_console_errors(driver, where):
@@ -100,6 +135,7 @@ def no_console_errors(driver, where):
 def main():
     os.makedirs(SHOTS, exist_ok=True)
     users = make_users()
+    dashboard_product.send_events()
     driver = browser()
     wait = WebDriverWait(driver, WAIT, ignored_exceptions=[StaleElementReferenceException])
     try:
@@ -113,7 +149,7 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
 
         # Onboarding: the funnel's chart and numbers for today's four users.
-        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, 'section[data-table="funnel"] .chart svg rect.bar')))
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, 'section[data-table="funnel"] .chart .bar-fill')))
         wait.until(lambda d: d.find_element(By.ID, "status").text == "")
         funnel_rows = driver.find_elements(By.CSS_SELECTOR, 'section[data-table="funnel"] .numbers tbody tr')
         assert len(funnel_rows) == 8, f"funnel rows: {len(funnel_rows)}"
@@ -122,8 +158,9 @@ def main():
         # Other suites may have signed users up on this server: count ours from the API's numbers.
         assert first[2] == "NOT_STARTED" and int(first[3]) >= 4, first
         assert complete[2] == "COMPLETE" and int(complete[3]) >= 1, complete
-        for name in ["drop_off", "step_durations", "daily_completion"]:
-            wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, f'section[data-table="{name}"] .chart svg')))
+        for name in ["drop_off", "step_durations"]:
+            wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, f'section[data-table="{name}"] .chart .bars')))
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, 'section[data-table="daily_completion"] .chart svg')))
         csv_link = driver.find_element(By.CSS_SELECTOR, 'section[data-table="funnel"] a.csv').get_attribute("href")
         assert "/dashboard/api/onboarding/funnel.csv?" in csv_link, csv_link
         driver.save_screenshot(f"{SHOTS}/02-onboarding.png")
@@ -138,7 +175,7 @@ def main():
         assert "vs the 30 days before" in kpis["sign_ups"].find_element(By.CLASS_NAME, "kpi-change").text
         assert len(driver.find_elements(By.CSS_SELECTOR, "#trend .chart svg polyline")) == 2
         # Steps as people say them; the drop-off chart only has the steps someone is at.
-        labels = lambda name: [t.get_attribute("textContent") for t in driver.find_elements(By.CSS_SELECTOR, f'section[data-table="{name}"] .chart svg text[x="0"]')]
+        labels = lambda name: [t.get_attribute("textContent") for t in driver.find_elements(By.CSS_SELECTOR, f'section[data-table="{name}"] .chart .bar-label')]
         assert "Child info" in labels("funnel") and "CHILD_INFO" not in labels("funnel"), labels("funnel")
         assert "Conversation goals" in labels("funnel"), labels("funnel")  # DASHBOARD_STEP_LABELS (scripts/dashboard-e2e)
         assert labels("drop_off") == ["Not started", "User info", "Child info"], labels("drop_off")
@@ -149,6 +186,9 @@ def main():
         wait.until(lambda d: "email" in [cells(r)[0] for r in d.find_elements(By.CSS_SELECTOR, 'section[data-table="funnel"] .numbers tbody tr')])
         assert "all" not in [cells(r)[0] for r in driver.find_elements(By.CSS_SELECTOR, 'section[data-table="funnel"] .numbers tbody tr')]
         no_console_errors(driver, "onboarding")
+
+        # The success metrics, the events and the experiments views (tests/e2e/dashboard_product.py).
+        dashboard_product.check(driver, wait, at_each_width, click, no_console_errors)
 
         # A user with a child: the child's every column readable (a card, not a cut-off table).
         driver.get(URL + "/dashboard/users#" + users["done"][1])

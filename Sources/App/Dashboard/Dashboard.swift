@@ -44,13 +44,17 @@ enum Dashboard {
         return secured(HTTPResponse(status: .seeOther, headers: headers))
     }
 
-    static let pages = ["onboarding": "/dashboard", "users": "/dashboard/users", "operations": "/dashboard/operations"]
+    static let pages = [
+        "onboarding": "/dashboard", "events": "/dashboard/events", "experiments": "/dashboard/experiments", "users": "/dashboard/users",
+        "operations": "/dashboard/operations"
+    ]
 
     static func register(_ router: inout Router, config: ServerConfig, pool: Pool, metrics: Metrics, migrator: Migrator, logger: Logger) {
         let routes = Routes(config: config, access: DashboardAccess(config: config.dashboard, keys: config.keys, pool: pool))
         registerPages(&router, routes)
         registerSignIn(&router, routes, logger: logger)
         registerOnboarding(&router, routes, pool: pool)
+        registerProduct(&router, routes, pool: pool)
         registerUsers(&router, routes, pool: pool, logger: logger)
         registerOperations(&router, routes, pool: pool, metrics: metrics, migrator: migrator)
     }
@@ -155,6 +159,26 @@ enum Dashboard {
             headers.add("Content-Type", "text/csv; charset=utf-8")
             headers.add("Content-Disposition", "attachment; filename=\"onboarding-\(name).csv\"")
             return HTTPResponse(status: .ok, headers: headers, body: Array(table.csv.utf8))
+        }
+    }
+
+    /// Product analytics: the success metrics, events, experiments (each one JSON object).
+    static func registerProduct(_ router: inout Router, _ routes: Routes, pool: Pool) {
+        routes.route(&router, .get, "/dashboard/api/metrics") { request, _ in
+            let query = try DashboardAnalytics.Query(request)
+            try DashboardAnalytics.checkWindow(query)
+            let text = try DashboardProduct.read(pool) { try $0.query(DashboardMetrics.numbers(query)).scalar } ?? "{}"
+            let numbers = JSON.parse(Array(text.utf8)) ?? .object([:])
+            return .json(.ok, JSON.object(["metrics": DashboardMetrics.cards(numbers), "from": numbers["from"] ?? .null, "to": numbers["to"] ?? .null]).text)
+        }
+        routes.route(&router, .get, "/dashboard/api/events") { request, _ in
+            let query = try DashboardProduct.EventsQuery(request)
+            try DashboardAnalytics.checkWindow(query.window)
+            return .json(.ok, try DashboardProduct.read(pool) { try $0.query(DashboardProduct.events(query)).scalar } ?? "{}")
+        }
+        routes.route(&router, .get, "/dashboard/api/experiments") { request, _ in
+            let (goal, days) = try DashboardProduct.goal(request)
+            return .json(.ok, try DashboardProduct.read(pool) { try DashboardProduct.experiments($0, goal: goal, days: days) })
         }
     }
 

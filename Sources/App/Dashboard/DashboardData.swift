@@ -239,10 +239,7 @@ enum DashboardAnalytics {
 
     /// Runs the named tables in one read-only transaction as the service role.
     static func load(_ names: [String], _ q: Query, pool: Pool) throws -> [(String, DashboardTable)] {
-        if let from = q.from, let to = q.to, let start = ISO8601DateFormatter.parse(from), let end = ISO8601DateFormatter.parse(to) {
-            guard end > start else { throw DashboardError(.badRequest, "to must be after from") }
-            guard end.timeIntervalSince(start) <= 366 * 86400 + 1 else { throw DashboardError(.badRequest, "the window is at most 366 days") }
-        }
+        try checkWindow(q)
         do {
             return try pool.withTransaction { connection in
                 // The owner's tables first, then the rest as the service role.
@@ -259,6 +256,16 @@ enum DashboardAnalytics {
             }
         } catch let error as PostgresError where error.sqlState?.hasPrefix("22") == true {
             throw DashboardError(.badRequest, error.message)
+        }
+    }
+}
+
+extension DashboardAnalytics {
+    /// `to` after `from`, at most 366 days apart.
+    static func checkWindow(_ q: Query) throws {
+        if let from = q.from, let to = q.to, let start = ISO8601DateFormatter.parse(from), let end = ISO8601DateFormatter.parse(to) {
+            guard end > start else { throw DashboardError(.badRequest, "to must be after from") }
+            guard end.timeIntervalSince(start) <= 366 * 86400 + 1 else { throw DashboardError(.badRequest, "the window is at most 366 days") }
         }
     }
 }

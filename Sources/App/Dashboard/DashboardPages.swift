@@ -45,12 +45,17 @@ enum DashboardAssets {
 
     static func shell(page: String, csrfToken: String, stepLabels: [String: String] = [:]) -> String {
         let labels = "{" + stepLabels.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":" + jsonString($0.value) }.joined(separator: ",") + "}"
-        let links = [("onboarding", "/dashboard/", "Onboarding"), ("users", "/dashboard/users", "Users"), ("operations", "/dashboard/operations", "Operations")]
-            .map { name, href, label in "<a href=\"\(href)\"\(name == page ? " aria-current=\"page\"" : "")>\(label)</a>" }.joined()
+        let links = [
+            ("onboarding", "/dashboard/", "Onboarding"), ("events", "/dashboard/events", "Events"), ("experiments", "/dashboard/experiments", "Experiments"),
+            ("users", "/dashboard/users", "Users"), ("operations", "/dashboard/operations", "Operations")
+        ]
+        .map { name, href, label in "<a href=\"\(href)\"\(name == page ? " aria-current=\"page\"" : "")>\(label)</a>" }.joined()
         let body: String
         switch page {
         case "users": body = usersPage
         case "operations": body = operationsPage
+        case "events": body = eventsPage
+        case "experiments": body = experimentsPage
         default: body = onboardingPage
         }
         return head(
@@ -96,6 +101,11 @@ enum DashboardAssets {
         <label>Stuck after (hours) <input type="number" name="stuck_hours" value="24" min="1" max="8760"></label>
         <button type="submit">Show</button>
         </form>
+        <section class="card" id="metrics">
+        <h2>Success metrics</h2>
+        <p class="about">The onboarding's targets, for the people who signed up in the window (without dates: the last 30 days): completion, drop-off and time to complete from the server's own history; account creation, errors and skips from the app's events in the window.</p>
+        <div class="kpi-box"></div>
+        </section>
         <section class="card" id="kpis">
         <h2>At a glance</h2>
         <p class="about">Everyone who signed up in the window (without dates: the last 30 days), against the window of the same length before it.</p>
@@ -153,5 +163,31 @@ enum DashboardAssets {
         </div>
         <section class="card"><h2>Requests by route</h2><div id="ops-routes"></div></section>
         <section class="card"><h2>Migrations</h2><div id="ops-migrations"></div></section>
+        """
+
+    static let eventsPage = """
+        <h1>Events</h1>
+        <form id="events-filters" class="filters">
+        <label>From <input type="date" name="from"></label>
+        <label>before <input type="date" name="to"></label>
+        <label>Event <select name="event"></select></label>
+        <label>Break down by <select name="breakdown"></select></label>
+        <button type="submit">Show</button>
+        </form>
+        <p class="about" id="events-total"></p>
+        <section class="card" id="events-trend"><h2>Per day</h2><p class="about">Events per UTC day (without dates: the last 30 days).</p><div class="chart"></div></section>
+        <section class="card" id="events-breakdown"><h2 id="breakdown-title">By property</h2><p class="about">The 20 most frequent values of the property, with the share of the events and the people who sent them.</p><div class="chart"></div></section>
+        <section class="card" id="events-top"><h2>Top events</h2><p class="about">The 20 most frequent events in the window; pick one to chart it.</p><div class="chart"></div></section>
+        """
+
+    static let experimentsPage = """
+        <h1>Experiments</h1>
+        <form id="experiments-filters" class="filters">
+        <label>Goal <select name="goal"></select></label>
+        <label>Within (days of the first exposure) <input type="number" name="days" value="14" min="1" max="365"></label>
+        <button type="submit">Show</button>
+        </form>
+        <p class="about">Every flag with variants. The numbers are the report endpoint's (GET /analytics/v1/experiments/&lt;flag&gt;): each person counted once, in the variant of their first exposure; 95% Wilson intervals; a two-sided two-proportion z-test against the control; a sample-ratio mismatch is a chi-square test of the exposures against the weights at p &lt; 0.001.</p>
+        <div id="experiments"></div>
         """
 }

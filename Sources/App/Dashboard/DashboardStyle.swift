@@ -3,6 +3,7 @@ extension DashboardAssets {
     static let css = #"""
         :root { --fg: #1d2330; --muted: #5d6679; --line: #d9dde5; --bg: #f5f6f8; --card: #fff; --accent: #3b6fd8; --accent2: #e08a2c; --danger: #c0392b; }
         * { box-sizing: border-box; }
+        html { scrollbar-gutter: stable; }
         body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
         header { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 24px; padding: 10px 24px; background: #1d2330; color: #fff; }
         header nav { display: flex; gap: 4px; flex: 1; }
@@ -72,5 +73,49 @@ extension DashboardAssets {
         body.sign-in main { max-width: 380px; margin: 12vh auto; background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 28px; }
         body.sign-in form { display: flex; flex-direction: column; gap: 10px; }
         .error { color: var(--danger); }
+        .bars { display: flex; flex-direction: column; gap: 6px; }
+        .bar-row { display: grid; grid-template-columns: 150px minmax(0, 1fr); gap: 2px 12px; align-items: center; }
+        .bar-label { font-size: 13px; overflow-wrap: anywhere; }
+        .bar-series { display: flex; flex-direction: column; gap: 3px; }
+        .bar-line { display: grid; grid-template-columns: minmax(60px, 420px) minmax(0, 1fr); gap: 10px; align-items: center; }
+        .bar-track, .interval-track { position: relative; display: block; height: 16px; background: #eef1f6; border-radius: 3px; overflow: hidden; }
+        .bar-fill { display: block; height: 100%; background: var(--accent); }
+        .bar-fill.second { background: var(--accent2); }
+        .bar-value { font-size: 13px; font-variant-numeric: tabular-nums; }
+        .bar-value.muted { color: var(--muted); }
+        .interval { position: absolute; top: 3px; height: 10px; background: #9db5ea; border-radius: 5px; }
+        .interval.leader { background: #6cc08b; }
+        .rate-dot { position: absolute; top: 2px; width: 12px; height: 12px; margin-left: -6px; border-radius: 6px; background: var(--fg); }
+        .intervals { display: flex; flex-direction: column; gap: 6px; margin: 8px 0 12px; }
+        .metric { display: flex; flex-direction: column; gap: 2px; }
+        .metric.met { border-left: 4px solid #1e7d3a; }
+        .metric.missed { border-left: 4px solid var(--danger); }
+        .metric-target { font-size: 13px; font-weight: 600; }
+        .metric.met .metric-target { color: #1e7d3a; }
+        .metric.missed .metric-target { color: var(--danger); }
+        .kpi-value.words { font-size: 20px; overflow-wrap: anywhere; }
+        .link.event-link { white-space: normal; overflow-wrap: anywhere; text-align: left; }
+        .kpi-value.no-data { color: var(--muted); font-size: 20px; font-style: italic; }
+        .kpis.metrics { grid-template-columns: repeat(auto-fit, minmax(min(300px, 100%), 1fr)); }
+        .srm { padding: 8px 12px; border-radius: 6px; background: #fdecea; border: 1px solid #f1b0a8; color: #8a2319; font-weight: 600; }
+        .leader { color: #1e7d3a; font-weight: 600; }
+        .no-leader { color: var(--muted); }
+        @media (max-width: 600px) {
+          header { padding: 10px 12px; }
+          header nav { order: 3; flex-basis: 100%; flex-wrap: wrap; }
+          header nav a { padding: 6px 8px; }
+          header form { margin-left: auto; }
+          table.stacked thead { display: none; }
+          table.stacked tr { display: block; padding: 6px 0; border-bottom: 1px solid var(--line); }
+          table.stacked td { display: flex; justify-content: space-between; gap: 12px; padding: 2px 0; border: 0; text-align: right; }
+          table.stacked td::before { content: attr(data-label); color: var(--muted); font-size: 13px; text-align: left; }
+          main { padding: 12px 12px 40px; }
+          .card { padding: 14px 12px; }
+          .bar-row { grid-template-columns: minmax(0, 1fr); }
+          .bar-line { grid-template-columns: minmax(0, 1fr); gap: 2px; }
+          .kpi-value { font-size: 22px; }
+          .filters label, th, .kpi-label, .kpi-change, .legend, a.csv { font-size: 13px; }
+          .chart text { font-size: 12px; }
+        }
         """#
 }
