@@ -142,6 +142,8 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case web3ProviderDisabled(String)
     /// `grant_type=web3` with a `chain` other than `ethereum` and `solana` (400).
     case web3UnsupportedChain
+    /// `POST /token` with a `grant_type` GoTrue does not know (400 `invalid_credentials`).
+    case unsupportedGrantType
 
     var status: HTTPStatus {
         switch self {
@@ -182,7 +184,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .passwordAttemptRejected: return .badRequest
         case .mfaVerificationRejected: return .forbidden
         case .web3ProviderDisabled: return .unprocessableContent
-        case .web3UnsupportedChain: return .badRequest
+        case .web3UnsupportedChain, .unsupportedGrantType: return .badRequest
         }
     }
 
@@ -257,6 +259,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaVerificationRejected: return "mfa_verification_rejected"
         case .web3ProviderDisabled: return "web3_provider_disabled"
         case .web3UnsupportedChain: return "web3_unsupported_chain"
+        case .unsupportedGrantType: return "invalid_credentials"
         case .unexpected: return "unexpected_failure"
         // GoTrue's codes for an error without one of its own.
         case .hook(let status, _, let code): return code ?? (status == .internalServerError ? "unexpected_failure" : "unknown")
@@ -335,6 +338,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .hook(_, let message, _), .passwordAttemptRejected(let message), .mfaVerificationRejected(let message): return message
         case .web3ProviderDisabled(let message): return message
         case .web3UnsupportedChain: return "Unsupported chain"
+        case .unsupportedGrantType: return "unsupported_grant_type"
         }
     }
 
@@ -359,7 +363,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
             .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
             .passwordAttemptRejected,
-            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain:
+            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain, .unsupportedGrantType:
             return nil
         }
     }
@@ -381,7 +385,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
             .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
             .passwordAttemptRejected,
-            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain:
+            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain, .unsupportedGrantType:
             return nil
         }
     }

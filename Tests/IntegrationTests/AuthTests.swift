@@ -183,8 +183,9 @@ struct AuthTests {
         #expect(wrong.status == 400 && unknown.status == 400)
         #expect(wrong.text == unknown.text)
         #expect(wrong.text == #"{"code":"invalid_credentials","message":"Invalid login credentials"}"#)
+        // GoTrue's answer for a grant it does not know.
         let grant = try server.post("/auth/v1/token?grant_type=magic", "{}")
-        #expect(grant.status == 400)
+        #expect(grant.status == 400 && grant.text == #"{"code":"invalid_credentials","message":"unsupported_grant_type"}"#, "\(grant.text)")
     }
 
     @Test func refreshRotatesAndReuseRevokesTheSession() throws {

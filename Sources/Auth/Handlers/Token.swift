@@ -29,7 +29,7 @@ extension AuthService {
         case .web3(let grant):
             return try signInWithWeb3(grant, request: request)
         case .unsupported:
-            throw AuthError.validationFailed("unsupported_grant_type")
+            throw AuthError.unsupportedGrantType
         }
     }
 
