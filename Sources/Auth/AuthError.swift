@@ -134,6 +134,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case web3ProviderDisabled(String)
     /// `grant_type=web3` with a `chain` other than `ethereum` and `solana` (400).
     case web3UnsupportedChain
+    case passkey(PasskeyFailure)
 
     var status: HTTPStatus {
         switch self {
@@ -173,6 +174,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaVerificationRejected: return .forbidden
         case .web3ProviderDisabled: return .unprocessableContent
         case .web3UnsupportedChain: return .badRequest
+        case .passkey(let failure): return failure.status
         }
     }
 
@@ -243,6 +245,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaVerificationRejected: return "mfa_verification_rejected"
         case .web3ProviderDisabled: return "web3_provider_disabled"
         case .web3UnsupportedChain: return "web3_unsupported_chain"
+        case .passkey(let failure): return failure.code
         case .unexpected: return "unexpected_failure"
         // GoTrue's codes for an error without one of its own.
         case .hook(let status, _, let code): return code ?? (status == .internalServerError ? "unexpected_failure" : "unknown")
@@ -319,6 +322,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .hook(_, let message, _), .passwordAttemptRejected(let message), .mfaVerificationRejected(let message): return message
         case .web3ProviderDisabled(let message): return message
         case .web3UnsupportedChain: return "Unsupported chain"
+        case .passkey(let failure): return failure.message
         }
     }
 
@@ -342,7 +346,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
             .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
             .passwordAttemptRejected,
-            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain:
+            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain, .passkey:
             return nil
         }
     }
@@ -363,7 +367,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
             .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
             .passwordAttemptRejected,
-            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain:
+            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain, .passkey:
             return nil
         }
     }

@@ -37,6 +37,17 @@ public enum AuthRequest: Sendable, Equatable {
     case deleteIdentity(String?)
     /// GoTrue's OAuth 2.1 server.
     case oauthServer(OAuthServerRequest)
+    /// `/passkeys…`: the signed-in user's passkeys.
+    case passkey(Passkey)
+
+    /// The user's own passkey endpoints. A passkey id is nil when the path's is not a UUID
+    /// (GoTrue answers `Passkey not found`).
+    public enum Passkey: Sendable, Equatable {
+        case list
+        /// `PATCH /passkeys/{passkey_id}`: the new name, checked (empty when the id is nil).
+        case rename(id: String?, friendlyName: String)
+        case delete(id: String?)
+    }
 
     public struct SignUp: Sendable, Equatable {
         /// Trimmed and lower-cased; nil when absent or empty (then it is an anonymous sign-up).
@@ -240,5 +251,9 @@ public enum AuthRequest: Sendable, Equatable {
         case updateFactor(String?, factorID: String?, friendlyName: String)
         /// `DELETE /admin/users/{id}/factors/{factor_id}`.
         case deleteFactor(String?, factorID: String?)
+        /// `GET /admin/users/{id}/passkeys`.
+        case listPasskeys(String?)
+        /// `DELETE /admin/users/{id}/passkeys/{passkey_id}`.
+        case deletePasskey(String?, passkeyID: String?)
     }
 }

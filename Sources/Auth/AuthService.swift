@@ -47,6 +47,8 @@ public struct AuthConfig: Sendable {
     public var oauthServer = OAuthServerConfig()
     /// Sign-in with Ethereum and Solana wallets (`grant_type=web3`, off by default).
     public var web3 = Web3Config()
+    /// Passkeys (WebAuthn credentials) and their relying party (off by default).
+    public var passkey = PasskeyConfig()
 
     public init(keys: KeyConfig) {
         self.keys = keys
@@ -109,6 +111,7 @@ public final class AuthService: Sendable {
     /// the query and body, the provider switch, the budgets, and the handler.
     func dispatch(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
         guard let (line, parameters) = AuthRoute.find(method: request.method, route: route, query: request.query) else { throw AuthError.notFound }
+        if let needs = line.needs, needs.isCheckedBeforeAdmission { try check(needs, nil) }
         let caller = try admit(line.caller, request)
         if let needs = line.needs, needs.isCheckedBeforeReading { try check(needs, nil) }
         let parsed = try line.read(
@@ -174,6 +177,8 @@ public final class AuthService: Sendable {
             return try unlinkIdentity(try signedIn(), identityID: identityID)
         case .oauthServer(let operation):
             return try oauthServer(request, operation, caller: caller)
+        case .passkey(let operation):
+            return try passkeys(try signedIn(), operation)
         }
     }
 

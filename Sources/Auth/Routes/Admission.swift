@@ -57,6 +57,8 @@ extension AuthService {
             guard config.oauthServer.enabled else { throw AuthError.oauthServerDisabled }
         case .web3:
             guard config.web3.ethereumEnabled || config.web3.solanaEnabled else { throw AuthError.web3ProviderDisabled("Web3 provider is disabled") }
+        case .passkeys:
+            guard config.passkey.enabled else { throw AuthError.passkey(.disabled) }
         }
     }
 }
@@ -97,7 +99,7 @@ extension AuthRequest {
         case .signUp(let signUp): return signUp.email
         case .token(.password(let email, _, _)): return email.isEmpty ? nil : email
         case .health, .jwks, .openIDConfiguration, .settings, .token, .getUser, .updateUser, .logout, .admin, .recover, .otp, .phoneOTP, .resend,
-            .phoneResend, .verify, .verifyLink, .reauthenticate, .mfa, .deleteIdentity, .oauthServer:
+            .phoneResend, .verify, .verifyLink, .reauthenticate, .mfa, .deleteIdentity, .oauthServer, .passkey:
             return nil
         }
     }
