@@ -47,6 +47,17 @@ public enum AuthRequest: Sendable, Equatable {
         /// `PATCH /passkeys/{passkey_id}`: the new name, checked (empty when the id is nil).
         case rename(id: String?, friendlyName: String)
         case delete(id: String?)
+        case registrationOptions
+        case registrationVerify(PasskeyAnswer)
+        case authenticationOptions
+        case authenticationVerify(PasskeyAnswer)
+    }
+
+    /// A ceremony's answer: the challenge's id (a UUID) and the credential's JSON, parsed once
+    /// the challenge is consumed.
+    public struct PasskeyAnswer: Sendable, Equatable {
+        public var challengeID: String
+        public var credentialJSON: String
     }
 
     public struct SignUp: Sendable, Equatable {

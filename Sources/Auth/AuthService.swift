@@ -178,7 +178,7 @@ public final class AuthService: Sendable {
         case .oauthServer(let operation):
             return try oauthServer(request, operation, caller: caller)
         case .passkey(let operation):
-            return try passkeys(try signedIn(), operation)
+            return try passkeys(caller, operation)
         }
     }
 
