@@ -73,7 +73,7 @@ public final class TestPasskeyAuthenticator: @unchecked Sendable {
         Array(#"{"type":"\#(type)","challenge":"\#(challenge)","origin":"\#(origin)","crossOrigin":false}"#.utf8)
     }
 
-    func authenticatorData(rpID: String, flags: UInt8, count: UInt32, attested: Bool) -> [UInt8] {
+    public func authenticatorData(rpID: String, flags: UInt8, count: UInt32, attested: Bool) -> [UInt8] {
         var data = Crypto.sha256(Array(rpID.utf8)) + [attested ? flags | 0x40 : flags]
         data += [UInt8(count >> 24 & 0xff), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff)]
         if attested { data += aaguid + [UInt8(credentialID.count >> 8), UInt8(credentialID.count & 0xff)] + credentialID + coseKey }
