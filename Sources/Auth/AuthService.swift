@@ -65,7 +65,9 @@ public struct AuthConfig: Sendable {
     /// MFA challenges and verifications), for a development server. The counters of wrong
     /// guesses (codes, MFA codes) keep their limits.
     public mutating func relaxRequestLimitsForDevelopment() {
-        for limit in [\AuthConfig.signInLimit, \.refreshLimit, \.mail.otpRequestLimit, \.mail.verifyLimit, \.mfa.challengeAndVerifyLimit, \.web3.limit] {
+        for limit in [
+            \AuthConfig.signInLimit, \.refreshLimit, \.mail.otpRequestLimit, \.mail.verifyLimit, \.mfa.challengeAndVerifyLimit, \.web3.limit, \.passkey.limit
+        ] {
             self[keyPath: limit].hits *= 10
         }
     }

@@ -1,3 +1,4 @@
+import Auth
 import Foundation
 import Identity
 import Postgres
@@ -240,5 +241,17 @@ struct PasskeyCeremonyTests {
         let (challengeID, _) = try authenticationOptions()
         let garbage = try verify("authentication", challengeID, #"{"id":"AAAA","type":"public-key"}"#)
         #expect(garbage.status == 400 && error(garbage) == ["code": "webauthn_verification_failed", "message": "Invalid credential response"])
+    }
+
+    @Test func signInOptionsSpendTheClientsPasskeyBudget() throws {
+        let limited = try TestServer {
+            $0.auth.passkey.enabled = true
+            $0.auth.passkey.limit = RateLimit(hits: 2, window: 300)
+        }
+        for _ in 0..<2 { #expect(try limited.post("/auth/v1/passkeys/authentication/options", "{}").status == 200) }
+        let refused = try limited.post("/auth/v1/passkeys/authentication/options", "{}")
+        #expect(refused.status == 429 && error(refused)["code"] == "over_request_rate_limit")
+        // Verification is not budgeted (a wrong answer still spends its challenge).
+        #expect(try limited.post("/auth/v1/passkeys/authentication/verify", "{}").status == 400)
     }
 }

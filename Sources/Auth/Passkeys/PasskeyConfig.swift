@@ -16,6 +16,9 @@ public struct PasskeyConfig: Sendable {
     /// `WEBAUTHN_CHALLENGE_EXPIRY_DURATION`: seconds a challenge may be answered (GoTrue's
     /// default: 5 minutes).
     public var challengeExpiry: Double = 300
+    /// `RATE_LIMIT_PASSKEY`: passkey sign-in options per 5 minutes per client (GoTrue's
+    /// default: 30).
+    public var limit = RateLimit(hits: 30, window: 300)
 
     public init() {}
 }

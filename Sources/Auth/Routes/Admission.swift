@@ -80,6 +80,7 @@ extension AuthConfig {
             case .verificationsPerAddress: (limit, bucket, key) = (mail.verifyLimit, "verify", "ip:\(client)")
             case .mailRequestsPerAddress: (limit, bucket, key) = (mail.otpRequestLimit, "otp", "ip:\(client)")
             case .web3PerAddress: (limit, bucket, key) = (web3.limit, "web3", "ip:\(client)")
+            case .passkeyPerAddress: (limit, bucket, key) = (passkey.limit, "passkey", "ip:\(client)")
             }
             guard let key else { continue }
             if let index = budgets.firstIndex(where: { $0.bucket == bucket }) {

@@ -69,6 +69,8 @@ struct AuthRoute: Sendable {
         case mailRequestsPerAddress
         /// Web3 sign-ins per client address (`RATE_LIMIT_WEB3`).
         case web3PerAddress
+        /// Passkey sign-in options per client address (`RATE_LIMIT_PASSKEY`).
+        case passkeyPerAddress
     }
 
     /// A part of a path pattern.

@@ -43,7 +43,7 @@ extension AuthRoute {
         AuthRoute([.post], "factors/{factor_id}/challenge", .session) { .mfa(try $0.challengeFactor()) },
         AuthRoute([.post], "factors/{factor_id}/verify", .session) { .mfa(try $0.verifyFactor()) },
         AuthRoute([.delete], "factors/{factor_id}", .session) { .mfa(.unenroll(factorID: $0.uuid("factor_id"))) },
-        AuthRoute([.post], "passkeys/authentication/options", .key, needs: .passkeys) { _ in .passkey(.authenticationOptions) },
+        AuthRoute([.post], "passkeys/authentication/options", .key, needs: .passkeys, budgets: [.passkeyPerAddress]) { _ in .passkey(.authenticationOptions) },
         AuthRoute([.post], "passkeys/authentication/verify", .key, needs: .passkeys) { .passkey(.authenticationVerify(try $0.passkeyAnswer())) },
         AuthRoute([.post], "passkeys/registration/options", .session, needs: .passkeys) { _ in .passkey(.registrationOptions) },
         AuthRoute([.post], "passkeys/registration/verify", .session, needs: .passkeys) { .passkey(.registrationVerify(try $0.passkeyAnswer())) },
