@@ -8,6 +8,10 @@ e2e_sms_test_otp=15550001001:111111,15550001002:222222,15550001003:333333
 # (its messages' domain and URI) on the allow list, for every server that suite runs against.
 e2e_web3_env=(EXTERNAL_WEB3_ETHEREUM_ENABLED=true EXTERNAL_WEB3_SOLANA_ENABLED=true "URI_ALLOW_LIST=https://wallet.e2e.example/**")
 
+# Passkeys (tests/e2e/test_passkeys.py): on, for the relying party the software authenticator
+# registers with, for every server that suite runs against.
+e2e_passkey_env=(PASSKEY_ENABLED=true WEBAUTHN_RP_ID=passkey.e2e.example "WEBAUTHN_RP_DISPLAY_NAME=onboard e2e" WEBAUTHN_RP_ORIGINS=https://passkey.e2e.example)
+
 # free_ports N: N distinct TCP ports on 127.0.0.1, free when chosen. The sockets stay open
 # together until all are chosen, so the kernel never hands out one twice.
 free_ports() {

@@ -260,6 +260,7 @@ extension ServerConfig {
         try auth.oauthServer.apply(environment: environment)
         try auth.web3.apply(environment: environment)
         auth.external = try ExternalEnvironment.providers(environment)
+        try auth.passkey.apply(environment: environment)
     }
 
     /// The effective settings, secrets masked (`onboard serve --print-config`).
@@ -329,7 +330,8 @@ extension ServerConfig {
                 ("DISABLE_SIGNUP", "\(auth.disableSignup)"), ("EXTERNAL_ANONYMOUS_USERS_ENABLED", "\(auth.anonymousUsersEnabled)"),
                 ("EXTERNAL_EMAIL_ENABLED", "\(auth.emailEnabled)")
             ] + auth.mail.summaryRows(defaultExternalURL: "http://\(host):\(port)") + auth.sms.summaryRows() + auth.mfa.summaryRows()
-            + auth.hooks.summaryRows() + auth.oauthServer.summaryRows() + auth.web3.summaryRows() + ExternalEnvironment.summaryRows(auth.external)
+            + auth.hooks.summaryRows() + auth.oauthServer.summaryRows() + auth.web3.summaryRows() + auth.passkey.summaryRows()
+            + ExternalEnvironment.summaryRows(auth.external)
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }

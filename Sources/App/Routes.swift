@@ -53,7 +53,7 @@ enum Routes {
         // GoTrue: /auth/v1/…, behind the gateway's apikey rule (`APIKeyStage`), then Auth's own
         // stages. The bearer on /signup and /token is ignored (clients send stale ones).
         let authStages: [any Middleware] = [APIKeyStage(keys: config.keys, prefix: "/auth/v1", isOpen: AuthRequest.isOpenRoute)] + AuthService.stages
-        for method in [HTTPMethod.get, .post, .put, .delete] {
+        for method in [HTTPMethod.get, .post, .put, .patch, .delete] {
             router.add(method, "/auth/v1/*", through: authStages) { request in
                 auth.respond(to: request, route: String(request.path.dropFirst("/auth/v1".count)))
             }

@@ -144,6 +144,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
     case web3UnsupportedChain
     /// `POST /token` with a `grant_type` GoTrue does not know (400 `invalid_credentials`).
     case unsupportedGrantType
+    case passkey(PasskeyFailure)
 
     var status: HTTPStatus {
         switch self {
@@ -185,6 +186,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .mfaVerificationRejected: return .forbidden
         case .web3ProviderDisabled: return .unprocessableContent
         case .web3UnsupportedChain, .unsupportedGrantType: return .badRequest
+        case .passkey(let failure): return failure.status
         }
     }
 
@@ -260,6 +262,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .web3ProviderDisabled: return "web3_provider_disabled"
         case .web3UnsupportedChain: return "web3_unsupported_chain"
         case .unsupportedGrantType: return "invalid_credentials"
+        case .passkey(let failure): return failure.code
         case .unexpected: return "unexpected_failure"
         // GoTrue's codes for an error without one of its own.
         case .hook(let status, _, let code): return code ?? (status == .internalServerError ? "unexpected_failure" : "unknown")
@@ -339,6 +342,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
         case .web3ProviderDisabled(let message): return message
         case .web3UnsupportedChain: return "Unsupported chain"
         case .unsupportedGrantType: return "unsupported_grant_type"
+        case .passkey(let failure): return failure.message
         }
     }
 
@@ -363,7 +367,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
             .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
             .passwordAttemptRejected,
-            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain, .unsupportedGrantType:
+            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain, .unsupportedGrantType, .passkey:
             return nil
         }
     }
@@ -385,7 +389,7 @@ public enum AuthError: Error, HTTPResponseError, Equatable {
             .userWithEmailNotFound, .anonymousNotAllowed, .factorIDNotUUID, .mfaFactorNotFound, .mfaEnrollDisabled, .mfaVerifyDisabled, .mfaFactorNameConflict,
             .tooManyEnrolledMFAFactors, .insufficientAAL, .mfaIPAddressMismatch, .mfaChallengeExpired, .mfaVerificationFailed, .unexpected, .hook,
             .passwordAttemptRejected,
-            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain, .unsupportedGrantType:
+            .mfaVerificationRejected, .web3ProviderDisabled, .web3UnsupportedChain, .unsupportedGrantType, .passkey:
             return nil
         }
     }

@@ -56,6 +56,29 @@ public enum AuthRequest: Sendable, Equatable {
         public var extra: [String: String] = [:]
     }
 
+    /// `/passkeys…`: the signed-in user's passkeys.
+    case passkey(Passkey)
+
+    /// The user's own passkey endpoints. A passkey id is nil when the path's is not a UUID
+    /// (GoTrue answers `Passkey not found`).
+    public enum Passkey: Sendable, Equatable {
+        case list
+        /// `PATCH /passkeys/{passkey_id}`: the new name, checked (empty when the id is nil).
+        case rename(id: String?, friendlyName: String)
+        case delete(id: String?)
+        case registrationOptions
+        case registrationVerify(PasskeyAnswer)
+        case authenticationOptions
+        case authenticationVerify(PasskeyAnswer)
+    }
+
+    /// A ceremony's answer: the challenge's id (a UUID) and the credential's JSON, parsed once
+    /// the challenge is consumed.
+    public struct PasskeyAnswer: Sendable, Equatable {
+        public var challengeID: String
+        public var credentialJSON: String
+    }
+
     public struct SignUp: Sendable, Equatable {
         /// Trimmed and lower-cased; nil when absent or empty (then it is an anonymous sign-up).
         public var email: String?
@@ -258,5 +281,9 @@ public enum AuthRequest: Sendable, Equatable {
         case updateFactor(String?, factorID: String?, friendlyName: String)
         /// `DELETE /admin/users/{id}/factors/{factor_id}`.
         case deleteFactor(String?, factorID: String?)
+        /// `GET /admin/users/{id}/passkeys`.
+        case listPasskeys(String?)
+        /// `DELETE /admin/users/{id}/passkeys/{passkey_id}`.
+        case deletePasskey(String?, passkeyID: String?)
     }
 }

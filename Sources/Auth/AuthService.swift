@@ -49,6 +49,8 @@ public struct AuthConfig: Sendable {
     public var web3 = Web3Config()
     /// The providers of the OAuth redirect flow (`EXTERNAL_<NAME>_ENABLED`), by name.
     public var external: [String: ExternalProvider] = [:]
+    /// Passkeys (WebAuthn credentials) and their relying party (off by default).
+    public var passkey = PasskeyConfig()
 
     public init(keys: KeyConfig) {
         self.keys = keys
@@ -65,7 +67,9 @@ public struct AuthConfig: Sendable {
     /// MFA challenges and verifications), for a development server. The counters of wrong
     /// guesses (codes, MFA codes) keep their limits.
     public mutating func relaxRequestLimitsForDevelopment() {
-        for limit in [\AuthConfig.signInLimit, \.refreshLimit, \.mail.otpRequestLimit, \.mail.verifyLimit, \.mfa.challengeAndVerifyLimit, \.web3.limit] {
+        for limit in [
+            \AuthConfig.signInLimit, \.refreshLimit, \.mail.otpRequestLimit, \.mail.verifyLimit, \.mfa.challengeAndVerifyLimit, \.web3.limit, \.passkey.limit
+        ] {
             self[keyPath: limit].hits *= 10
         }
     }
@@ -113,6 +117,7 @@ public final class AuthService: Sendable {
     /// the query and body, the provider switch, the budgets, and the handler.
     func dispatch(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
         guard let (line, parameters) = AuthRoute.find(method: request.method, route: route, query: request.query) else { throw AuthError.notFound }
+        if let needs = line.needs, needs.isCheckedBeforeAdmission { try check(needs, nil) }
         let caller = try admit(line.caller, request)
         if let needs = line.needs, needs.isCheckedBeforeReading { try check(needs, nil) }
         let parsed = try line.read(
@@ -182,6 +187,8 @@ public final class AuthService: Sendable {
             return try externalAuthorize(authorize, request: request, linkTo: link ? try signedIn().userID : nil)
         case .externalCallback(let fields):
             return externalCallback(fields, request: request)
+        case .passkey(let operation):
+            return try passkeys(caller, operation)
         }
     }
 

@@ -167,6 +167,15 @@ struct ConfigurationTests {
         "EXTERNAL_WEB3_SOLANA_ENABLED": ("true", { $0.auth.web3.solanaEnabled }),
         "EXTERNAL_WEB3_SOLANA_MAXIMUM_VALIDITY_DURATION": ("90", { $0.auth.web3.solanaMaximumValidity == 90 }),
         "RATE_LIMIT_WEB3": ("12", { $0.auth.web3.limit.hits == 12 && $0.auth.web3.limit.window == 300 }),
+        "PASSKEY_ENABLED": ("true", { $0.auth.passkey.enabled }),
+        "PASSKEY_MAX_PASSKEYS_PER_USER": ("3", { $0.auth.passkey.maxPerUser == 3 }),
+        "WEBAUTHN_RP_ID": ("example.com", { $0.auth.passkey.rpID == "example.com" }),
+        "WEBAUTHN_RP_DISPLAY_NAME": ("My app", { $0.auth.passkey.rpDisplayName == "My app" }),
+        "WEBAUTHN_RP_ORIGINS": (
+            "https://a.example.com, https://b.example.com", { $0.auth.passkey.rpOrigins == ["https://a.example.com", "https://b.example.com"] }
+        ),
+        "WEBAUTHN_CHALLENGE_EXPIRY_DURATION": ("1m", { $0.auth.passkey.challengeExpiry == 60 }),
+        "RATE_LIMIT_PASSKEY": ("12", { $0.auth.passkey.limit.hits == 12 && $0.auth.passkey.limit.window == 300 }),
         "OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION": ("true", { $0.auth.oauthServer.allowDynamicRegistration }),
         "OAUTH_SERVER_AUTHORIZATION_PATH": ("/consent", { $0.auth.oauthServer.authorizationPath == "/consent" }),
         "OAUTH_SERVER_AUTHORIZATION_TTL": ("5m", { $0.auth.oauthServer.authorizationTTL == 300 }),
@@ -387,6 +396,7 @@ struct ConfigurationTests {
         ("PUBLISHABLE_KEYS", "anon-key"), ("SECRET_KEYS", "sb_publishable_x"),
         ("MAX_BODY_BYTES", "-1"), ("STORAGE_MAX_FILE_SIZE", "0"), ("TUS_URL_EXPIRY_MS", "-5"), ("BCRYPT_COST", "3"), ("BCRYPT_COST", "40"),
         ("RATE_LIMIT_TOKEN_REFRESH", "many"), ("RATE_LIMIT_WEB3", "0"), ("EXTERNAL_WEB3_SOLANA_ENABLED", "maybe"),
+        ("PASSKEY_ENABLED", "maybe"), ("RATE_LIMIT_PASSKEY", "0"), ("PASSKEY_MAX_PASSKEYS_PER_USER", "0"), ("WEBAUTHN_CHALLENGE_EXPIRY_DURATION", "soon"),
         ("PGRST_DB_TX_END", "sometimes"), ("PGRST_DB_MAX_ROWS", "-1"), ("PGRST_DB_PRE_REQUEST", "a.b.c"),
         ("PGRST_SERVER_TIMING_ENABLED", "sometimes"), ("PGRST_CLIENT_ERROR_VERBOSITY", "loud"), ("PGRST_DB_AGGREGATES_ENABLED", "sometimes"),
         ("OPENAPI_ACCESS", "everyone"), ("WORKER_THREADS", "0"),

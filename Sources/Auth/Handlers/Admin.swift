@@ -63,6 +63,10 @@ extension AuthService {
                 throw AuthError.mfaFactorNotFound("Factor not found", status: .notFound)
             }
             return .json(.ok, json)
+        case .listPasskeys(let id):
+            return try adminListPasskeys(userID: id)
+        case .deletePasskey(let id, let passkeyID):
+            return try adminDeletePasskey(userID: id, passkeyID: passkeyID)
         }
     }
 

@@ -57,6 +57,8 @@ extension AuthService {
             guard config.oauthServer.enabled else { throw AuthError.oauthServerDisabled }
         case .web3:
             guard config.web3.ethereumEnabled || config.web3.solanaEnabled else { throw AuthError.web3ProviderDisabled("Web3 provider is disabled") }
+        case .passkeys:
+            guard config.passkey.enabled else { throw AuthError.passkey(.disabled) }
         }
     }
 }
@@ -78,6 +80,7 @@ extension AuthConfig {
             case .verificationsPerAddress: (limit, bucket, key) = (mail.verifyLimit, "verify", "ip:\(client)")
             case .mailRequestsPerAddress: (limit, bucket, key) = (mail.otpRequestLimit, "otp", "ip:\(client)")
             case .web3PerAddress: (limit, bucket, key) = (web3.limit, "web3", "ip:\(client)")
+            case .passkeyPerAddress: (limit, bucket, key) = (passkey.limit, "passkey", "ip:\(client)")
             }
             guard let key else { continue }
             if let index = budgets.firstIndex(where: { $0.bucket == bucket }) {
@@ -97,7 +100,7 @@ extension AuthRequest {
         case .signUp(let signUp): return signUp.email
         case .token(.password(let email, _, _)): return email.isEmpty ? nil : email
         case .health, .jwks, .openIDConfiguration, .settings, .token, .getUser, .updateUser, .logout, .admin, .recover, .otp, .phoneOTP, .resend,
-            .phoneResend, .verify, .verifyLink, .reauthenticate, .mfa, .deleteIdentity, .oauthServer, .externalAuthorize, .externalCallback:
+            .phoneResend, .verify, .verifyLink, .reauthenticate, .mfa, .deleteIdentity, .oauthServer, .externalAuthorize, .externalCallback, .passkey:
             return nil
         }
     }

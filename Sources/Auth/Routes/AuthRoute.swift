@@ -34,11 +34,22 @@ struct AuthRoute: Sendable {
         /// `EXTERNAL_WEB3_ETHEREUM_ENABLED` or `EXTERNAL_WEB3_SOLANA_ENABLED`, checked before the
         /// reader, as GoTrue's `Web3Grant` refuses before it decodes the body.
         case web3
+        /// `PASSKEY_ENABLED` (GoTrue's `requirePasskeyEnabled`), checked before the caller is
+        /// authenticated, as GoTrue's middleware runs before `requireAuthentication`.
+        case passkeys
+
+        /// Whether the switch is checked before the caller is admitted.
+        var isCheckedBeforeAdmission: Bool {
+            switch self {
+            case .passkeys: return true
+            case .signUp, .emailLogins, .oauthServer, .web3: return false
+            }
+        }
 
         /// Whether the switch is checked before the reader (it needs nothing from the body).
         var isCheckedBeforeReading: Bool {
             switch self {
-            case .oauthServer, .web3: return true
+            case .oauthServer, .web3, .passkeys: return true
             case .signUp, .emailLogins: return false
             }
         }
@@ -58,6 +69,8 @@ struct AuthRoute: Sendable {
         case mailRequestsPerAddress
         /// Web3 sign-ins per client address (`RATE_LIMIT_WEB3`).
         case web3PerAddress
+        /// Passkey sign-in options per client address (`RATE_LIMIT_PASSKEY`).
+        case passkeyPerAddress
     }
 
     /// A part of a path pattern.

@@ -43,6 +43,13 @@ extension AuthRoute {
         AuthRoute([.post], "factors/{factor_id}/challenge", .session) { .mfa(try $0.challengeFactor()) },
         AuthRoute([.post], "factors/{factor_id}/verify", .session) { .mfa(try $0.verifyFactor()) },
         AuthRoute([.delete], "factors/{factor_id}", .session) { .mfa(.unenroll(factorID: $0.uuid("factor_id"))) },
+        AuthRoute([.post], "passkeys/authentication/options", .key, needs: .passkeys, budgets: [.passkeyPerAddress]) { _ in .passkey(.authenticationOptions) },
+        AuthRoute([.post], "passkeys/authentication/verify", .key, needs: .passkeys) { .passkey(.authenticationVerify(try $0.passkeyAnswer())) },
+        AuthRoute([.post], "passkeys/registration/options", .session, needs: .passkeys) { _ in .passkey(.registrationOptions) },
+        AuthRoute([.post], "passkeys/registration/verify", .session, needs: .passkeys) { .passkey(.registrationVerify(try $0.passkeyAnswer())) },
+        AuthRoute([.get], "passkeys", .session, needs: .passkeys) { _ in .passkey(.list) },
+        AuthRoute([.patch], "passkeys/{passkey_id}", .session, needs: .passkeys) { try $0.renamePasskey() },
+        AuthRoute([.delete], "passkeys/{passkey_id}", .session, needs: .passkeys) { .passkey(.delete(id: $0.uuid("passkey_id"))) },
 
         // The OAuth redirect flow: to the provider and back.
         AuthRoute([.get], "authorize", .open) { try $0.externalAuthorize(link: false) },
@@ -72,6 +79,10 @@ extension AuthRoute {
         AuthRoute([.put], "admin/users/{user_id}/factors/{factor_id}", .admin) { .admin(try $0.updateFactor()) },
         AuthRoute([.delete], "admin/users/{user_id}/factors/{factor_id}", .admin) {
             .admin(.deleteFactor($0.uuid("user_id"), factorID: $0.uuid("factor_id")))
+        },
+        AuthRoute([.get], "admin/users/{user_id}/passkeys", .admin) { .admin(.listPasskeys($0.uuid("user_id"))) },
+        AuthRoute([.delete], "admin/users/{user_id}/passkeys/{passkey_id}", .admin) {
+            .admin(.deletePasskey($0.uuid("user_id"), passkeyID: $0.uuid("passkey_id")))
         },
         AuthRoute([.post], "admin/generate_link", .admin) { .admin(try $0.generateLink()) },
         AuthRoute([], "admin/sso/*", .admin) { _ in throw AuthError.samlProviderDisabled },
