@@ -89,6 +89,20 @@ extension StorageService {
         return (named.version, upload)
     }
 
+    /// The origin a client reached this server at, for the upload's `Location`: the proxy's
+    /// `X-Forwarded-Proto`, `X-Forwarded-Host` and `X-Forwarded-Port` where it sends them, else
+    /// `Host` (which carries the port the client used).
+    static func publicOrigin(_ request: HTTPRequest) -> String {
+        func first(_ name: String) -> String? {
+            request.headers[name].flatMap { $0.split(separator: ",").first }.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let scheme = first("X-Forwarded-Proto") == "https" ? "https" : "http"
+        var host = first("X-Forwarded-Host") ?? request.headers["Host"] ?? "localhost"
+        let hasPort = host.hasPrefix("[") ? host.contains("]:") : host.contains(":")
+        if !hasPort, let port = first("X-Forwarded-Port"), port != (scheme == "https" ? "443" : "80") { host += ":" + port }
+        return scheme + "://" + host
+    }
+
     func isExpired(_ upload: ResumableUpload) -> Bool {
         config.resumableExpirySeconds > 0 && Date().timeIntervalSince1970 > upload.created + config.resumableExpirySeconds
     }
@@ -152,9 +166,7 @@ extension StorageService {
             try resumableUploads.lockedTus(version) { () throws(TusRefusal) in try finish(version, upload, granted) }
         }
         if complete { headers.add("Tus-Complete", "1") } else { addExpiry(upload, to: &headers) }
-        let base =
-            (request.headers["X-Forwarded-Proto"] == "https" ? "https" : "http") + "://"
-            + (request.headers["X-Forwarded-Host"] ?? request.headers["Host"] ?? "localhost")
+        let base = Self.publicOrigin(request)
         let path = Self.prefix + "/upload/resumable" + (upload.signed ? "/sign" : "")
         headers.add("Location", base + path + "/" + Tus.uploadID(bucket: bucket, name: name, version: version))
         return HTTPResponse(status: .created, headers: headers)

@@ -44,6 +44,19 @@ struct StorageRouteTests {
         }
     }
 
+    /// A resumable upload's `Location` names the origin the client used, behind a proxy too.
+    @Test func theUploadsOriginIsTheOneTheClientReached() {
+        func origin(_ headers: HTTPHeaders) -> String {
+            StorageService.publicOrigin(HTTPRequest(method: .post, target: "/storage/v1/upload/resumable", headers: headers))
+        }
+        #expect(origin(["Host": "127.0.0.1:54321"]) == "http://127.0.0.1:54321")
+        #expect(origin(["Host": "127.0.0.1", "X-Forwarded-Port": "8080"]) == "http://127.0.0.1:8080")
+        #expect(origin(["Host": "api.example.org", "X-Forwarded-Proto": "https", "X-Forwarded-Port": "443"]) == "https://api.example.org")
+        #expect(origin(["Host": "10.0.0.5:9000", "X-Forwarded-Host": "files.example.org, inner", "X-Forwarded-Proto": "https"]) == "https://files.example.org")
+        #expect(origin(["Host": "[::1]", "X-Forwarded-Port": "8443"]) == "http://[::1]:8443")
+        #expect(origin([:]) == "http://localhost")
+    }
+
     @Test func namesAndRangesAreCheckedAsStorageDoes() {
         #expect(StorageService.isValidObjectName("a/b c/d(1).png"))
         #expect(!StorageService.isValidObjectName("a/../b"))
