@@ -46,14 +46,10 @@ public struct FileStore: Sendable {
         return objects + "/" + (isOurs ? version : "invalid")
     }
 
-    /// Writes `bytes` durably and answers their version.
-    public func write(_ bytes: [UInt8]) throws(StorageError) -> String {
-        let version = Self.newVersion()
-        let temp = temporary + "/" + version
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .internalError }
+    /// Writes all of `bytes` to `fd` (a write cut short by a signal goes on); false on an error.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var written = 0
-        let ok = bytes.withUnsafeBytes { buffer -> Bool in
+        return bytes.withUnsafeBytes { buffer -> Bool in
             while written < buffer.count {
                 let count = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
                 if count < 0 {
@@ -64,7 +60,15 @@ public struct FileStore: Sendable {
             }
             return true
         }
-        guard ok, fsync(fd) == 0 else {
+    }
+
+    /// Writes `bytes` durably and answers their version.
+    public func write(_ bytes: [UInt8]) throws(StorageError) -> String {
+        let version = Self.newVersion()
+        let temp = temporary + "/" + version
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .internalError }
+        guard Self.writeAll(fd, bytes), fsync(fd) == 0 else {
             close(fd)
             unlink(temp)
             throw .internalError

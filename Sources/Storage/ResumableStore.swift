@@ -113,19 +113,7 @@ struct ResumableStore: Sendable {
         guard fstat(fd, &info) == 0 else { throw .disk }
         guard Int(info.st_size) == offset else { throw .offsetConflict }
         guard offset + bytes.count <= upload.size else { throw .sizeExceeded }
-        var written = 0
-        let ok = bytes.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let count = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                written += count
-            }
-            return true
-        }
-        guard ok, fsync(fd) == 0 else {
+        guard FileStore.writeAll(fd, bytes), fsync(fd) == 0 else {
             // A short append is cut back, so the offset stays what the client was told.
             _ = ftruncate(fd, off_t(offset))
             throw .disk
