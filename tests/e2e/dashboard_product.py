@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 from math import erfc, sqrt
 
 from posthog import Posthog
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
@@ -81,6 +82,17 @@ def wilson(x, n, z=1.959963984540054):
     return max(0, c - h), min(1, c + h)
 
 
+
+def table_rows(wait, root, selector):
+    """The cells' texts of the rows `selector` finds under `root`, read again when the page
+    redraws the table while it is read (a redraw on a width change replaces the rows)."""
+    def read(_):
+        try:
+            return [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in root.find_elements(By.CSS_SELECTOR, selector)] or None
+        except StaleElementReferenceException:
+            return None
+    return wait.until(read)
+
 def check(driver, wait, at_each_width, click, no_console_errors):
     # The six success metrics, each against its target, for this script's users and events.
     driver.get(URL + "/dashboard/")
@@ -124,7 +136,7 @@ def check(driver, wait, at_each_width, click, no_console_errors):
     driver.get(URL + "/dashboard/events")
     wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#events-top tbody tr")))
     wait.until(lambda d: d.find_element(By.ID, "status").text == "")
-    top = [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in driver.find_elements(By.CSS_SELECTOR, "#events-top tbody tr")]
+    top = table_rows(wait, driver, "#events-top tbody tr")
     assert [row[:2] for row in top] == [["$feature_flag_called", "180"], ["onboarding_completed", "20"], ["account_prompt_shown", "10"],
                                         ["account_skipped", "5"], ["account_created", "4"], ["save_failed", "1"]], top
     assert top[2][2] == pct(100 * 10 / 220) and top[2][3] == "10", top[2]
@@ -152,7 +164,7 @@ def check(driver, wait, at_each_width, click, no_console_errors):
     wait.until(lambda d: d.find_element(By.ID, "status").text == "")
     experiment = driver.find_element(By.CSS_SELECTOR, 'section.experiment[data-flag="prompt-copy"]')
     head = [th.text for th in experiment.find_elements(By.TAG_NAME, "th")]
-    rows = {cells[0]: dict(zip(head, cells)) for cells in ([td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in experiment.find_elements(By.CSS_SELECTOR, "tbody tr"))}
+    rows = {cells[0]: dict(zip(head, cells)) for cells in table_rows(wait, experiment, "tbody tr")}
     for variant, (exposed, converted) in EXPERIMENT.items():
         low, high = wilson(converted, exposed)
         row = rows[variant]
